@@ -1,0 +1,487 @@
+"""Numba kernels for Amazons: move generation, counting, make/unmake, hashing, playouts, perft.
+
+A position lives in five flat arrays (see `engine.amazons.board`): `board` (one int8 per square of a
+grid padded with a ring of burnt squares), `mob` (for every empty square, how many empty squares a
+queen on it sees), `amazons` (square indices by side), `meta` (side to move, hash, ply, stride,
+amazon counts) and `zob` (Zobrist keys). Moves are ints: origin | target << 10 | arrow << 20.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EMPTY = 0
+WHITE = 1
+BLACK = 2
+ARROW = 3
+
+SIDE = 0
+HASH = 1
+PLY = 2
+STRIDE = 3
+COUNT = 4  # meta[COUNT + side] is the number of amazons of that side
+
+SQUARE_BITS = 10
+SQUARE_MASK = (1 << SQUARE_BITS) - 1
+
+
+@njit(cache=True, inline="always")
+def encode(origin: int, target: int, arrow: int) -> int:
+    return origin | (target << 10) | (arrow << 20)
+
+
+@njit(cache=True, inline="always")
+def _directions(stride: int) -> tuple[int, int, int, int, int, int, int, int]:
+    # Pairs (2k, 2k + 1) are opposite; the even ones are the four axes.
+    return (1, -1, stride, -stride, stride + 1, -stride - 1, stride - 1, 1 - stride)
+
+
+@njit(cache=True, inline="always")
+def _cut_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int) -> None:
+    # The empty run through sq along `step` splits in two: each side loses the other and sq.
+    right = 0
+    p = sq + step
+    while board[p] == EMPTY:
+        right += 1
+        p += step
+    left = 0
+    p = sq - step
+    while board[p] == EMPTY:
+        mob[p] -= right + 1
+        left += 1
+        p -= step
+    p = sq + step
+    for _ in range(right):
+        mob[p] -= left + 1
+        p += step
+
+
+@njit(cache=True, inline="always")
+def _join_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int) -> int:
+    # Two empty runs either side of sq join through it; return how many squares sq now sees.
+    right = 0
+    p = sq + step
+    while board[p] == EMPTY:
+        right += 1
+        p += step
+    left = 0
+    p = sq - step
+    while board[p] == EMPTY:
+        mob[p] += right + 1
+        left += 1
+        p -= step
+    p = sq + step
+    for _ in range(right):
+        mob[p] += left + 1
+        p += step
+    return left + right
+
+
+@njit(cache=True, inline="always")
+def _occupy(board: np.ndarray, mob: np.ndarray, sq: int, piece: int, stride: int) -> None:
+    """Put `piece` on the empty square `sq`, cutting the empty lines through it."""
+    _cut_line(board, mob, sq, 1)
+    _cut_line(board, mob, sq, stride)
+    _cut_line(board, mob, sq, stride + 1)
+    _cut_line(board, mob, sq, stride - 1)
+    board[sq] = piece
+    mob[sq] = 0
+
+
+@njit(cache=True, inline="always")
+def _vacate(board: np.ndarray, mob: np.ndarray, sq: int, stride: int) -> None:
+    """Empty the square `sq`, joining the empty lines through it."""
+    board[sq] = EMPTY
+    mob[sq] = (
+        _join_line(board, mob, sq, 1)
+        + _join_line(board, mob, sq, stride)
+        + _join_line(board, mob, sq, stride + 1)
+        + _join_line(board, mob, sq, stride - 1)
+    )
+
+
+@njit(cache=True)
+def compute_mobility(board: np.ndarray, mob: np.ndarray, stride: int) -> None:
+    """Fill `mob` from scratch: for each empty square, the empty squares a queen there sees."""
+    dirs = _directions(stride)
+    for sq in range(board.shape[0]):
+        mob[sq] = 0
+        if board[sq] != EMPTY:
+            continue
+        seen = 0
+        for d in range(8):
+            step = dirs[d]
+            p = sq + step
+            while board[p] == EMPTY:
+                seen += 1
+                p += step
+        mob[sq] = seen
+
+
+@njit(cache=True)
+def zobrist_hash(board: np.ndarray, side: int, zob: np.ndarray) -> int:
+    h = 0
+    for sq in range(board.shape[0]):
+        piece = board[sq]
+        if piece != EMPTY:
+            h ^= zob[piece, sq]
+    if side == 1:
+        h ^= zob[EMPTY, 0]
+    return h
+
+
+@njit(cache=True)
+def make_move(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    move: int,
+) -> None:
+    """Play a legal move for the side to move (no checks: callers validate)."""
+    side = meta[SIDE]
+    stride = meta[STRIDE]
+    piece = side + 1
+    origin = move & SQUARE_MASK
+    target = (move >> 10) & SQUARE_MASK
+    arrow = move >> 20
+    for i in range(meta[COUNT + side]):
+        if amazons[side, i] == origin:
+            amazons[side, i] = target
+            break
+    _vacate(board, mob, origin, stride)
+    _occupy(board, mob, target, piece, stride)
+    _occupy(board, mob, arrow, ARROW, stride)
+    meta[HASH] ^= zob[piece, origin] ^ zob[piece, target] ^ zob[ARROW, arrow] ^ zob[EMPTY, 0]
+    meta[SIDE] = 1 - side
+    meta[PLY] += 1
+
+
+@njit(cache=True)
+def unmake_move(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    move: int,
+) -> None:
+    """Take back `move`, the last move played."""
+    side = 1 - meta[SIDE]
+    stride = meta[STRIDE]
+    piece = side + 1
+    origin = move & SQUARE_MASK
+    target = (move >> 10) & SQUARE_MASK
+    arrow = move >> 20
+    for i in range(meta[COUNT + side]):
+        if amazons[side, i] == target:
+            amazons[side, i] = origin
+            break
+    _vacate(board, mob, arrow, stride)
+    _vacate(board, mob, target, stride)
+    _occupy(board, mob, origin, piece, stride)
+    meta[HASH] ^= zob[piece, origin] ^ zob[piece, target] ^ zob[ARROW, arrow] ^ zob[EMPTY, 0]
+    meta[SIDE] = side
+    meta[PLY] -= 1
+
+
+@njit(cache=True, inline="always")
+def _line_move_count(board: np.ndarray, mob: np.ndarray, a: int, step: int) -> int:
+    # After a->d along this line, the arrow sees mob[d] + 1 + (the empties behind a): d's run
+    # on this line gains a and what lies beyond it; d's other lines are unchanged.
+    k_fwd = 0
+    s_fwd = 0
+    p = a + step
+    while board[p] == EMPTY:
+        s_fwd += mob[p]
+        k_fwd += 1
+        p += step
+    k_back = 0
+    s_back = 0
+    p = a - step
+    while board[p] == EMPTY:
+        s_back += mob[p]
+        k_back += 1
+        p -= step
+    return s_fwd + s_back + k_fwd * (1 + k_back) + k_back * (1 + k_fwd)
+
+
+@njit(cache=True, inline="always")
+def _amazon_move_count(board: np.ndarray, mob: np.ndarray, a: int, stride: int) -> int:
+    """Moves of the amazon on `a`."""
+    return (
+        _line_move_count(board, mob, a, 1)
+        + _line_move_count(board, mob, a, stride)
+        + _line_move_count(board, mob, a, stride + 1)
+        + _line_move_count(board, mob, a, stride - 1)
+    )
+
+
+@njit(cache=True)
+def count_moves(board: np.ndarray, mob: np.ndarray, amazons: np.ndarray, meta: np.ndarray) -> int:
+    """Number of legal moves of the side to move, without listing them."""
+    side = meta[SIDE]
+    stride = meta[STRIDE]
+    total = 0
+    for i in range(meta[COUNT + side]):
+        total += _amazon_move_count(board, mob, amazons[side, i], stride)
+    return total
+
+
+@njit(cache=True)
+def generate_moves(
+    board: np.ndarray, amazons: np.ndarray, meta: np.ndarray, out: np.ndarray
+) -> int:
+    """Write the legal moves of the side to move into `out` (sized by count_moves); return n.
+    Order: amazons in list order, then directions, then distance; arrows likewise."""
+    side = meta[SIDE]
+    dirs = _directions(meta[STRIDE])
+    n = 0
+    for i in range(meta[COUNT + side]):
+        origin = amazons[side, i]
+        piece = board[origin]
+        board[origin] = EMPTY
+        for d in range(8):
+            target = origin + dirs[d]
+            while board[target] == EMPTY:
+                for e in range(8):
+                    arrow = target + dirs[e]
+                    while board[arrow] == EMPTY:
+                        out[n] = encode(origin, target, arrow)
+                        n += 1
+                        arrow += dirs[e]
+                target += dirs[d]
+        board[origin] = piece
+    return n
+
+
+@njit(cache=True)
+def has_moves(board: np.ndarray, amazons: np.ndarray, meta: np.ndarray) -> bool:
+    """True when the side to move has a legal move (an amazon with an empty neighbour)."""
+    side = meta[SIDE]
+    dirs = _directions(meta[STRIDE])
+    for i in range(meta[COUNT + side]):
+        a = amazons[side, i]
+        for d in range(8):
+            if board[a + dirs[d]] == EMPTY:
+                return True
+    return False
+
+
+@njit(cache=True)
+def perft(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    depth: int,
+) -> int:
+    """Leaves of the move tree `depth` moves deep; games that end earlier add nothing."""
+    if depth == 0:
+        return 1
+    if depth == 1:
+        return count_moves(board, mob, amazons, meta)
+    moves = np.empty(count_moves(board, mob, amazons, meta), dtype=np.int64)
+    generate_moves(board, amazons, meta, moves)
+    total = 0
+    for i in range(moves.shape[0]):
+        m = int(moves[i])
+        make_move(board, mob, amazons, meta, zob, m)
+        total += perft(board, mob, amazons, meta, zob, depth - 1)
+        unmake_move(board, mob, amazons, meta, zob, m)
+    return total
+
+
+# Random numbers: xorshift64* over a one-element uint64 array, so that kernels are reproducible
+# from a seed and independent of numpy's global generator.
+
+
+@njit(cache=True, inline="always")
+def next_random(rng: np.ndarray) -> np.uint64:
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return np.uint64(x * np.uint64(0x2545F4914F6CDD1D))
+
+
+@njit(cache=True, inline="always")
+def random_below(rng: np.ndarray, n: int) -> int:
+    """Uniform integer in [0, n) (n < 2**40, so the modulo bias is below 2**-23)."""
+    return int((next_random(rng) >> np.uint64(24)) % np.uint64(n))
+
+
+@njit(cache=True)
+def ray_weights(
+    board: np.ndarray, mob: np.ndarray, amazons: np.ndarray, meta: np.ndarray, weights: np.ndarray
+) -> int:
+    """Fill weights[8 * i + d] with the number of legal moves of the side to move's amazon i
+    whose queen step goes in direction d; return the total (= count_moves)."""
+    side = meta[SIDE]
+    dirs = _directions(meta[STRIDE])
+    total = 0
+    for i in range(meta[COUNT + side]):
+        a = amazons[side, i]
+        for axis in range(4):
+            step = dirs[2 * axis]
+            k_fwd = 0
+            s_fwd = 0
+            p = a + step
+            while board[p] == EMPTY:
+                s_fwd += mob[p]
+                k_fwd += 1
+                p += step
+            k_back = 0
+            s_back = 0
+            p = a - step
+            while board[p] == EMPTY:
+                s_back += mob[p]
+                k_back += 1
+                p -= step
+            fwd = s_fwd + k_fwd * (1 + k_back)
+            back = s_back + k_back * (1 + k_fwd)
+            weights[8 * i + 2 * axis] = fwd
+            weights[8 * i + 2 * axis + 1] = back
+            total += fwd + back
+    return total
+
+
+@njit(cache=True)
+def nth_move(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    weights: np.ndarray,
+    r: int,
+) -> int:
+    """The move of index `r` in [0, count_moves) in generation order, found without a move
+    list from the weights that ray_weights just filled."""
+    side = meta[SIDE]
+    dirs = _directions(meta[STRIDE])
+    ray = 0
+    while r >= weights[ray]:
+        r -= weights[ray]
+        ray += 1
+    origin = amazons[side, ray // 8]
+    step = dirs[ray % 8]
+    behind = 0
+    p = origin - step
+    while board[p] == EMPTY:
+        behind += 1
+        p -= step
+    target = origin + step
+    while r >= mob[target] + 1 + behind:
+        r -= mob[target] + 1 + behind
+        target += step
+    board[origin] = EMPTY
+    for e in range(8):
+        arrow = target + dirs[e]
+        while board[arrow] == EMPTY:
+            if r == 0:
+                board[origin] = side + 1
+                return encode(origin, target, arrow)
+            r -= 1
+            arrow += dirs[e]
+    board[origin] = side + 1
+    return -1  # unreachable while mob is consistent with the board
+
+
+@njit(cache=True)
+def random_move(
+    board: np.ndarray, mob: np.ndarray, amazons: np.ndarray, meta: np.ndarray, rng: np.ndarray
+) -> int:
+    """A move drawn uniformly from the legal moves, or -1 when there is none."""
+    weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
+    return _random_move(board, mob, amazons, meta, rng, weights)
+
+
+@njit(cache=True, inline="always")
+def _random_move(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    rng: np.ndarray,
+    weights: np.ndarray,
+) -> int:
+    total = ray_weights(board, mob, amazons, meta, weights)
+    if total == 0:
+        return -1
+    return nth_move(board, mob, amazons, meta, weights, random_below(rng, total))
+
+
+@njit(cache=True)
+def random_playout(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    rng: np.ndarray,
+) -> int:
+    """Play uniformly random moves to the end (in place); return the winner's side (0 or 1)."""
+    weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
+    while True:
+        move = _random_move(board, mob, amazons, meta, rng, weights)
+        if move < 0:
+            return int(1 - meta[SIDE])
+        make_move(board, mob, amazons, meta, zob, move)
+
+
+@njit(cache=True)
+def random_games(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    rng: np.ndarray,
+    games: int,
+) -> tuple[int, int]:
+    """Play `games` random games from this position (left unchanged); return (first side's
+    wins, total moves played)."""
+    wins = 0
+    moves = 0
+    for _ in range(games):
+        b = board.copy()
+        m = mob.copy()
+        a = amazons.copy()
+        t = meta.copy()
+        first = t[SIDE]
+        if random_playout(b, m, a, t, zob, rng) == first:
+            wins += 1
+        moves += t[PLY] - meta[PLY]
+    return wins, moves
+
+
+@njit(cache=True)
+def label_regions(board: np.ndarray, stride: int, labels: np.ndarray) -> int:
+    """Label the 8-connected components of non-burnt squares 0, 1, ... in square order (burnt
+    squares get -1); return how many there are."""
+    dirs = _directions(stride)
+    labels[:] = -1
+    stack = np.empty(board.shape[0], dtype=np.int64)
+    count = 0
+    for start in range(board.shape[0]):
+        if board[start] == ARROW or labels[start] >= 0:
+            continue
+        labels[start] = count
+        top = 0
+        stack[top] = start
+        top += 1
+        while top > 0:
+            top -= 1
+            sq = stack[top]
+            for d in range(8):
+                nb = sq + dirs[d]
+                if board[nb] != ARROW and labels[nb] < 0:
+                    labels[nb] = count
+                    stack[top] = nb
+                    top += 1
+        count += 1
+    return count

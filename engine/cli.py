@@ -1,0 +1,142 @@
+"""The `arena` command line: engine subcommands (perft, show, moves).
+
+Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
+problem to stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+
+from engine.amazons import Move, Position, RegionKind
+from engine.errors import NotationError
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except (NotationError, ValueError) as error:
+        parser.exit(2, f"arena {args.command}: error: {error}\n")
+    except BrokenPipeError:
+        return 0
+    return status
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena", description="Amazons Arena: play, watch and study the Game of the Amazons."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    perft = commands.add_parser(
+        "perft",
+        help="count the leaves of the legal move tree",
+        description="Count the leaves of the legal move tree DEPTH moves deep. With --fen - "
+        "read one position per line from stdin and print one count per line.",
+    )
+    perft.add_argument("depth", type=_depth, metavar="DEPTH")
+    _add_position_options(perft, allow_stdin=True)
+    perft.add_argument(
+        "--divide", action="store_true", help="print the count below each legal move, then total"
+    )
+    perft.set_defaults(run=_perft)
+
+    show = commands.add_parser("show", help="print a board with coordinates and its regions")
+    _add_position_options(show, allow_stdin=False)
+    show.set_defaults(run=_show)
+
+    moves = commands.add_parser("moves", help="list the legal moves of a position")
+    _add_position_options(moves, allow_stdin=False)
+    moves.set_defaults(run=_moves)
+    return parser
+
+
+def _add_position_options(parser: argparse.ArgumentParser, allow_stdin: bool) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--setup", default=None, metavar="NAME", help="named start: 10x10 (default), 8x8, 6x6"
+    )
+    group.add_argument(
+        "--fen",
+        default=None,
+        metavar="TEXT",
+        help="position text, e.g. '3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w'"
+        + (" (- reads one per line from stdin)" if allow_stdin else ""),
+    )
+
+
+def _depth(text: str) -> int:
+    try:
+        depth = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"depth {text!r} is not a whole number") from None
+    if depth < 0:
+        raise argparse.ArgumentTypeError(f"depth {depth} is negative")
+    return depth
+
+
+def _positions(args: argparse.Namespace) -> Iterator[Position]:
+    if args.fen == "-":
+        for number, line in enumerate(sys.stdin, 1):
+            if line.strip():
+                try:
+                    yield Position.parse(line)
+                except NotationError as error:
+                    raise NotationError(f"stdin line {number}: {error}") from None
+    elif args.fen is not None:
+        yield Position.parse(args.fen)
+    else:
+        yield Position.setup(args.setup or "10x10")
+
+
+def _perft(args: argparse.Namespace) -> int:
+    for position in _positions(args):
+        if args.divide:
+            divided = sorted(position.divide(args.depth), key=lambda item: _move_order(item[0]))
+            for move, count in divided:
+                print(f"{move} {count}")
+            print(f"total {sum(count for _, count in divided)}", flush=True)
+        else:
+            print(position.perft(args.depth), flush=args.fen == "-")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    (position,) = _positions(args)
+    print(position.diagram())
+    print(position.text())
+    if position.is_terminal():
+        print(f"{position.side_to_move} to move has no legal move: {position.winner} wins")
+    else:
+        print(f"{position.side_to_move} to move, {position.count_moves()} legal moves")
+    regions = position.regions()
+    print(f"{len(regions)} region{'s' if len(regions) != 1 else ''}:")
+    for number, region in enumerate(regions, 1):
+        kind = str(region.kind)
+        if region.kind is RegionKind.SETTLED:
+            kind += f" ({region.owner})"
+        amazons = "".join(
+            f", {name} {' '.join(map(str, squares))}"
+            for name, squares in (("white", region.white), ("black", region.black))
+            if squares
+        )
+        print(f"  {number}. {kind}: {len(region.squares)} squares, {region.empty} empty{amazons}")
+    return 0
+
+
+def _moves(args: argparse.Namespace) -> int:
+    (position,) = _positions(args)
+    for move in sorted(position.legal_moves, key=_move_order):
+        print(move)
+    return 0
+
+
+def _move_order(move: Move) -> tuple[int, ...]:
+    """Moves grouped by origin, then target, then arrow, each by file then rank."""
+    return tuple(c for s in (move.origin, move.target, move.arrow) for c in (s.file, s.rank))

@@ -1,0 +1,68 @@
+"""Lint, format, types and the import direction between the top-level packages."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What each package may import from this project (DESIGN.md): engine nothing of ours, the
+# protocol nothing of ours, the server the engine, clients the engine and the protocol.
+ALLOWED = {
+    "engine": {"engine"},
+    "server/protocol": {"server.protocol"},
+    "server": {"server", "engine"},
+    "clients": {"clients", "engine", "server.protocol"},
+}
+OURS = ("engine", "server", "clients")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
+def test_ruff_lint() -> None:
+    result = _run("ruff", "check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format() -> None:
+    result = _run("ruff", "format", "--check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_on_the_engine() -> None:
+    result = _run("mypy", "--strict", "engine")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return {name for name in found if name.split(".")[0] in OURS}
+
+
+def _package_of(path: Path) -> str:
+    relative = path.relative_to(ROOT).as_posix()
+    return max((p for p in ALLOWED if relative.startswith(p + "/")), key=len)
+
+
+SOURCES = sorted(p for top in OURS for p in (ROOT / top).rglob("*.py") if (ROOT / top).is_dir())
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_imports_follow_the_layering(path: Path) -> None:
+    allowed = ALLOWED[_package_of(path)]
+    for name in _imports(path):
+        assert any(name == a or name.startswith(a + ".") for a in allowed), (
+            f"{path.relative_to(ROOT)} imports {name}; allowed: {sorted(allowed)}"
+        )
