@@ -122,29 +122,33 @@ class Region:
     def canonical(self, swap: bool = False) -> CanonicalRegion:
         """The canonical orientation of this region (with colours swapped if `swap`, which
         negates its combinatorial value)."""
-        cells = self._cells(swap)
-        best: tuple[bytes, Symmetry, tuple[int, int]] | None = None
-        for symmetry in SYMMETRIES:
-            moved = {symmetry.apply(x, y): c for (x, y), c in cells.items()}
-            x0 = min(x for x, _ in moved)
-            y0 = min(y for _, y in moved)
-            key = _key({(x - x0, y - y0): c for (x, y), c in moved.items()})
-            if best is None or key < best[0]:
-                best = (key, symmetry, (x0, y0))
-        assert best is not None  # regions are never empty
-        key, symmetry, (x0, y0) = best
-        form = {}
-        for (x, y), c in cells.items():
-            cx, cy = symmetry.apply(x, y)
-            form[(cx - x0, cy - y0)] = c
-        return CanonicalRegion(key, _position_of(form, Side.WHITE), symmetry.inverse, (x0, y0))
+        key, symmetry, shift, cells = self._orient(swap)
+        return CanonicalRegion(key, _position_of(cells, Side.WHITE), symmetry.inverse, shift)
 
     def key(self) -> bytes:
-        return self.canonical().key
+        return self._orient(swap=False)[0]
 
     def swapped_key(self) -> bytes:
         """The key of this region with White and Black exchanged."""
-        return self.canonical(swap=True).key
+        return self._orient(swap=True)[0]
+
+    def _orient(
+        self, swap: bool
+    ) -> tuple[bytes, Symmetry, tuple[int, int], dict[tuple[int, int], int]]:
+        """The least key over the 8 symmetries, with its symmetry, the shift that brought the
+        turned cells to the origin, and those cells."""
+        cells = self._cells(swap)
+        best: tuple[bytes, Symmetry, tuple[int, int], dict[tuple[int, int], int]] | None = None
+        for symmetry in SYMMETRIES:
+            turned = {symmetry.apply(x, y): c for (x, y), c in cells.items()}
+            x0 = min(x for x, _ in turned)
+            y0 = min(y for _, y in turned)
+            placed = {(x - x0, y - y0): c for (x, y), c in turned.items()}
+            key = _key(placed)
+            if best is None or key < best[0]:
+                best = (key, symmetry, (x0, y0), placed)
+        assert best is not None  # a region has at least one square
+        return best
 
     def _cells(self, swap: bool) -> dict[tuple[int, int], int]:
         white, black = (_BLACK, _WHITE) if swap else (_WHITE, _BLACK)
