@@ -1,4 +1,4 @@
-"""The `arena` command line: engine subcommands (perft, show, moves).
+"""The `arena` command line: engine subcommands (perft, show, moves, bots, match).
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
-from engine.amazons import Move, Position, RegionKind
+from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.errors import NotationError
+from engine.search.match import run_match
+from engine.search.registry import BOTS
 
 __all__ = ["main"]
 
@@ -54,6 +57,25 @@ def _parser() -> argparse.ArgumentParser:
     moves = commands.add_parser("moves", help="list the legal moves of a position")
     _add_position_options(moves, allow_stdin=False)
     moves.set_defaults(run=_moves)
+
+    bots = commands.add_parser("bots", help="list the bots and their parameters")
+    bots.set_defaults(run=_bots)
+
+    match = commands.add_parser(
+        "match",
+        help="play bots against each other and report the score",
+        description="Play BOT_A against BOT_B with alternating colours. Ctrl-C stops the match "
+        "and keeps the finished games.",
+    )
+    match.add_argument("bot_a", metavar="BOT_A", help="bot spec, e.g. mcts:c=0.8")
+    match.add_argument("bot_b", metavar="BOT_B")
+    match.add_argument("--games", type=_positive(int), default=10, metavar="N")
+    match.add_argument("--time", type=_positive(float), default=1.0, metavar="SECONDS")
+    match.add_argument("--setup", default="10x10", metavar="NAME", choices=list(SETUPS))
+    match.add_argument("--jobs", type=_positive(int), default=1, metavar="J")
+    match.add_argument("--seed", type=int, default=0, help="seed of the first game's bots")
+    match.add_argument("--out", type=Path, default=None, metavar="FILE", help="game records")
+    match.set_defaults(run=_match)
     return parser
 
 
@@ -69,6 +91,19 @@ def _add_position_options(parser: argparse.ArgumentParser, allow_stdin: bool) ->
         help="position text, e.g. '3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w'"
         + (" (- reads one per line from stdin)" if allow_stdin else ""),
     )
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text} is not positive")
+        return value
+
+    return parse
 
 
 def _depth(text: str) -> int:
@@ -134,6 +169,36 @@ def _moves(args: argparse.Namespace) -> int:
     (position,) = _positions(args)
     for move in sorted(position.legal_moves, key=_move_order):
         print(move)
+    return 0
+
+
+def _bots(args: argparse.Namespace) -> int:
+    for bot_type in BOTS.values():
+        print(bot_type.describe())
+    return 0
+
+
+def _match(args: argparse.Namespace) -> int:
+    out = args.out.open("a") if args.out else None
+    live = sys.stderr.isatty()
+    try:
+        result = run_match(
+            args.bot_a,
+            args.bot_b,
+            games=args.games,
+            seconds=args.time,
+            setup=args.setup,
+            jobs=args.jobs,
+            out=out,
+            seed=args.seed,
+            progress=lambda line: print("\r" + line, end="" if live else "\n", file=sys.stderr),
+        )
+    finally:
+        if out is not None:
+            out.close()
+    if live:
+        print(file=sys.stderr)
+    print(result.table())
     return 0
 
 

@@ -1,0 +1,1 @@
+"""Bots and search: evaluation, bots, time management and matches."""

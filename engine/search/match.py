@@ -1,0 +1,226 @@
+"""Matches between bots: games with alternating colours, a running score, a final table with
+an Elo difference and its 95% interval, and a record of every game."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from engine.amazons import Position
+from engine.records import GameRecord
+from engine.search.bot import Budget
+from engine.search.registry import make_bot
+
+__all__ = ["GameTask", "MatchResult", "elo_interval", "play_game", "run_match"]
+
+
+@dataclass(frozen=True, slots=True)
+class GameTask:
+    index: int
+    white: str
+    black: str
+    setup: str
+    seconds: float
+    seed: int
+
+
+def play_game(task: GameTask) -> GameRecord:
+    """Play one game between two bot specs, each seeded from the task."""
+    position = Position.setup(task.setup)
+    bots = (make_bot(task.white, seed=task.seed), make_bot(task.black, seed=task.seed + 1))
+    record = GameRecord(
+        game="amazons",
+        start=position.text(),
+        white=bots[0].spec,
+        black=bots[1].spec,
+        setup=task.setup,
+        budget=task.seconds,
+    )
+    budget = Budget(seconds=task.seconds)
+    while not position.is_terminal():
+        bot = bots[position.current_player]
+        start = time.perf_counter()
+        decision = bot.choose(position, budget)
+        record.seconds.append(round(time.perf_counter() - start, 4))
+        record.nodes.append(decision.nodes)
+        move = decision.move
+        position.apply(move)  # type: ignore[arg-type]
+        record.moves.append(str(move))
+    winner = position.winner
+    assert winner is not None
+    record.winner = str(winner)
+    record.termination = "no legal move"
+    return record
+
+
+def elo_interval(score: float, games: int) -> tuple[float, float, float]:
+    """Elo difference for a score fraction over `games`, with a 95% interval (normal
+    approximation to the score; infinite at 0% or 100%)."""
+
+    def elo(p: float) -> float:
+        if p <= 0:
+            return -math.inf
+        if p >= 1:
+            return math.inf
+        return -400 * math.log10(1 / p - 1)
+
+    margin = 1.96 * math.sqrt(max(score * (1 - score), 0.0) / games) if games else 1.0
+    return elo(score), elo(score - margin), elo(score + margin)
+
+
+@dataclass(slots=True)
+class MatchResult:
+    """A's results against B, by colour."""
+
+    a: str
+    b: str
+    wins_white: int = 0  # A's wins with White
+    wins_black: int = 0
+    games_white: int = 0  # games A played as White
+    games_black: int = 0
+    seconds: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    nodes: tuple[list[int], list[int]] = field(default_factory=lambda: ([], []))
+
+    def add(self, record: GameRecord, a_is_white: bool) -> None:
+        """Count a finished game (A's moves and B's, by who had White)."""
+        a_won = record.winner == ("white" if a_is_white else "black")
+        if a_is_white:
+            self.games_white += 1
+            self.wins_white += a_won
+        else:
+            self.games_black += 1
+            self.wins_black += a_won
+        first = 0 if a_is_white else 1  # A's moves are the even plies when A is White
+        self.seconds[0].extend(record.seconds[first::2])
+        self.seconds[1].extend(record.seconds[1 - first :: 2])
+        self.nodes[0].extend(record.nodes[first::2])
+        self.nodes[1].extend(record.nodes[1 - first :: 2])
+
+    @property
+    def games(self) -> int:
+        return self.games_white + self.games_black
+
+    @property
+    def wins(self) -> int:
+        return self.wins_white + self.wins_black
+
+    def table(self) -> str:
+        if not self.games:
+            return "no game finished"
+        score = self.wins / self.games
+        elo, low, high = elo_interval(score, self.games)
+        rows = [
+            f"{'bot':<28} {'as white':>9} {'as black':>9} {'score':>7} {'ms/move':>8} "
+            f"{'nodes/move':>10}"
+        ]
+        for i, (name, won_w, won_b, n_w, n_b) in enumerate(
+            (
+                (self.a, self.wins_white, self.wins_black, self.games_white, self.games_black),
+                (
+                    self.b,
+                    self.games_black - self.wins_black,
+                    self.games_white - self.wins_white,
+                    self.games_black,
+                    self.games_white,
+                ),
+            )
+        ):
+            ms = 1000 * _mean(self.seconds[i])
+            nodes = _mean([float(n) for n in self.nodes[i]])
+            share = (won_w + won_b) / self.games
+            rows.append(
+                f"{name:<28} {won_w:>4}/{n_w:<4} {won_b:>4}/{n_b:<4} {share:>7.1%} {ms:>8.1f} "
+                f"{nodes:>10.0f}"
+            )
+        rows.append(
+            f"{self.games} games: {self.a} scores {score:.1%}, Elo difference "
+            f"{_elo_text(elo)} (95% interval {_elo_text(low)} to {_elo_text(high)})"
+        )
+        worst = max(self.seconds[0] + self.seconds[1], default=0.0)
+        rows.append(f"longest move {worst * 1000:.0f} ms")
+        return "\n".join(rows)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _elo_text(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.0f}"
+
+
+def _ignore_interrupts() -> None:
+    # Workers leave Ctrl-C to the parent, which stops them and keeps the finished games.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _play(task: GameTask) -> tuple[GameTask, GameRecord]:
+    return task, play_game(task)
+
+
+def _games(tasks: list[GameTask], jobs: int) -> Iterator[tuple[GameTask, GameRecord]]:
+    if jobs <= 1:
+        yield from map(_play, tasks)
+        return
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_ignore_interrupts)
+    try:
+        yield from pool.imap_unordered(_play, tasks)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def run_match(
+    a: str,
+    b: str,
+    games: int,
+    seconds: float,
+    setup: str,
+    jobs: int = 1,
+    out: TextIO | None = None,
+    progress: Callable[[str], None] | None = None,
+    seed: int = 0,
+) -> MatchResult:
+    """Play `games` games of A against B, A White in the even-numbered ones. Each finished
+    game is written to `out` at once; Ctrl-C stops the match and keeps what finished."""
+    for spec in (a, b):
+        # Fails on a bad spec before any game starts, and compiles the bot's kernels once,
+        # before the clock runs and before workers are forked.
+        make_bot(spec).choose(Position.setup(setup), Budget(seconds=min(seconds, 0.05)))
+    tasks = [
+        GameTask(i, a if i % 2 == 0 else b, b if i % 2 == 0 else a, setup, seconds, seed + 2 * i)
+        for i in range(games)
+    ]
+    result = MatchResult(a, b)
+    started = time.monotonic()
+    try:
+        for task, record in _games(tasks, jobs):
+            result.add(record, a_is_white=task.index % 2 == 0)
+            if out is not None:
+                out.write(record.to_json() + "\n")
+                out.flush()
+            if progress is not None:
+                progress(_progress_line(result, games, time.monotonic() - started))
+    except KeyboardInterrupt:
+        print("\ninterrupted: the finished games are kept", file=sys.stderr)
+    return result
+
+
+def _progress_line(result: MatchResult, games: int, elapsed: float) -> str:
+    done = result.games
+    width = 24
+    bar = "=" * (width * done // games) + " " * (width - width * done // games)
+    eta = elapsed / done * (games - done) if done else 0.0
+    return (
+        f"[{bar}] {done}/{games}  {result.a} {result.wins} - {done - result.wins} {result.b}"
+        f"  ETA {eta:.0f}s"
+    )

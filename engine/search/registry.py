@@ -1,0 +1,79 @@
+"""Bots by name: a spec such as `mcts:c=0.8,seed=3` names a bot and sets its parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.errors import NotationError
+from engine.search.basic import MobilityBot, RandomBot
+from engine.search.bot import Bot
+
+__all__ = ["BOTS", "BotType", "Param", "bot_names", "make_bot"]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: type[int] | type[float]
+    default: int | float
+    help: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotType:
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    make: Callable[..., Bot]
+
+    def describe(self) -> str:
+        params = ", ".join(f"{p.name}={p.default} ({p.help})" for p in self.params)
+        return f"{self.name}: {self.summary}" + (f" [{params}]" if params else "")
+
+
+SEED = Param("seed", int, 0, "random seed")
+
+BOTS: dict[str, BotType] = {
+    t.name: t
+    for t in (
+        BotType("random", "uniform over the legal moves", (SEED,), RandomBot),
+        BotType(
+            "mobility", "the move that leaves the opponent the fewest moves", (SEED,), MobilityBot
+        ),
+    )
+}
+
+
+def bot_names() -> list[str]:
+    return list(BOTS)
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """The bot a spec names; `seed`, when given, replaces the spec's seed."""
+    name, _, rest = spec.strip().partition(":")
+    if name not in BOTS:
+        raise NotationError(f"unknown bot {name!r}: bots are {', '.join(BOTS)}")
+    bot_type = BOTS[name]
+    params = {p.name: p for p in bot_type.params}
+    values: dict[str, int | float] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, equals, text = item.partition("=")
+        key = key.strip()
+        if key not in params:
+            known = ", ".join(params) or "none"
+            raise NotationError(
+                f"bot {name!r} has no parameter {key!r}: its parameters are {known}"
+            )
+        if not equals:
+            raise NotationError(f"bot parameter {key!r} needs a value: write {key}=VALUE")
+        try:
+            values[key] = params[key].kind(text.strip())
+        except ValueError:
+            raise NotationError(
+                f"bot parameter {key}={text.strip()!r} is not "
+                + ("a whole number" if params[key].kind is int else "a number")
+            ) from None
+    if seed is not None:
+        values["seed"] = seed
+    return bot_type.make(**values)

@@ -1,0 +1,101 @@
+import time
+
+import pytest
+
+from engine import NotationError
+from engine.amazons import Position
+from engine.search.bot import Budget, Clock, NoMoveError
+from engine.search.registry import BOTS, make_bot
+from engine.search.timing import think_time
+
+SPECS = sorted(BOTS)
+# Seconds a bot may overrun its budget here. The 50 ms target is measured by bench/bots.py on a
+# quiet machine; this catches a bot that ignores its deadline without failing on a busy one.
+MARGIN = 0.2
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("setup", ["6x6", "10x10"])
+def test_bots_play_legal_moves_within_the_deadline(spec: str, setup: str) -> None:
+    bot = make_bot(spec, seed=1)
+    opponent = make_bot("random", seed=2)
+    position = Position.setup(setup)
+    budget = Budget(seconds=0.1)
+    for player in (bot, opponent):
+        player.choose(position.clone(), budget)  # compile outside the timing
+    plies = 0
+    while not position.is_terminal() and plies < 40:
+        player = bot if position.current_player == 0 else opponent
+        start = time.perf_counter()
+        decision = player.choose(position, budget)
+        assert time.perf_counter() - start < 0.1 + MARGIN
+        assert decision.move in position.legal_moves
+        position.apply(decision.move)  # type: ignore[arg-type]
+        plies += 1
+    assert plies == 40 or position.is_terminal()
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_the_same_seed_plays_the_same_game(spec: str) -> None:
+    def game(seed: int) -> list[str]:
+        bots = (make_bot(spec, seed=seed), make_bot(spec, seed=seed + 1))
+        position = Position.setup("6x6")
+        while not position.is_terminal():
+            move = bots[position.current_player].choose(position, Budget(seconds=0.05)).move
+            position.apply(move)  # type: ignore[arg-type]
+        return [str(m) for m in position.move_stack]
+
+    assert game(5) == game(5)
+    assert game(5) != game(6)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_finished_game_has_no_move_to_choose(spec: str) -> None:
+    with pytest.raises(NoMoveError, match="no move to choose: the game is over in 'xWB b'"):
+        make_bot(spec).choose(Position.parse("xWB b"), Budget(seconds=0.1))
+
+
+def test_mobility_takes_the_win_when_it_can() -> None:
+    # Only a2-b2/a2 walls Black's a1 amazon in.
+    position = Position.parse("x2/W2/Bx1 w")
+    assert position.count_moves() > 10
+    decision = make_bot("mobility").choose(position, Budget(seconds=0.1))
+    assert str(decision.move) == "a2-b2/a2"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("minimax", "unknown bot 'minimax': bots are random, mobility"),
+        ("mobility:c=2", "bot 'mobility' has no parameter 'c': its parameters are seed"),
+        ("random:seed", "bot parameter 'seed' needs a value: write seed=VALUE"),
+        ("random:seed=x", "bot parameter seed='x' is not a whole number"),
+    ],
+)
+def test_bad_bot_specs_say_what_exists(spec: str, message: str) -> None:
+    with pytest.raises(NotationError, match=message):
+        make_bot(spec)
+
+
+def test_spec_parameters_are_applied() -> None:
+    assert make_bot("random:seed=7").spec == "random:seed=7"
+    assert make_bot("random:seed=7", seed=3).spec == "random:seed=3"
+
+
+def test_budget_is_one_of_seconds_or_clock() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        Budget()
+    with pytest.raises(ValueError, match="exactly one"):
+        Budget(seconds=1.0, clock=Clock(10.0, 10.0))
+    with pytest.raises(ValueError, match="must be positive"):
+        Budget(seconds=0.0)
+
+
+def test_think_time_shares_the_clock() -> None:
+    fixed = think_time(Budget(seconds=1.0), moves_left=30)
+    assert 0.95 < fixed < 1.0
+    clock = think_time(Budget(clock=Clock(own=60.0, opponent=60.0, increment=2.0)), 30)
+    assert clock == pytest.approx(60 / 30 + 1.6 - 0.015)
+    # Never more than a third of what is left, however few moves remain.
+    assert think_time(Budget(clock=Clock(own=3.0, opponent=60.0)), 1) <= 1.0
+    assert think_time(Budget(clock=Clock(own=0.001, opponent=60.0)), 1) > 0
