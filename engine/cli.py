@@ -1,4 +1,4 @@
-"""The `arena` command line: engine subcommands (perft, show, moves, bots, match).
+"""The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament).
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -7,14 +7,17 @@ problem to stderr and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.errors import NotationError
 from engine.search.match import run_match
-from engine.search.registry import BOTS
+from engine.search.registry import BOTS, make_bot
+from engine.search.tournament import run_tournament
 
 __all__ = ["main"]
 
@@ -69,14 +72,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     match.add_argument("bot_a", metavar="BOT_A", help="bot spec, e.g. mcts:c=0.8")
     match.add_argument("bot_b", metavar="BOT_B")
-    match.add_argument("--games", type=_positive(int), default=10, metavar="N")
-    match.add_argument("--time", type=_positive(float), default=1.0, metavar="SECONDS")
-    match.add_argument("--setup", default="10x10", metavar="NAME", choices=list(SETUPS))
-    match.add_argument("--jobs", type=_positive(int), default=1, metavar="J")
-    match.add_argument("--seed", type=int, default=0, help="seed of the first game's bots")
-    match.add_argument("--out", type=Path, default=None, metavar="FILE", help="game records")
+    _add_match_options(match)
     match.set_defaults(run=_match)
+
+    tournament = commands.add_parser(
+        "tournament",
+        help="play every pair of bots and print a cross table and a rating list",
+    )
+    tournament.add_argument("bots", nargs="+", metavar="BOT", help="two or more bot specs")
+    _add_match_options(tournament)
+    tournament.set_defaults(run=_tournament)
     return parser
+
+
+def _add_match_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=_positive(int), default=10, metavar="N")
+    parser.add_argument("--time", type=_positive(float), default=1.0, metavar="SECONDS")
+    parser.add_argument("--setup", default="10x10", metavar="NAME", choices=list(SETUPS))
+    parser.add_argument("--jobs", type=_positive(int), default=1, metavar="J")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first game's bots")
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="game records")
 
 
 def _add_position_options(parser: argparse.ArgumentParser, allow_stdin: bool) -> None:
@@ -179,9 +194,7 @@ def _bots(args: argparse.Namespace) -> int:
 
 
 def _match(args: argparse.Namespace) -> int:
-    out = args.out.open("a") if args.out else None
-    live = sys.stderr.isatty()
-    try:
+    with _records(args.out) as out:
         result = run_match(
             args.bot_a,
             args.bot_b,
@@ -191,15 +204,45 @@ def _match(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             out=out,
             seed=args.seed,
-            progress=lambda line: print("\r" + line, end="" if live else "\n", file=sys.stderr),
+            progress=_progress_printer(),
         )
-    finally:
-        if out is not None:
-            out.close()
-    if live:
-        print(file=sys.stderr)
     print(result.table())
     return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    if len(args.bots) < 2:
+        raise NotationError("a tournament needs two bots or more")
+    for spec in args.bots:
+        make_bot(spec)
+    with _records(args.out) as out:
+        result = run_tournament(
+            args.bots,
+            games=args.games,
+            seconds=args.time,
+            setup=args.setup,
+            jobs=args.jobs,
+            out=out,
+            progress=_progress_printer(),
+        )
+    print(result.cross_table())
+    print()
+    print(result.rating_list())
+    return 0
+
+
+def _records(path: Path | None) -> contextlib.AbstractContextManager[TextIO | None]:
+    return path.open("a") if path else contextlib.nullcontext()
+
+
+def _progress_printer() -> Callable[[str], None]:
+    """Progress on stderr: one line redrawn on a terminal, a line per game elsewhere."""
+    live = sys.stderr.isatty()
+
+    def show(line: str) -> None:
+        print("\r" + line if live else line, end="\x1b[K" if live else "\n", file=sys.stderr)
+
+    return show
 
 
 def _move_order(move: Move) -> tuple[int, ...]:

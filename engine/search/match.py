@@ -117,7 +117,7 @@ class MatchResult:
         elo, low, high = elo_interval(score, self.games)
         rows = [
             f"{'bot':<28} {'as white':>9} {'as black':>9} {'score':>7} {'ms/move':>8} "
-            f"{'nodes/move':>10}"
+            f"{'max ms':>7} {'nodes/move':>10}"
         ]
         for i, (name, won_w, won_b, n_w, n_b) in enumerate(
             (
@@ -132,18 +132,17 @@ class MatchResult:
             )
         ):
             ms = 1000 * _mean(self.seconds[i])
+            longest = 1000 * max(self.seconds[i], default=0.0)
             nodes = _mean([float(n) for n in self.nodes[i]])
             share = (won_w + won_b) / self.games
             rows.append(
                 f"{name:<28} {won_w:>4}/{n_w:<4} {won_b:>4}/{n_b:<4} {share:>7.1%} {ms:>8.1f} "
-                f"{nodes:>10.0f}"
+                f"{longest:>7.0f} {nodes:>10.0f}"
             )
         rows.append(
             f"{self.games} games: {self.a} scores {score:.1%}, Elo difference "
             f"{_elo_text(elo)} (95% interval {_elo_text(low)} to {_elo_text(high)})"
         )
-        worst = max(self.seconds[0] + self.seconds[1], default=0.0)
-        rows.append(f"longest move {worst * 1000:.0f} ms")
         return "\n".join(rows)
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from engine.errors import NotationError
 from engine.search.basic import MobilityBot, RandomBot
 from engine.search.bot import Bot
+from engine.search.mcts import MctsBot
+from engine.search.openspiel import OpenSpielMctsBot
 
 __all__ = ["BOTS", "BotType", "Param", "bot_names", "make_bot"]
 
@@ -40,6 +42,26 @@ BOTS: dict[str, BotType] = {
         BotType("random", "uniform over the legal moves", (SEED,), RandomBot),
         BotType(
             "mobility", "the move that leaves the opponent the fewest moves", (SEED,), MobilityBot
+        ),
+        BotType(
+            "mcts",
+            "UCT with random playouts to the end of the game",
+            (
+                Param("c", float, 0.8, "exploration constant"),
+                Param("playouts", int, 0, "playouts per move, 0 for as many as time allows"),
+                SEED,
+            ),
+            MctsBot,
+        ),
+        BotType(
+            "openspiel-mcts",
+            "OpenSpiel's C++ MCTS with random rollouts (needs open-spiel installed)",
+            (
+                Param("c", float, 2.0, "exploration constant"),
+                Param("simulations", int, 0, "simulations per action, 0 for a third of the time"),
+                SEED,
+            ),
+            OpenSpielMctsBot,
         ),
     )
 }

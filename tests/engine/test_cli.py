@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +88,48 @@ def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_bots_lists_every_bot_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bots"]) == 0
+    out = capsys.readouterr().out
+    assert "mcts: UCT with random playouts" in out
+    assert "c=0.8 (exploration constant)" in out
+    assert out.splitlines()[0].startswith("random: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["match", "random", "alphazero"], "unknown bot 'alphazero': bots are random"),
+        (["match", "random", "mcts:c=x"], "bot parameter c='x' is not a number"),
+        (["match", "random", "random", "--games", "0"], "argument --games: 0 is not positive"),
+        (["match", "random", "random", "--setup", "9x9"], "invalid choice: '9x9'"),
+        (["tournament", "random"], "a tournament needs two bots or more"),
+    ],
+)
+def test_bad_match_input_exits_2_with_a_message(args: list[str], message: str) -> None:
+    result = _run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_match_prints_the_table(tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    result = _run(
+        "match",
+        "mobility",
+        "random",
+        "--games",
+        "2",
+        "--time",
+        "0.05",
+        "--setup",
+        "6x6",
+        "--out",
+        str(out),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "2 games: mobility scores" in result.stdout
+    assert len(out.read_text().splitlines()) == 2

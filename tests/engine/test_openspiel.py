@@ -3,17 +3,10 @@ open-spiel is not installed)."""
 
 import pytest
 
-from engine.amazons import Move, Position, Square
+from engine.amazons import Move, Position
+from engine.search.openspiel import cell, square
 
 pyspiel = pytest.importorskip("pyspiel")
-
-
-def _cell(square: Square, size: int) -> int:
-    return (size - 1 - square.rank) * size + square.file
-
-
-def _square(cell: int, size: int) -> Square:
-    return Square(cell % size, size - 1 - cell // size)
 
 
 def _openspiel_moves(state: object, size: int) -> set[Move]:
@@ -23,7 +16,7 @@ def _openspiel_moves(state: object, size: int) -> set[Move]:
         for b in s1.legal_actions():
             s2 = s1.child(b)
             for c in s2.legal_actions():
-                moves.add(Move(_square(a, size), _square(b, size), _square(c, size)))
+                moves.add(Move(square(a, size), square(b, size), square(c, size)))
     return moves
 
 
@@ -41,6 +34,6 @@ def test_legal_moves_match_openspiel_along_a_random_game(setup: str, size: int, 
         if move is None:
             break
         position.apply(move)
-        for square in (move.origin, move.target, move.arrow):
-            state.apply_action(_cell(square, size))
+        for sq in (move.origin, move.target, move.arrow):
+            state.apply_action(cell(sq, size))
     assert state.returns()[position.winner] == 1.0

@@ -1,0 +1,68 @@
+"""Bot speed and clock discipline: playouts (or nodes) per second of the search bots on 10x10
+and 6x6, and how far each bot's moves overrun their budget (p50, p99, max).
+
+Run from the repository root: python -m bench.bots [--bots SPEC ...] [--moves N]. Prints
+figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from engine.amazons import Position
+from engine.search.bot import Budget
+from engine.search.registry import make_bot
+
+
+def _positions(setup: str, count: int, seed: int) -> list[Position]:
+    """Positions from random games, spread over the opening and middle game."""
+    found = []
+    for i in range(count):
+        position = Position.setup(setup)
+        for ply in range((i * 7) % 40):
+            move = position.random_move(seed + 1000 * i + ply)
+            if move is None:
+                break
+            position.apply(move)
+        if not position.is_terminal():
+            found.append(position)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bots", nargs="+", default=["mcts"], metavar="SPEC")
+    parser.add_argument("--moves", type=int, default=20, help="timed moves per budget")
+    parser.add_argument("--budgets", nargs="+", type=float, default=[0.1, 1.0])
+    args = parser.parse_args()
+    for spec in args.bots:
+        bot = make_bot(spec)
+        bot.choose(Position.setup("6x6"), Budget(seconds=0.05))  # compile
+        for setup in ("10x10", "6x6"):
+            rates = []
+            for position in _positions(setup, 5, 11):
+                decision = bot.choose(position, Budget(seconds=1.0))
+                rates.append(decision.nodes / decision.seconds)
+            print(
+                f"{spec} {setup}: {statistics.median(rates):,.0f} playouts/s at 1 s a move "
+                f"(median of {len(rates)} positions; min {min(rates):,.0f}, max {max(rates):,.0f})"
+            )
+        for budget in args.budgets:
+            overruns = []
+            for position in _positions("10x10", args.moves, 5):
+                start = time.perf_counter()
+                bot.choose(position, Budget(seconds=budget))
+                overruns.append(1000 * (time.perf_counter() - start - budget))
+            overruns.sort()
+            p99 = overruns[min(len(overruns) - 1, int(0.99 * len(overruns)))]
+            print(
+                f"{spec} at {budget} s a move, 10x10, {len(overruns)} moves: overrun "
+                f"p50 {statistics.median(overruns):+.1f} ms, p99 {p99:+.1f} ms, "
+                f"max {overruns[-1]:+.1f} ms"
+            )
+
+
+if __name__ == "__main__":
+    main()

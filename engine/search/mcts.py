@@ -1,0 +1,270 @@
+"""Monte Carlo tree search (UCT) for Amazons, with the tree in flat arrays and the iterations in
+numba: `mcts` plays random playouts to the end of the game.
+
+Each iteration descends by UCT through nodes whose moves have all been tried, tries one new move
+(untried moves are taken in a random order kept as a stride through the move index, so nodes
+store no move lists), plays out, and backs the result up. Python runs the iterations in batches
+and stops at the deadline.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from engine.amazons import Position, kernels
+from engine.game import GameState
+from engine.search.basic import amazons_position
+from engine.search.bot import Budget, Decision, now, require_moves
+from engine.search.timing import think_time
+
+__all__ = ["MctsBot", "Tree"]
+
+# Columns of the node table.
+MOVE, PARENT, FIRST, NEXT, TRIED, TOTAL, STEP, OFFSET, VISITS = range(9)
+COLUMNS = 9
+BATCH_SECONDS = 0.004  # how long one numba batch may run before the deadline is checked
+
+
+@njit(cache=True)
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@njit(cache=True)
+def _init_node(
+    nodes: np.ndarray, index: int, move: int, parent: int, total: int, rng: np.ndarray
+) -> None:
+    nodes[index, MOVE] = move
+    nodes[index, PARENT] = parent
+    nodes[index, FIRST] = -1
+    nodes[index, NEXT] = -1
+    nodes[index, TRIED] = 0
+    nodes[index, TOTAL] = total
+    step = 1
+    if total > 1:
+        step = 1 + kernels.random_below(rng, total - 1)
+        while _gcd(step, total) != 1:
+            step = 1 + kernels.random_below(rng, total - 1)
+    nodes[index, STEP] = step
+    nodes[index, OFFSET] = kernels.random_below(rng, total) if total > 0 else 0
+    nodes[index, VISITS] = 0
+
+
+@njit(cache=True)
+def new_tree(
+    nodes: np.ndarray,
+    wins: np.ndarray,
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    rng: np.ndarray,
+) -> int:
+    """Make node 0 the root for this position; return the tree size (1)."""
+    _init_node(nodes, 0, -1, -1, kernels.count_moves(board, mob, amazons, meta), rng)
+    wins[0] = 0.0
+    return 1
+
+
+@njit(cache=True)
+def iterate(
+    nodes: np.ndarray,
+    wins: np.ndarray,
+    size: int,
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    rng: np.ndarray,
+    iterations: int,
+    c: float,
+) -> tuple[int, int]:
+    """Run up to `iterations` iterations from the root position given by the arrays (left
+    unchanged). Return (new tree size, iterations done): fewer when the table is full."""
+    b = board.copy()
+    m = mob.copy()
+    a = amazons.copy()
+    t = meta.copy()
+    weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
+    root_side = meta[kernels.SIDE]
+    capacity = nodes.shape[0]
+    for done in range(iterations):
+        if size >= capacity:
+            return size, done
+        b[:] = board
+        m[:] = mob
+        a[:] = amazons
+        t[:] = meta
+        node = 0
+        depth = 0
+        while nodes[node, TOTAL] > 0:
+            tried = nodes[node, TRIED]
+            if tried < nodes[node, TOTAL]:
+                r = (nodes[node, OFFSET] + tried * nodes[node, STEP]) % nodes[node, TOTAL]
+                kernels.ray_weights(b, m, a, t, weights)
+                move = kernels.nth_move(b, m, a, t, weights, r)
+                kernels.make_move(b, m, a, t, zob, move)
+                child = size
+                size += 1
+                _init_node(nodes, child, move, node, kernels.count_moves(b, m, a, t), rng)
+                wins[child] = 0.0
+                nodes[child, NEXT] = nodes[node, FIRST]
+                nodes[node, FIRST] = child
+                nodes[node, TRIED] = tried + 1
+                node = child
+                depth += 1
+                break
+            log_n = math.log(nodes[node, VISITS])
+            best = -1
+            best_value = -1.0
+            child = nodes[node, FIRST]
+            while child >= 0:
+                n = nodes[child, VISITS]
+                value = wins[child] / n + c * math.sqrt(log_n / n)
+                if value > best_value:
+                    best_value = value
+                    best = child
+                child = nodes[child, NEXT]
+            kernels.make_move(b, m, a, t, zob, nodes[best, MOVE])
+            node = best
+            depth += 1
+        if nodes[node, TOTAL] == 0:
+            winner = 1 - t[kernels.SIDE]
+        else:
+            winner = kernels.random_playout(b, m, a, t, zob, rng)
+        # The mover into a node at odd depth is the root's side to move.
+        while node >= 0:
+            nodes[node, VISITS] += 1
+            mover = root_side if depth % 2 == 1 else 1 - root_side
+            if winner == mover:
+                wins[node] += 1.0
+            node = nodes[node, PARENT]
+            depth -= 1
+    return size, iterations
+
+
+@dataclass(slots=True)
+class Tree:
+    """The node table (see the column names above) and each node's wins, from the view of the
+    player who made the move into it."""
+
+    nodes: npt.NDArray[np.int64]
+    wins: npt.NDArray[np.float64]
+    size: int = 0
+
+    @classmethod
+    def empty(cls, capacity: int = 1 << 15) -> Tree:
+        return cls(np.zeros((capacity, COLUMNS), np.int64), np.zeros(capacity, np.float64))
+
+    def grow(self) -> None:
+        capacity = 2 * self.nodes.shape[0]
+        nodes = np.zeros((capacity, COLUMNS), np.int64)
+        nodes[: self.size] = self.nodes[: self.size]
+        wins = np.zeros(capacity, np.float64)
+        wins[: self.size] = self.wins[: self.size]
+        self.nodes, self.wins = nodes, wins
+
+    def children(self, node: int) -> list[int]:
+        found = []
+        child = int(self.nodes[node, FIRST])
+        while child >= 0:
+            found.append(child)
+            child = int(self.nodes[child, NEXT])
+        return found
+
+    def most_visited(self, node: int) -> int | None:
+        children = self.children(node)
+        if not children:
+            return None
+        return max(children, key=lambda ch: (int(self.nodes[ch, VISITS]), -ch))
+
+    def principal_variation(self, limit: int = 8) -> list[int]:
+        moves: list[int] = []
+        node = self.most_visited(0)
+        while node is not None and len(moves) < limit and self.nodes[node, VISITS] > 0:
+            moves.append(int(self.nodes[node, MOVE]))
+            node = self.most_visited(node)
+        return moves
+
+
+class MctsBot:
+    """UCT with uniformly random playouts to the end of the game."""
+
+    def __init__(self, c: float = 0.8, playouts: int = 0, seed: int = 0) -> None:
+        self.spec = f"mcts:c={c},playouts={playouts},seed={seed}"
+        self.c = c
+        self.playouts = playouts
+        self._rng = np.array([_seed_state(seed)], dtype=np.uint64)
+
+    def choose(self, state: GameState[object], budget: Budget) -> Decision:
+        start = now()
+        require_moves(state)
+        position = amazons_position(state, self.spec)
+        deadline = start + think_time(budget, moves_left=_moves_left(position))
+        tree = search(position, self.c, self._rng, deadline, self.playouts)
+        best = tree.most_visited(0)
+        assert best is not None
+        visits = int(tree.nodes[best, VISITS])
+        pv = tree.principal_variation()
+        line = position.clone()
+        pv_text = []
+        for move in pv:
+            pv_text.append(str(line.decode(move)))
+            line.apply_index(move)
+        return Decision(
+            position.decode(int(tree.nodes[best, MOVE])),
+            seconds=now() - start,
+            nodes=int(tree.nodes[0, VISITS]),
+            depth=len(pv),
+            score=float(tree.wins[best] / visits) if visits else None,
+            pv=pv_text,
+        )
+
+
+def search(
+    position: Position, c: float, rng: npt.NDArray[np.uint64], deadline: float, playouts: int = 0
+) -> Tree:
+    """Grow a UCT tree from `position` until `deadline` (perf_counter seconds) or, when
+    `playouts` is set, that many iterations, whichever comes first."""
+    board, mob, amazons, meta, zob = position.clone().arrays()
+    tree = Tree.empty()
+    tree.size = new_tree(tree.nodes, tree.wins, board, mob, amazons, meta, rng)
+    limit = playouts if playouts > 0 else 1 << 62
+    if tree.nodes[0, TOTAL] == 1:
+        limit = 1
+    done = 0
+    batch = min(8, limit)
+    while True:
+        started = now()
+        tree.size, ran = iterate(
+            tree.nodes, tree.wins, tree.size, board, mob, amazons, meta, zob, rng, batch, c
+        )
+        done += ran
+        if ran < batch:
+            tree.grow()
+        per_iteration = max(now() - started, 1e-7) / max(ran, 1)
+        batch = min(int(min(BATCH_SECONDS, deadline - now()) / per_iteration), limit - done)
+        if batch < 1:
+            return tree
+
+
+def _moves_left(position: Position) -> int:
+    """Moves the side to move still expects to make: about one for every 2.5 empty squares."""
+    board = position.arrays()[0]
+    return max(4, int(np.count_nonzero(board == kernels.EMPTY) / 2.5))
+
+
+def _seed_state(seed: int) -> int:
+    # splitmix64 of the seed: a well-mixed, non-zero xorshift state.
+    z = (seed + 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFF_FFFF_FFFF_FFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFF_FFFF_FFFF_FFFF
+    return (z ^ (z >> 31)) or 1
