@@ -39,6 +39,9 @@ class RandomBot:
             move = self._py.choice(list(state.legal_moves))
         return Decision(move, seconds=now() - start, nodes=1)
 
+    def prepare(self) -> None:
+        Position.setup("6x6").random_move(0)
+
 
 class MobilityBot:
     """The move after which the opponent has the fewest legal moves (ties broken at random)."""
@@ -64,6 +67,9 @@ class MobilityBot:
             depth=1,
             score=-float(replies.min()),
         )
+
+    def prepare(self) -> None:
+        MobilityBot().choose(Position.setup("6x6"), Budget(seconds=1.0))
 
 
 @njit(cache=True)

@@ -77,6 +77,11 @@ class Bot(Protocol):
         game is over."""
         ...
 
+    def prepare(self) -> None:
+        """Compile or load whatever the bot needs, so that no clock pays for it; leaves the
+        bot's random state as it was."""
+        ...
+
 
 def require_moves(state: GameState[Any]) -> None:
     if state.is_terminal():

@@ -194,7 +194,7 @@ def run_match(
     for spec in (a, b):
         # Fails on a bad spec before any game starts, and compiles the bot's kernels once,
         # before the clock runs and before workers are forked.
-        make_bot(spec).choose(Position.setup(setup), Budget(seconds=min(seconds, 0.05)))
+        make_bot(spec).prepare()
     tasks = [
         GameTask(i, a if i % 2 == 0 else b, b if i % 2 == 0 else a, setup, seconds, seed + 2 * i)
         for i in range(games)

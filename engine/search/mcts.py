@@ -10,7 +10,9 @@ and stops at the deadline.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +24,7 @@ from engine.search.basic import amazons_position
 from engine.search.bot import Budget, Decision, now, require_moves
 from engine.search.timing import think_time
 
-__all__ = ["MctsBot", "Tree"]
+__all__ = ["MctsBot", "Tree", "drive", "moves_left", "seed_state"]
 
 # Columns of the node table.
 MOVE, PARENT, FIRST, NEXT, TRIED, TOTAL, STEP, OFFSET, VISITS = range(9)
@@ -186,6 +188,25 @@ class Tree:
             return None
         return max(children, key=lambda ch: (int(self.nodes[ch, VISITS]), -ch))
 
+    def decision(self, position: Position, start: float) -> Decision:
+        """The most visited root move, with the playouts, win rate and principal variation."""
+        best = self.most_visited(0)
+        assert best is not None
+        visits = int(self.nodes[best, VISITS])
+        line = position.clone()
+        pv_text = []
+        for move in self.principal_variation():
+            pv_text.append(str(line.decode(move)))
+            line.apply_index(move)
+        return Decision(
+            position.decode(int(self.nodes[best, MOVE])),
+            seconds=now() - start,
+            nodes=int(self.nodes[0, VISITS]),
+            depth=len(pv_text),
+            score=float(self.wins[best] / visits) if visits else None,
+            pv=pv_text,
+        )
+
     def principal_variation(self, limit: int = 8) -> list[int]:
         moves: list[int] = []
         node = self.most_visited(0)
@@ -202,31 +223,18 @@ class MctsBot:
         self.spec = f"mcts:c={c},playouts={playouts},seed={seed}"
         self.c = c
         self.playouts = playouts
-        self._rng = np.array([_seed_state(seed)], dtype=np.uint64)
+        self._rng = np.array([seed_state(seed)], dtype=np.uint64)
 
-    def choose(self, state: GameState[object], budget: Budget) -> Decision:
+    def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
         require_moves(state)
         position = amazons_position(state, self.spec)
-        deadline = start + think_time(budget, moves_left=_moves_left(position))
+        deadline = start + think_time(budget, moves_left=moves_left(position))
         tree = search(position, self.c, self._rng, deadline, self.playouts)
-        best = tree.most_visited(0)
-        assert best is not None
-        visits = int(tree.nodes[best, VISITS])
-        pv = tree.principal_variation()
-        line = position.clone()
-        pv_text = []
-        for move in pv:
-            pv_text.append(str(line.decode(move)))
-            line.apply_index(move)
-        return Decision(
-            position.decode(int(tree.nodes[best, MOVE])),
-            seconds=now() - start,
-            nodes=int(tree.nodes[0, VISITS]),
-            depth=len(pv),
-            score=float(tree.wins[best] / visits) if visits else None,
-            pv=pv_text,
-        )
+        return tree.decision(position, start)
+
+    def prepare(self) -> None:
+        MctsBot(playouts=16).choose(Position.setup("6x6"), Budget(seconds=1.0))
 
 
 def search(
@@ -237,32 +245,45 @@ def search(
     board, mob, amazons, meta, zob = position.clone().arrays()
     tree = Tree.empty()
     tree.size = new_tree(tree.nodes, tree.wins, board, mob, amazons, meta, rng)
-    limit = playouts if playouts > 0 else 1 << 62
-    if tree.nodes[0, TOTAL] == 1:
-        limit = 1
+
+    def run(batch: int) -> int:
+        tree.size, ran = iterate(
+            tree.nodes, tree.wins, tree.size, board, mob, amazons, meta, zob, rng, batch, c
+        )
+        if ran < batch:
+            tree.grow()
+        return int(ran)
+
+    drive(run, deadline, 1 if tree.nodes[0, TOTAL] == 1 else playouts)
+    return tree
+
+
+def drive(run: Callable[[int], int], deadline: float, limit: int = 0) -> int:
+    """Call `run(batch)` (which runs up to `batch` iterations and returns how many it ran)
+    in batches of about BATCH_SECONDS until the deadline, or `limit` iterations when it is set;
+    return the iterations run. The first batch always runs."""
+    limit = limit if limit > 0 else 1 << 62
     done = 0
     batch = min(8, limit)
     while True:
         started = now()
-        tree.size, ran = iterate(
-            tree.nodes, tree.wins, tree.size, board, mob, amazons, meta, zob, rng, batch, c
-        )
+        ran = run(batch)
         done += ran
-        if ran < batch:
-            tree.grow()
         per_iteration = max(now() - started, 1e-7) / max(ran, 1)
-        batch = min(int(min(BATCH_SECONDS, deadline - now()) / per_iteration), limit - done)
+        # Plan for half of what is left: some iterations cost far more than the average (a
+        # node being ranked), and the halving leaves room for them near the deadline.
+        batch = min(int(min(BATCH_SECONDS, (deadline - now()) / 2) / per_iteration), limit - done)
         if batch < 1:
-            return tree
+            return done
 
 
-def _moves_left(position: Position) -> int:
+def moves_left(position: Position) -> int:
     """Moves the side to move still expects to make: about one for every 2.5 empty squares."""
     board = position.arrays()[0]
     return max(4, int(np.count_nonzero(board == kernels.EMPTY) / 2.5))
 
 
-def _seed_state(seed: int) -> int:
+def seed_state(seed: int) -> int:
     # splitmix64 of the seed: a well-mixed, non-zero xorshift state.
     z = (seed + 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFF_FFFF_FFFF_FFFF

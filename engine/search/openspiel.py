@@ -62,6 +62,9 @@ class OpenSpielMctsBot:
             )
         return game, self._bots[key]
 
+    def prepare(self) -> None:
+        """Nothing to compile: OpenSpiel is native code."""
+
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
         require_moves(state)

@@ -6,8 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.errors import NotationError
+from engine.search.alphabeta import AlphaBetaBot, GreedyBot
 from engine.search.basic import MobilityBot, RandomBot
 from engine.search.bot import Bot
+from engine.search.invader import InvaderBot
 from engine.search.mcts import MctsBot
 from engine.search.openspiel import OpenSpielMctsBot
 
@@ -43,6 +45,13 @@ BOTS: dict[str, BotType] = {
         BotType(
             "mobility", "the move that leaves the opponent the fewest moves", (SEED,), MobilityBot
         ),
+        BotType("greedy", "the best move by one-ply evaluation", (SEED,), GreedyBot),
+        BotType(
+            "alphabeta",
+            "iterative-deepening alpha-beta over the evaluation, with a transposition table",
+            (Param("depth", int, 0, "plies to search, 0 for as deep as time allows"), SEED),
+            AlphaBetaBot,
+        ),
         BotType(
             "mcts",
             "UCT with random playouts to the end of the game",
@@ -52,6 +61,23 @@ BOTS: dict[str, BotType] = {
                 SEED,
             ),
             MctsBot,
+        ),
+        BotType(
+            "invader",
+            "the strongest: MCTS with evaluation cut-off playouts, ordered progressive "
+            "widening, exact play once every region is settled",
+            (
+                Param("c", float, 0.3, "exploration constant"),
+                Param("cutoff", int, 2, "random moves before a playout is scored"),
+                Param("slope", float, 0.3, "evaluation to win chance: 1 / (1 + e^(-slope x))"),
+                Param("expand", int, 4, "visits before a node's moves are ranked"),
+                Param("queens", int, 12, "best queen steps whose arrows are ranked"),
+                Param("keep", int, 40, "ranked moves kept per node"),
+                Param("widen", float, 1.0, "children allowed: 2 + widen * sqrt(visits)"),
+                Param("playouts", int, 0, "playouts per move, 0 for as many as time allows"),
+                SEED,
+            ),
+            InvaderBot,
         ),
         BotType(
             "openspiel-mcts",

@@ -13,7 +13,12 @@ SPECS = sorted(BOTS)
 # quiet machine; this catches a bot that ignores its deadline without failing on a busy one.
 MARGIN = 0.2
 # Search bots stop at a fixed number of playouts, not at a time, when a game must repeat.
-REPEATABLE = {"mcts": "mcts:playouts=300", "openspiel-mcts": "openspiel-mcts:simulations=100"}
+REPEATABLE = {
+    "alphabeta": "alphabeta:depth=2",
+    "mcts": "mcts:playouts=300",
+    "invader": "invader:playouts=100",
+    "openspiel-mcts": "openspiel-mcts:simulations=100",
+}
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -58,7 +63,7 @@ def test_a_finished_game_has_no_move_to_choose(spec: str) -> None:
         make_bot(spec).choose(Position.parse("xWB b"), Budget(seconds=0.1))
 
 
-@pytest.mark.parametrize("spec", ["mobility", "mcts:playouts=2000"])
+@pytest.mark.parametrize("spec", ["mobility", "mcts:playouts=2000", "invader:playouts=500"])
 def test_bots_take_the_win_when_they_can(spec: str) -> None:
     # Only a2-b2/a2 walls Black's a1 amazon in.
     position = Position.parse("x2/W2/Bx1 w")
@@ -70,7 +75,10 @@ def test_bots_take_the_win_when_they_can(spec: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("minimax", "unknown bot 'minimax': bots are random, mobility, mcts, openspiel-mcts"),
+        (
+            "minimax",
+            "unknown bot 'minimax': bots are random, mobility, greedy, alphabeta, mcts, invader",
+        ),
         ("mobility:c=2", "bot 'mobility' has no parameter 'c': its parameters are seed"),
         ("random:seed", "bot parameter 'seed' needs a value: write seed=VALUE"),
         ("random:seed=x", "bot parameter seed='x' is not a whole number"),
