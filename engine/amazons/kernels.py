@@ -188,9 +188,10 @@ def unmake_move(
 
 
 @njit(cache=True, inline="always")
-def _line_move_count(board: np.ndarray, mob: np.ndarray, a: int, step: int) -> int:
-    # After a->d along this line, the arrow sees mob[d] + 1 + (the empties behind a): d's run
-    # on this line gains a and what lies beyond it; d's other lines are unchanged.
+def _line_moves(board: np.ndarray, mob: np.ndarray, a: int, step: int) -> tuple[int, int]:
+    """Moves of the amazon on `a` whose queen step goes along +step, and along -step.
+    After a->d on this line the arrow sees mob[d] + 1 + (the empties behind a): d's run on this
+    line gains a and what lies beyond it; d's other lines are unchanged."""
     k_fwd = 0
     s_fwd = 0
     p = a + step
@@ -205,18 +206,17 @@ def _line_move_count(board: np.ndarray, mob: np.ndarray, a: int, step: int) -> i
         s_back += mob[p]
         k_back += 1
         p -= step
-    return s_fwd + s_back + k_fwd * (1 + k_back) + k_back * (1 + k_fwd)
+    return s_fwd + k_fwd * (1 + k_back), s_back + k_back * (1 + k_fwd)
 
 
 @njit(cache=True, inline="always")
 def _amazon_move_count(board: np.ndarray, mob: np.ndarray, a: int, stride: int) -> int:
     """Moves of the amazon on `a`."""
-    return (
-        _line_move_count(board, mob, a, 1)
-        + _line_move_count(board, mob, a, stride)
-        + _line_move_count(board, mob, a, stride + 1)
-        + _line_move_count(board, mob, a, stride - 1)
-    )
+    total = 0
+    for step in (1, stride, stride + 1, stride - 1):
+        fwd, back = _line_moves(board, mob, a, step)
+        total += fwd + back
+    return total
 
 
 @njit(cache=True)
@@ -327,23 +327,7 @@ def ray_weights(
     for i in range(meta[COUNT + side]):
         a = amazons[side, i]
         for axis in range(4):
-            step = dirs[2 * axis]
-            k_fwd = 0
-            s_fwd = 0
-            p = a + step
-            while board[p] == EMPTY:
-                s_fwd += mob[p]
-                k_fwd += 1
-                p += step
-            k_back = 0
-            s_back = 0
-            p = a - step
-            while board[p] == EMPTY:
-                s_back += mob[p]
-                k_back += 1
-                p -= step
-            fwd = s_fwd + k_fwd * (1 + k_back)
-            back = s_back + k_back * (1 + k_fwd)
+            fwd, back = _line_moves(board, mob, a, dirs[2 * axis])
             weights[8 * i + 2 * axis] = fwd
             weights[8 * i + 2 * axis + 1] = back
             total += fwd + back
@@ -397,11 +381,11 @@ def random_move(
 ) -> int:
     """A move drawn uniformly from the legal moves, or -1 when there is none."""
     weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
-    return _random_move(board, mob, amazons, meta, rng, weights)
+    return draw_move(board, mob, amazons, meta, rng, weights)
 
 
 @njit(cache=True, inline="always")
-def _random_move(
+def draw_move(
     board: np.ndarray,
     mob: np.ndarray,
     amazons: np.ndarray,
@@ -409,6 +393,7 @@ def _random_move(
     rng: np.ndarray,
     weights: np.ndarray,
 ) -> int:
+    """As random_move, with the caller's scratch `weights` (8 per amazon slot)."""
     total = ray_weights(board, mob, amazons, meta, weights)
     if total == 0:
         return -1
@@ -427,7 +412,7 @@ def random_playout(
     """Play uniformly random moves to the end (in place); return the winner's side (0 or 1)."""
     weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
     while True:
-        move = _random_move(board, mob, amazons, meta, rng, weights)
+        move = draw_move(board, mob, amazons, meta, rng, weights)
         if move < 0:
             return int(1 - meta[SIDE])
         make_move(board, mob, amazons, meta, zob, move)

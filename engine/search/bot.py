@@ -55,16 +55,6 @@ class Decision:
     score: float | None = None  # evaluation (side to move's view) or win rate in [0, 1]
     pv: Sequence[str] = field(default_factory=list)
 
-    def summary(self) -> str:
-        parts = [f"{self.move}", f"{self.seconds * 1000:.0f} ms", f"{self.nodes} nodes"]
-        if self.depth:
-            parts.append(f"depth {self.depth}")
-        if self.score is not None:
-            parts.append(f"score {self.score:.3f}")
-        if self.pv:
-            parts.append("pv " + " ".join(self.pv))
-        return ", ".join(parts)
-
 
 class Bot(Protocol):
     """A player. `spec` is the name with parameters that makes it again (`mcts:c=0.8`)."""

@@ -34,8 +34,10 @@ from engine.search.mcts import (
     VISITS,
     Tree,
     drive,
+    link_child,
     moves_left,
     seed_state,
+    uct_child,
 )
 from engine.search.timing import think_time
 
@@ -166,12 +168,9 @@ def _playout(
     """Play up to `cutoff` random moves, then turn the evaluation into White's chance to win
     (a game that ends on the way counts exactly)."""
     for _ in range(cutoff):
-        total = kernels.ray_weights(board, mob, amazons, meta, weights)
-        if total == 0:
+        move = kernels.draw_move(board, mob, amazons, meta, rng, weights)
+        if move < 0:
             break
-        move = kernels.nth_move(
-            board, mob, amazons, meta, weights, kernels.random_below(rng, total)
-        )
         kernels.make_move(board, mob, amazons, meta, zob, move)
     side = meta[kernels.SIDE]
     if not kernels.has_moves(board, amazons, meta):
@@ -241,23 +240,10 @@ def iterate(
                 child = sizes[0]
                 sizes[0] += 1
                 _init_node(nodes, child, move, node, kernels.count_moves(b, m, a, t))
-                wins[child] = 0.0
-                nodes[child, NEXT] = nodes[node, FIRST]
-                nodes[node, FIRST] = child
-                nodes[node, TRIED] = tried + 1
+                link_child(nodes, wins, node, child)
                 node = child
                 break
-            log_n = math.log(nodes[node, VISITS])
-            best = -1
-            best_value = -1.0
-            child = nodes[node, FIRST]
-            while child >= 0:
-                n = nodes[child, VISITS]
-                value = wins[child] / n + c * math.sqrt(log_n / n)
-                if value > best_value:
-                    best_value = value
-                    best = child
-                child = nodes[child, NEXT]
+            best = uct_child(nodes, wins, node, c)
             kernels.make_move(b, m, a, t, zob, nodes[best, MOVE])
             node = best
         # Each node keeps the result for the player who moved into it: the side not to move

@@ -24,7 +24,7 @@ from engine.search.basic import amazons_position
 from engine.search.bot import Budget, Decision, now, require_moves
 from engine.search.timing import think_time
 
-__all__ = ["MctsBot", "Tree", "drive", "moves_left", "seed_state"]
+__all__ = ["MctsBot", "Tree", "drive", "link_child", "moves_left", "seed_state", "uct_child"]
 
 # Columns of the node table.
 MOVE, PARENT, FIRST, NEXT, TRIED, TOTAL, STEP, OFFSET, VISITS = range(9)
@@ -57,6 +57,32 @@ def _init_node(
     nodes[index, STEP] = step
     nodes[index, OFFSET] = kernels.random_below(rng, total) if total > 0 else 0
     nodes[index, VISITS] = 0
+
+
+@njit(cache=True, inline="always")
+def uct_child(nodes: np.ndarray, wins: np.ndarray, node: int, c: float) -> int:
+    """The child of `node` with the best upper confidence bound (every child visited)."""
+    log_n = math.log(nodes[node, VISITS])
+    best = -1
+    best_value = -1.0
+    child = nodes[node, FIRST]
+    while child >= 0:
+        n = nodes[child, VISITS]
+        value = wins[child] / n + c * math.sqrt(log_n / n)
+        if value > best_value:
+            best_value = value
+            best = child
+        child = nodes[child, NEXT]
+    return best
+
+
+@njit(cache=True, inline="always")
+def link_child(nodes: np.ndarray, wins: np.ndarray, node: int, child: int) -> None:
+    """Make the freshly initialised `child` the newest tried child of `node`."""
+    wins[child] = 0.0
+    nodes[child, NEXT] = nodes[node, FIRST]
+    nodes[node, FIRST] = child
+    nodes[node, TRIED] += 1
 
 
 @njit(cache=True)
@@ -117,24 +143,11 @@ def iterate(
                 child = size
                 size += 1
                 _init_node(nodes, child, move, node, kernels.count_moves(b, m, a, t), rng)
-                wins[child] = 0.0
-                nodes[child, NEXT] = nodes[node, FIRST]
-                nodes[node, FIRST] = child
-                nodes[node, TRIED] = tried + 1
+                link_child(nodes, wins, node, child)
                 node = child
                 depth += 1
                 break
-            log_n = math.log(nodes[node, VISITS])
-            best = -1
-            best_value = -1.0
-            child = nodes[node, FIRST]
-            while child >= 0:
-                n = nodes[child, VISITS]
-                value = wins[child] / n + c * math.sqrt(log_n / n)
-                if value > best_value:
-                    best_value = value
-                    best = child
-                child = nodes[child, NEXT]
+            best = uct_child(nodes, wins, node, c)
             kernels.make_move(b, m, a, t, zob, nodes[best, MOVE])
             node = best
             depth += 1
