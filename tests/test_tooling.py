@@ -36,8 +36,8 @@ def test_ruff_format() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_strict_on_the_engine() -> None:
-    result = _run("mypy", "--strict", "engine")
+def test_mypy_strict_on_engine_and_server() -> None:
+    result = _run("mypy", "--strict", "engine", "server")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -1,0 +1,1 @@
+"""The game server: websockets, Redis state, lobby, games, clocks and bot workers."""

@@ -1,0 +1,251 @@
+"""Events: every message the server sends, as a reply (carrying the request's `id`) or as news.
+
+Game events carry the game's event version; `game_state` is the full state of a game (all moves
+and both clocks), so a machine client that reconnects needs no history of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from server.protocol.errors import ErrorCode, ProtocolError
+from server.protocol.limits import (
+    MAX_LISTED,
+    MAX_MESSAGE_LENGTH,
+    MAX_OWN_GAMES,
+    MAX_PLY,
+    ChallengeId,
+    EventVersion,
+    FieldPath,
+    GameId,
+    Millis,
+    MoveText,
+    Ply,
+    PositionText,
+    ProtocolVersion,
+    ReplyText,
+    RetryAfter,
+    SeekId,
+    SetupName,
+    Token,
+)
+from server.protocol.message import Event, GameEvent, by_tag
+from server.protocol.schema import Length
+from server.protocol.values import (
+    ChallengeInfo,
+    ChallengeOutcome,
+    Clocks,
+    Colour,
+    GameStatus,
+    GameSummary,
+    Player,
+    SeekInfo,
+    Termination,
+    TimeControl,
+)
+
+__all__ = [
+    "EVENTS",
+    "ChallengeAdded",
+    "ChallengeRemoved",
+    "ClockUpdate",
+    "ErrorReply",
+    "GameEnded",
+    "GameList",
+    "GameSnapshot",
+    "GameStarted",
+    "MovePlayed",
+    "Ok",
+    "Pong",
+    "Presence",
+    "SeekAdded",
+    "SeekList",
+    "SeekRemoved",
+    "Synced",
+    "Welcome",
+]
+
+
+@dataclass(frozen=True)
+class Ok(Event, tag="ok"):
+    """The request succeeded and has no other result."""
+
+
+@dataclass(frozen=True)
+class ErrorReply(Event, tag="error"):
+    """The request failed: a stable `code`, a message naming the problem, the offending `field`
+    when one is to blame, and `retry_after` seconds when waiting will help."""
+
+    code: ErrorCode
+    message: ReplyText
+    field: FieldPath | None = None
+    retry_after: RetryAfter | None = None
+
+    @classmethod
+    def of(cls, error: ProtocolError, *, id: int | None = None) -> ErrorReply:
+        """The reply for `error`, answering request `id` (by default the one the error names)."""
+        return cls(
+            error.code,
+            str(error)[:MAX_MESSAGE_LENGTH],
+            field=error.field,
+            retry_after=error.retry_after,
+            id=error.request_id if id is None else id,
+        )
+
+
+@dataclass(frozen=True)
+class Welcome(Event, tag="welcome"):
+    """Logged in: the server's protocol version, the session token for `resume`, the user, and
+    the user's live games (a `game_state` of each follows)."""
+
+    version: ProtocolVersion
+    session: Token
+    user: Player
+    games: Annotated[tuple[GameId, ...], Length(0, MAX_OWN_GAMES)] = ()
+
+
+@dataclass(frozen=True)
+class Pong(Event, tag="pong"):
+    """The reply to `ping`."""
+
+
+@dataclass(frozen=True)
+class SeekList(Event, tag="seek_list"):
+    """The reply to `list_seeks`: the open seeks."""
+
+    seeks: Annotated[tuple[SeekInfo, ...], Length(0, MAX_LISTED)]
+
+
+@dataclass(frozen=True)
+class SeekAdded(Event, tag="seek_added"):
+    """A seek opened in the lobby; to its owner, the reply to `seek`."""
+
+    seek: SeekInfo
+
+
+@dataclass(frozen=True)
+class SeekRemoved(Event, tag="seek_removed"):
+    """A seek left the lobby: cancelled, accepted, or its owner left."""
+
+    seek_id: SeekId
+
+
+@dataclass(frozen=True)
+class ChallengeAdded(Event, tag="challenge_added"):
+    """A challenge was made: sent to the challenged user, and as the reply to its sender."""
+
+    challenge: ChallengeInfo
+
+
+@dataclass(frozen=True)
+class ChallengeRemoved(Event, tag="challenge_removed"):
+    """A challenge closed, to both sides; an accepted one is followed by `game_started`."""
+
+    challenge_id: ChallengeId
+    outcome: ChallengeOutcome
+
+
+@dataclass(frozen=True)
+class GameList(Event, tag="game_list"):
+    """The reply to `list_games`: the live games."""
+
+    games: Annotated[tuple[GameSummary, ...], Length(0, MAX_LISTED)]
+
+
+@dataclass(frozen=True)
+class GameStarted(GameEvent, tag="game_started"):
+    """A game began (version 1 of its log), sent to both players."""
+
+    white: Player
+    black: Player
+    start: PositionText
+    time: TimeControl
+    rated: bool
+    clocks: Clocks
+    setup: SetupName | None = None
+
+
+@dataclass(frozen=True)
+class GameSnapshot(GameEvent, tag="game_state"):
+    """The whole game as of event `version`: who plays, the start, every move, both clocks,
+    the side to move and, once it has ended, the outcome."""
+
+    white: Player
+    black: Player
+    start: PositionText
+    time: TimeControl
+    rated: bool
+    moves: Annotated[tuple[MoveText, ...], Length(0, MAX_PLY)]
+    clocks: Clocks
+    to_move: Colour
+    status: GameStatus
+    setup: SetupName | None = None
+    winner: Colour | None = None
+    termination: Termination | None = None
+
+
+@dataclass(frozen=True)
+class MovePlayed(GameEvent, tag="move_played"):
+    """Move number `ply` was played; `clocks` are after it, the increment added. `lag_credit` is
+    the time given back to the mover by lag compensation."""
+
+    ply: Ply
+    move: MoveText
+    clocks: Clocks
+    lag_credit: Millis = 0
+
+
+@dataclass(frozen=True)
+class ClockUpdate(GameEvent, tag="clock"):
+    """The clocks changed other than by a move."""
+
+    clocks: Clocks
+
+
+@dataclass(frozen=True)
+class Presence(GameEvent, tag="presence"):
+    """A player left or came back. While `side` is away, `claim_after` is the time until the
+    opponent may send `claim_victory` (0: now)."""
+
+    side: Colour
+    online: bool
+    claim_after: Millis | None = None
+
+
+@dataclass(frozen=True)
+class GameEnded(GameEvent, tag="game_ended"):
+    """The game is over: the `winner` (None when aborted), why, and the final clocks."""
+
+    termination: Termination
+    clocks: Clocks
+    winner: Colour | None = None
+
+
+@dataclass(frozen=True)
+class Synced(Event, tag="synced"):
+    """The reply to `resync`: every event of the game up to `version` has now been sent."""
+
+    game_id: GameId
+    version: EventVersion
+
+
+EVENTS = by_tag(
+    Ok,
+    ErrorReply,
+    Welcome,
+    Pong,
+    SeekList,
+    SeekAdded,
+    SeekRemoved,
+    ChallengeAdded,
+    ChallengeRemoved,
+    GameList,
+    GameStarted,
+    GameSnapshot,
+    MovePlayed,
+    ClockUpdate,
+    Presence,
+    GameEnded,
+    Synced,
+)

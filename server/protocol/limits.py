@@ -1,0 +1,120 @@
+"""The protocol's limits, and the bounded field types built from them.
+
+Every int, string and list on the wire has bounds; a value outside them is refused by the decoder
+with `bad_field`. Raising a limit is a protocol change: docs/protocol.md lists them all.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from server.protocol.schema import Length, Range
+
+__all__ = [
+    "MAX_BASE_SECONDS",
+    "MAX_CLIENT_LENGTH",
+    "MAX_CLOCK_MS",
+    "MAX_COUNT",
+    "MAX_EVENT_FRAME",
+    "MAX_EVENT_VERSION",
+    "MAX_FIELD_PATH_LENGTH",
+    "MAX_ID_LENGTH",
+    "MAX_INCREMENT_SECONDS",
+    "MAX_LISTED",
+    "MAX_MESSAGE_LENGTH",
+    "MAX_MOVE_LENGTH",
+    "MAX_NAME_LENGTH",
+    "MAX_OWN_GAMES",
+    "MAX_PASSWORD_LENGTH",
+    "MAX_PLY",
+    "MAX_POSITION_LENGTH",
+    "MAX_PROTOCOL_VERSION",
+    "MAX_RATING",
+    "MAX_REQUEST_FRAME",
+    "MAX_REQUEST_ID",
+    "MAX_RETRY_AFTER",
+    "MAX_SETUP_LENGTH",
+    "MAX_STRENGTH",
+    "MAX_TOKEN_LENGTH",
+    "BaseSeconds",
+    "ChallengeId",
+    "ClientName",
+    "Count",
+    "EventVersion",
+    "FieldPath",
+    "GameId",
+    "IncrementSeconds",
+    "Millis",
+    "MoveText",
+    "Password",
+    "Ply",
+    "PositionText",
+    "ProtocolVersion",
+    "Rating",
+    "ReplyText",
+    "RequestId",
+    "RetryAfter",
+    "SeekId",
+    "SetupName",
+    "Strength",
+    "Token",
+    "UserName",
+]
+
+# Frames, in bytes. Server frames may be larger: a full game or a list of live games.
+MAX_REQUEST_FRAME = 16 * 1024
+MAX_EVENT_FRAME = 1024 * 1024
+
+# Numbers.
+MAX_REQUEST_ID = 2**32 - 1
+MAX_PROTOCOL_VERSION = 65_535
+MAX_PLY = 1000  # a 26x26 board burns a square a move, so no game reaches 676 moves
+MAX_EVENT_VERSION = 1_000_000
+MAX_CLOCK_MS = 24 * 3600 * 1000
+MAX_BASE_SECONDS = 3 * 3600
+MAX_INCREMENT_SECONDS = 180
+MAX_RETRY_AFTER = 24 * 3600
+MAX_RATING = 4000
+MAX_STRENGTH = 10
+MAX_COUNT = 1_000_000
+
+# Strings, in characters.
+MAX_NAME_LENGTH = 32
+MAX_PASSWORD_LENGTH = 128
+MAX_TOKEN_LENGTH = 128
+MAX_ID_LENGTH = 32
+MAX_SETUP_LENGTH = 32
+MAX_MOVE_LENGTH = 32
+MAX_POSITION_LENGTH = 1024  # a 26x26 position is at most 27 * 26 + 2 characters
+MAX_CLIENT_LENGTH = 64
+MAX_MESSAGE_LENGTH = 1000
+MAX_FIELD_PATH_LENGTH = 200
+
+# Lists, in items.
+MAX_LISTED = 500  # seeks or live games in one list
+MAX_OWN_GAMES = 100  # live games of one user
+
+RequestId = Annotated[int, Range(0, MAX_REQUEST_ID)]
+ProtocolVersion = Annotated[int, Range(1, MAX_PROTOCOL_VERSION)]
+Ply = Annotated[int, Range(0, MAX_PLY)]
+EventVersion = Annotated[int, Range(0, MAX_EVENT_VERSION)]
+Millis = Annotated[int, Range(0, MAX_CLOCK_MS)]
+BaseSeconds = Annotated[int, Range(0, MAX_BASE_SECONDS)]
+IncrementSeconds = Annotated[int, Range(0, MAX_INCREMENT_SECONDS)]
+RetryAfter = Annotated[int, Range(0, MAX_RETRY_AFTER)]
+Rating = Annotated[int, Range(0, MAX_RATING)]
+Strength = Annotated[int, Range(1, MAX_STRENGTH)]
+Count = Annotated[int, Range(0, MAX_COUNT)]
+
+UserName = Annotated[str, Length(1, MAX_NAME_LENGTH)]
+Password = Annotated[str, Length(1, MAX_PASSWORD_LENGTH)]
+Token = Annotated[str, Length(1, MAX_TOKEN_LENGTH)]
+GameId = Annotated[str, Length(1, MAX_ID_LENGTH)]
+SeekId = Annotated[str, Length(1, MAX_ID_LENGTH)]
+ChallengeId = Annotated[str, Length(1, MAX_ID_LENGTH)]
+SetupName = Annotated[str, Length(1, MAX_SETUP_LENGTH)]
+MoveText = Annotated[str, Length(1, MAX_MOVE_LENGTH)]
+PositionText = Annotated[str, Length(1, MAX_POSITION_LENGTH)]
+ClientName = Annotated[str, Length(1, MAX_CLIENT_LENGTH)]
+ReplyText = Annotated[str, Length(0, MAX_MESSAGE_LENGTH)]
+FieldPath = Annotated[str, Length(1, MAX_FIELD_PATH_LENGTH)]

@@ -1,0 +1,272 @@
+"""Requests: every message a client sends. Each gets exactly one reply, its result or an error,
+carrying the request's `id`; the docstrings name the reply. docs/protocol.md lists the errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.protocol.limits import (
+    ChallengeId,
+    ClientName,
+    EventVersion,
+    GameId,
+    MoveText,
+    Password,
+    Ply,
+    PositionText,
+    ProtocolVersion,
+    SeekId,
+    SetupName,
+    Strength,
+    Token,
+    UserName,
+)
+from server.protocol.message import Request, by_tag
+from server.protocol.values import ColourPreference, TimeControl
+
+__all__ = [
+    "DEFAULT_SETUP",
+    "REQUESTS",
+    "Abort",
+    "AcceptChallenge",
+    "AcceptSeek",
+    "Analyze",
+    "BotLogin",
+    "CancelChallenge",
+    "CancelQuickPair",
+    "CancelSeek",
+    "Challenge",
+    "ClaimVictory",
+    "DeclineChallenge",
+    "Guest",
+    "Hello",
+    "ListGames",
+    "ListSeeks",
+    "Login",
+    "Ping",
+    "PlayMove",
+    "QuickPair",
+    "Resign",
+    "Resume",
+    "Resync",
+    "Seek",
+    "Unwatch",
+    "Watch",
+]
+
+DEFAULT_SETUP = "10x10"
+
+
+@dataclass(frozen=True)
+class Hello(Request, tag="hello"):
+    """The first frame: the client's protocol version and, for logs, its name. Reply `ok`."""
+
+    version: ProtocolVersion
+    client: ClientName | None = None
+
+
+@dataclass(frozen=True)
+class Login(Request, tag="login"):
+    """Log in to an account. Reply `welcome`."""
+
+    user: UserName
+    password: Password
+
+
+@dataclass(frozen=True)
+class BotLogin(Request, tag="bot_login"):
+    """Log in as a bot account with its token. Reply `welcome`."""
+
+    token: Token
+
+
+@dataclass(frozen=True)
+class Guest(Request, tag="guest"):
+    """Play as a guest under a name the server picks. Reply `welcome`."""
+
+
+@dataclass(frozen=True)
+class Resume(Request, tag="resume"):
+    """Take up a session again with the token a `welcome` gave. Reply `welcome`."""
+
+    session: Token
+
+
+@dataclass(frozen=True)
+class Ping(Request, tag="ping"):
+    """Keep the connection alive and measure the round trip. Reply `pong`."""
+
+
+@dataclass(frozen=True)
+class Seek(Request, tag="seek"):
+    """Offer a game to anyone in the lobby. Reply `seek_added`."""
+
+    time: TimeControl
+    setup: SetupName = DEFAULT_SETUP
+    rated: bool = False
+    colour: ColourPreference = ColourPreference.RANDOM
+
+
+@dataclass(frozen=True)
+class CancelSeek(Request, tag="cancel_seek"):
+    """Withdraw one's own seek. Reply `seek_removed`."""
+
+    seek_id: SeekId
+
+
+@dataclass(frozen=True)
+class ListSeeks(Request, tag="list_seeks"):
+    """The open seeks. Reply `seek_list`."""
+
+
+@dataclass(frozen=True)
+class AcceptSeek(Request, tag="accept_seek"):
+    """Take up a seek. Reply `game_started`."""
+
+    seek_id: SeekId
+
+
+@dataclass(frozen=True)
+class Challenge(Request, tag="challenge"):
+    """Challenge a user, or a house bot at a `strength`. Reply `challenge_added`, or at once
+    `game_started` from a house bot."""
+
+    opponent: UserName
+    time: TimeControl
+    setup: SetupName = DEFAULT_SETUP
+    rated: bool = False
+    colour: ColourPreference = ColourPreference.RANDOM
+    strength: Strength | None = None
+
+
+@dataclass(frozen=True)
+class AcceptChallenge(Request, tag="accept_challenge"):
+    """Accept a challenge sent to you. Reply `game_started`."""
+
+    challenge_id: ChallengeId
+
+
+@dataclass(frozen=True)
+class DeclineChallenge(Request, tag="decline_challenge"):
+    """Decline a challenge sent to you. Reply `challenge_removed`."""
+
+    challenge_id: ChallengeId
+
+
+@dataclass(frozen=True)
+class CancelChallenge(Request, tag="cancel_challenge"):
+    """Withdraw a challenge you sent. Reply `challenge_removed`."""
+
+    challenge_id: ChallengeId
+
+
+@dataclass(frozen=True)
+class QuickPair(Request, tag="quick_pair"):
+    """Join the pairing pool for a time control. Reply `ok`; `game_started` follows on a
+    pairing."""
+
+    time: TimeControl
+    setup: SetupName = DEFAULT_SETUP
+    rated: bool = False
+
+
+@dataclass(frozen=True)
+class CancelQuickPair(Request, tag="cancel_quick_pair"):
+    """Leave the pairing pool. Reply `ok`."""
+
+
+@dataclass(frozen=True)
+class ListGames(Request, tag="list_games"):
+    """The live games. Reply `game_list`."""
+
+
+@dataclass(frozen=True)
+class Watch(Request, tag="watch"):
+    """Follow a game as a spectator. Reply `game_state`; the game's events follow."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class Unwatch(Request, tag="unwatch"):
+    """Stop following a game. Reply `ok`."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class PlayMove(Request, tag="move"):
+    """Play `move` as the game's move number `ply` (0 for the first). Reply `move_played`; a
+    resend of a move already played is answered with the same `move_played`."""
+
+    game_id: GameId
+    ply: Ply
+    move: MoveText
+
+
+@dataclass(frozen=True)
+class Resign(Request, tag="resign"):
+    """Resign a game. Reply `game_ended`."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class Abort(Request, tag="abort"):
+    """Call off a game that has barely begun. Reply `game_ended`."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class ClaimVictory(Request, tag="claim_victory"):
+    """Claim a game whose opponent has been gone past the grace period. Reply `game_ended`."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class Resync(Request, tag="resync"):
+    """Catch up on a game from event `version` (0 when nothing is known): the missed events, or
+    one `game_state`, then the reply `synced`."""
+
+    game_id: GameId
+    version: EventVersion
+
+
+@dataclass(frozen=True)
+class Analyze(Request, tag="analyze"):
+    """Reserved for engine analysis of a position; until it is built the reply is the error
+    `unavailable`."""
+
+    position: PositionText
+
+
+REQUESTS = by_tag(
+    Hello,
+    Login,
+    BotLogin,
+    Guest,
+    Resume,
+    Ping,
+    Seek,
+    CancelSeek,
+    ListSeeks,
+    AcceptSeek,
+    Challenge,
+    AcceptChallenge,
+    DeclineChallenge,
+    CancelChallenge,
+    QuickPair,
+    CancelQuickPair,
+    ListGames,
+    Watch,
+    Unwatch,
+    PlayMove,
+    Resign,
+    Abort,
+    ClaimVictory,
+    Resync,
+    Analyze,
+)

@@ -1,0 +1,145 @@
+"""The values carried inside messages: colours, game outcomes, time controls, clocks, players,
+seeks, challenges and live-game summaries. Each is a frozen dataclass or a string enum and goes
+on the wire as a msgpack map or string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from server.protocol.limits import (
+    BaseSeconds,
+    ChallengeId,
+    Count,
+    GameId,
+    IncrementSeconds,
+    Millis,
+    Ply,
+    Rating,
+    SeekId,
+    SetupName,
+    UserName,
+)
+
+__all__ = [
+    "ChallengeInfo",
+    "ChallengeOutcome",
+    "Clocks",
+    "Colour",
+    "ColourPreference",
+    "GameStatus",
+    "GameSummary",
+    "Player",
+    "PlayerKind",
+    "SeekInfo",
+    "Termination",
+    "TimeControl",
+]
+
+
+class Colour(StrEnum):
+    WHITE = "white"
+    BLACK = "black"
+
+
+class ColourPreference(StrEnum):
+    """The colour a seeker or challenger wants to play."""
+
+    WHITE = "white"
+    BLACK = "black"
+    RANDOM = "random"
+
+
+class GameStatus(StrEnum):
+    PLAYING = "playing"
+    ENDED = "ended"
+
+
+class Termination(StrEnum):
+    """Why a game ended."""
+
+    NO_LEGAL_MOVE = "no_legal_move"  # the side to move had none and lost
+    TIME_FORFEIT = "time_forfeit"
+    RESIGNATION = "resignation"
+    ABANDONED = "abandoned"  # the opponent claimed victory after the player left
+    ABORTED = "aborted"  # called off before it really began; nobody wins
+
+
+class PlayerKind(StrEnum):
+    HUMAN = "human"
+    GUEST = "guest"
+    BOT = "bot"  # an external bot with a bot token
+    HOUSE = "house"  # one of the server's own bots
+
+
+class ChallengeOutcome(StrEnum):
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Fischer clock: `base` seconds each, plus `increment` seconds after every move."""
+
+    base: BaseSeconds
+    increment: IncrementSeconds
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """Both players' remaining time in milliseconds, as the server's clock had it when sent."""
+
+    white: Millis
+    black: Millis
+
+
+@dataclass(frozen=True)
+class Player:
+    """A user as others see them; `rating` is None for guests and unrated accounts."""
+
+    name: UserName
+    kind: PlayerKind
+    rating: Rating | None = None
+
+
+@dataclass(frozen=True)
+class SeekInfo:
+    """An open seek in the lobby: `player` will play anyone who accepts these terms."""
+
+    seek_id: SeekId
+    player: Player
+    setup: SetupName
+    time: TimeControl
+    rated: bool
+    colour: ColourPreference
+
+
+@dataclass(frozen=True)
+class ChallengeInfo:
+    """An open challenge from `challenger` to `opponent`; `colour` is the challenger's wish."""
+
+    challenge_id: ChallengeId
+    challenger: Player
+    opponent: Player
+    setup: SetupName
+    time: TimeControl
+    rated: bool
+    colour: ColourPreference
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A live game as the lobby lists it; `ply` is the number of moves played so far."""
+
+    game_id: GameId
+    white: Player
+    black: Player
+    setup: SetupName
+    time: TimeControl
+    rated: bool
+    clocks: Clocks
+    to_move: Colour
+    ply: Ply
+    spectators: Count
