@@ -273,20 +273,30 @@ def search(
 
 def drive(run: Callable[[int], int], deadline: float, limit: int = 0) -> int:
     """Call `run(batch)` (which runs up to `batch` iterations and returns how many it ran)
-    in batches of about BATCH_SECONDS until the deadline, or `limit` iterations when it is set;
-    return the iterations run. The first batch always runs."""
-    limit = limit if limit > 0 else 1 << 62
+    in batches of about BATCH_SECONDS until the deadline or, when `limit` is set, exactly
+    `limit` iterations with no regard to the clock; return the iterations run. The first batch
+    always runs."""
+    if limit > 0:
+        # A fixed number of iterations, whatever the clock says: the search then repeats exactly.
+        done = 0
+        while done < limit:
+            done += run(min(1024, limit - done))
+        return done
     done = 0
-    batch = min(8, limit)
+    batch = 8
+    longest = 0.0
     while True:
         started = now()
         ran = run(batch)
         done += ran
-        per_iteration = max(now() - started, 1e-7) / max(ran, 1)
-        # Plan for half of what is left: some iterations cost far more than the average (a
-        # node being ranked), and the halving leaves room for them near the deadline.
-        batch = min(int(min(BATCH_SECONDS, (deadline - now()) / 2) / per_iteration), limit - done)
-        if batch < 1:
+        elapsed = now() - started
+        longest = max(longest, elapsed)
+        per_iteration = max(elapsed, 1e-7) / max(ran, 1)
+        # Some iterations cost far more than the average (a node being ranked): plan for half
+        # of what is left, and stop once less is left than the slowest batch took.
+        left = deadline - now()
+        batch = int(min(BATCH_SECONDS, left / 2) / per_iteration)
+        if batch < 1 or left < longest:
             return done
 
 

@@ -1,3 +1,5 @@
+import functools
+
 from hypothesis import given, settings
 
 from engine.amazons import Position, Side
@@ -8,13 +10,17 @@ from tests.engine.strategies import positions
 
 def _longest_alone(position: Position, side: Side) -> int:
     """Plain search: the most moves `side` can make in a row while the opponent passes."""
-    text = position.text()[:-1] + side.letter
+    return _longest_from(position.text()[:-1] + side.letter)
+
+
+@functools.cache
+def _longest_from(text: str) -> int:
     here = Position.parse(text)
     best = 0
     for move in list(here.legal_moves):
         after = here.clone()
         after.apply(move)
-        best = max(best, 1 + _longest_alone(after, side))
+        best = max(best, 1 + _longest_from(after.text()[:-1] + text[-1]))
     return best
 
 
