@@ -38,8 +38,10 @@ def _directions(stride: int) -> tuple[int, int, int, int, int, int, int, int]:
 
 
 @njit(cache=True, inline="always")
-def _cut_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int) -> None:
-    # The empty run through sq along `step` splits in two: each side loses the other and sq.
+def _relink_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int, sign: int) -> int:
+    """The empty runs either side of sq along `step` join through it (sign +1: sq was just
+    emptied) or split apart (sign -1: sq is about to be filled); each side gains or loses the
+    other side and sq. Return how many squares of this line sq sees."""
     right = 0
     p = sq + step
     while board[p] == EMPTY:
@@ -48,32 +50,12 @@ def _cut_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int) -> None:
     left = 0
     p = sq - step
     while board[p] == EMPTY:
-        mob[p] -= right + 1
+        mob[p] += sign * (right + 1)
         left += 1
         p -= step
     p = sq + step
     for _ in range(right):
-        mob[p] -= left + 1
-        p += step
-
-
-@njit(cache=True, inline="always")
-def _join_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int) -> int:
-    # Two empty runs either side of sq join through it; return how many squares sq now sees.
-    right = 0
-    p = sq + step
-    while board[p] == EMPTY:
-        right += 1
-        p += step
-    left = 0
-    p = sq - step
-    while board[p] == EMPTY:
-        mob[p] += right + 1
-        left += 1
-        p -= step
-    p = sq + step
-    for _ in range(right):
-        mob[p] += left + 1
+        mob[p] += sign * (left + 1)
         p += step
     return left + right
 
@@ -81,10 +63,8 @@ def _join_line(board: np.ndarray, mob: np.ndarray, sq: int, step: int) -> int:
 @njit(cache=True, inline="always")
 def _occupy(board: np.ndarray, mob: np.ndarray, sq: int, piece: int, stride: int) -> None:
     """Put `piece` on the empty square `sq`, cutting the empty lines through it."""
-    _cut_line(board, mob, sq, 1)
-    _cut_line(board, mob, sq, stride)
-    _cut_line(board, mob, sq, stride + 1)
-    _cut_line(board, mob, sq, stride - 1)
+    for step in (1, stride, stride + 1, stride - 1):
+        _relink_line(board, mob, sq, step, -1)
     board[sq] = piece
     mob[sq] = 0
 
@@ -93,12 +73,10 @@ def _occupy(board: np.ndarray, mob: np.ndarray, sq: int, piece: int, stride: int
 def _vacate(board: np.ndarray, mob: np.ndarray, sq: int, stride: int) -> None:
     """Empty the square `sq`, joining the empty lines through it."""
     board[sq] = EMPTY
-    mob[sq] = (
-        _join_line(board, mob, sq, 1)
-        + _join_line(board, mob, sq, stride)
-        + _join_line(board, mob, sq, stride + 1)
-        + _join_line(board, mob, sq, stride - 1)
-    )
+    seen = 0
+    for step in (1, stride, stride + 1, stride - 1):
+        seen += _relink_line(board, mob, sq, step, 1)
+    mob[sq] = seen
 
 
 @njit(cache=True)
