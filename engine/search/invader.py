@@ -197,7 +197,8 @@ def iterate(
     params: np.ndarray,
 ) -> int:
     """Run up to `iterations` iterations from the root position the arrays hold (left as they
-    are); return how many ran (fewer when the node table or the move pool is full).
+    are); return how many ran: fewer when the node table or the move pool is full, or when an
+    iteration ranked a node's moves.
     sizes = [nodes used, pool entries used]; params = [c, cutoff, slope, expand, queens, keep,
     widen]."""
     c = params[0]
@@ -221,6 +222,7 @@ def iterate(
         a[:] = amazons
         t[:] = meta
         node = 0
+        ranked_one = False
         while True:
             if nodes[node, TOTAL] == 0:
                 break
@@ -232,6 +234,7 @@ def iterate(
                 nodes[node, LENGTH] = length
                 pool[sizes[1] : sizes[1] + length] = ranked[:length]
                 sizes[1] += length
+                ranked_one = True
             allowed = min(nodes[node, LENGTH], 2 + int(widen * math.sqrt(nodes[node, VISITS])))
             tried = nodes[node, TRIED]
             if tried < allowed:
@@ -258,6 +261,10 @@ def iterate(
             wins[node] += white if mover == 0 else 1.0 - white
             mover = 1 - mover
             node = nodes[node, PARENT]
+        if ranked_one:
+            # Ranking costs as much as many playouts: end the batch so the caller sees the
+            # clock before another one starts.
+            return done + 1
     return iterations
 
 

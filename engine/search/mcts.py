@@ -295,9 +295,9 @@ def drive(run: Callable[[int], int], deadline: float, limit: int = 0) -> int:
         # Some iterations cost far more than the average (a node being ranked): plan for half
         # of what is left, and stop once less is left than the slowest batch took.
         left = deadline - now()
-        batch = int(min(BATCH_SECONDS, left / 2) / per_iteration)
-        if batch < 1 or left < longest:
+        if left < longest or left < 2 * per_iteration:
             return done
+        batch = max(1, int(min(BATCH_SECONDS, left / 2) / per_iteration))
 
 
 def moves_left(position: Position) -> int:
