@@ -32,7 +32,7 @@ def encode(origin: int, target: int, arrow: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _directions(stride: int) -> tuple[int, int, int, int, int, int, int, int]:
+def directions(stride: int) -> tuple[int, int, int, int, int, int, int, int]:
     # Pairs (2k, 2k + 1) are opposite; the even ones are the four axes.
     return (1, -1, stride, -stride, stride + 1, -stride - 1, stride - 1, 1 - stride)
 
@@ -82,7 +82,7 @@ def _vacate(board: np.ndarray, mob: np.ndarray, sq: int, stride: int) -> None:
 @njit(cache=True)
 def compute_mobility(board: np.ndarray, mob: np.ndarray, stride: int) -> None:
     """Fill `mob` from scratch: for each empty square, the empty squares a queen there sees."""
-    dirs = _directions(stride)
+    dirs = directions(stride)
     for sq in range(board.shape[0]):
         mob[sq] = 0
         if board[sq] != EMPTY:
@@ -215,7 +215,7 @@ def generate_moves(
     """Write the legal moves of the side to move into `out` (sized by count_moves); return n.
     Order: amazons in list order, then directions, then distance; arrows likewise."""
     side = meta[SIDE]
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     n = 0
     for i in range(meta[COUNT + side]):
         origin = amazons[side, i]
@@ -239,7 +239,7 @@ def generate_moves(
 def has_moves(board: np.ndarray, amazons: np.ndarray, meta: np.ndarray) -> bool:
     """True when the side to move has a legal move (an amazon with an empty neighbour)."""
     side = meta[SIDE]
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     for i in range(meta[COUNT + side]):
         a = amazons[side, i]
         for d in range(8):
@@ -300,7 +300,7 @@ def ray_weights(
     """Fill weights[8 * i + d] with the number of legal moves of the side to move's amazon i
     whose queen step goes in direction d; return the total (= count_moves)."""
     side = meta[SIDE]
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     total = 0
     for i in range(meta[COUNT + side]):
         a = amazons[side, i]
@@ -324,7 +324,7 @@ def nth_move(
     """The move of index `r` in [0, count_moves) in generation order, found without a move
     list from the weights that ray_weights just filled."""
     side = meta[SIDE]
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     ray = 0
     while r >= weights[ray]:
         r -= weights[ray]
@@ -426,7 +426,7 @@ def random_games(
 def label_regions(board: np.ndarray, stride: int, labels: np.ndarray) -> int:
     """Label the 8-connected components of non-burnt squares 0, 1, ... in square order (burnt
     squares get -1); return how many there are."""
-    dirs = _directions(stride)
+    dirs = directions(stride)
     labels[:] = -1
     stack = np.empty(board.shape[0], dtype=np.int64)
     count = 0

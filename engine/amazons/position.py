@@ -350,7 +350,7 @@ class Position:
             raise ValueError(f"divide needs a depth of 1 or more, not {depth}")
         work = self.clone()
         counts = []
-        for move in self._generate():
+        for move in self.move_indices():
             work.apply_index(int(move))
             counts.append((self._decode(int(move)), work.perft(depth - 1)))
             work.undo()
@@ -374,7 +374,8 @@ class Position:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _generate(self) -> Int64Array:
+    def move_indices(self) -> Int64Array:
+        """The legal moves as kernel ints, in generation order."""
         moves = np.empty(self.count_moves(), dtype=np.int64)
         kernels.generate_moves(self._board, self._amazons, self._meta, moves)
         return moves
@@ -426,7 +427,7 @@ class LegalMoves:
 
     def __iter__(self) -> Iterator[Move]:
         decode = self._position.decode
-        return (decode(int(m)) for m in self._position._generate())
+        return (decode(int(m)) for m in self._position.move_indices())
 
     def __contains__(self, move: object) -> bool:
         return isinstance(move, Move) and self._position.is_legal(move)

@@ -15,7 +15,7 @@ from numba import njit
 
 from engine.amazons import Position, kernels
 from engine.game import GameState
-from engine.search.basic import amazons_position
+from engine.search.basic import amazons_position, pick_best
 from engine.search.bot import Budget, Decision, now, require_moves
 from engine.search.evaluation import evaluate, make_scratch
 from engine.search.mcts import moves_left
@@ -440,11 +440,9 @@ class GreedyBot:
         require_moves(state)
         position = amazons_position(state, self.spec)
         board, mob, amazons, meta, zob = position.clone().arrays()
-        moves = np.empty(position.count_moves(), dtype=np.int64)
-        kernels.generate_moves(board, amazons, meta, moves)
+        moves = position.move_indices()
         scores = one_ply(board, mob, amazons, meta, zob, make_scratch(board), moves)
-        best = np.flatnonzero(scores >= scores.max() - TIE)
-        index = int(best[self._rng.integers(len(best))])
+        index = pick_best(scores, self._rng, TIE)
         move = position.decode(int(moves[index]))
         return Decision(
             move,
@@ -480,9 +478,8 @@ class AlphaBetaBot:
         deadline = math.inf
         if not self.depth:
             deadline = start + think_time(budget, moves_left=moves_left(position))
-        board, _, amazons, meta, _ = position.arrays()
-        root_moves = np.empty(position.count_moves(), dtype=np.int64)
-        kernels.generate_moves(board, amazons, meta, root_moves)
+        board = position.arrays()[0]
+        root_moves = position.move_indices()
         # The seeded shuffle breaks ties between equal scores: the first one found stays best.
         root_moves = self._rng.permutation(root_moves)
         self._table.age += 1

@@ -7,13 +7,24 @@ import random
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from engine.amazons import Position, kernels
 from engine.game import GameState
 from engine.search.bot import Budget, Decision, now, require_moves
 
-__all__ = ["MobilityBot", "RandomBot", "amazons_position"]
+__all__ = ["MobilityBot", "RandomBot", "amazons_position", "pick_best"]
+
+
+def pick_best(
+    scores: npt.NDArray[np.int64] | npt.NDArray[np.float64],
+    rng: np.random.Generator,
+    tie: float = 0,
+) -> int:
+    """The index of a best score, drawn at random among those within `tie` of the best."""
+    best = np.flatnonzero(scores >= scores.max() - tie)
+    return int(best[rng.integers(len(best))])
 
 
 def amazons_position(state: GameState[Any], spec: str) -> Position:
@@ -54,12 +65,9 @@ class MobilityBot:
         start = now()
         require_moves(state)
         position = amazons_position(state, self.spec)
-        moves = np.empty(position.count_moves(), dtype=np.int64)
-        board, mob, amazons, meta, zob = position.clone().arrays()
-        kernels.generate_moves(board, amazons, meta, moves)
-        replies = _replies(board, mob, amazons, meta, zob, moves)
-        best = np.flatnonzero(replies == replies.min())
-        move = int(moves[best[self._rng.integers(len(best))]])
+        moves = position.move_indices()
+        replies = _replies(*position.clone().arrays(), moves)
+        move = int(moves[pick_best(-replies, self._rng)])
         return Decision(
             position.decode(move),
             seconds=now() - start,

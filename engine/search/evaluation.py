@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from engine.amazons.kernels import COUNT, EMPTY, SIDE, STRIDE, _directions
+from engine.amazons.kernels import COUNT, EMPTY, SIDE, STRIDE, directions
 from engine.amazons.position import Position
 
 __all__ = [
@@ -74,7 +74,7 @@ def _queen_search(
     amazons: np.ndarray, meta: np.ndarray, side: int, out: np.ndarray, queue: np.ndarray
 ) -> None:
     """Breadth-first search over queen moves on a map `_blank` prepared."""
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     tail = 0
     for i in range(meta[COUNT + side]):
         tail = _queen_expand(dirs, out, queue, amazons[side, i], 0, tail)
@@ -103,7 +103,7 @@ def _king_search(
     amazons: np.ndarray, meta: np.ndarray, side: int, out: np.ndarray, queue: np.ndarray
 ) -> None:
     """Breadth-first search over king steps on a map `_blank` prepared."""
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     tail = 0
     for i in range(meta[COUNT + side]):
         tail = _king_expand(dirs, out, queue, amazons[side, i], 0, tail)
@@ -189,7 +189,7 @@ def score_terms(
     _queen_search(amazons, meta, 1 - me, queen_opp, queue)
     _king_search(amazons, meta, me, king_me, queue)
     _king_search(amazons, meta, 1 - me, king_opp, queue)
-    dirs = _directions(meta[STRIDE])
+    dirs = directions(meta[STRIDE])
     queen_lead = 0
     queen_ties = 0
     king_lead = 0

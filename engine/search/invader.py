@@ -84,7 +84,7 @@ def rank_moves(
     arrows of the best `queens` steps are then scored one by one."""
     side = meta[kernels.SIDE]
     stride = meta[kernels.STRIDE]
-    dirs = (1, -1, stride, -stride, stride + 1, -stride - 1, stride - 1, 1 - stride)
+    dirs = kernels.directions(stride)
     count = meta[kernels.COUNT + side]
     steps = 0
     for i in range(count):
@@ -272,7 +272,7 @@ def iterate(
 def _reach(board: np.ndarray, amazons: np.ndarray, meta: np.ndarray, side: int) -> int:
     """Empty squares king-connected to `side`'s amazons: a bound on the moves it has left."""
     stride = meta[kernels.STRIDE]
-    dirs = (1, -1, stride, -stride, stride + 1, -stride - 1, stride - 1, 1 - stride)
+    dirs = kernels.directions(stride)
     seen = np.zeros(board.shape[0], dtype=np.bool_)
     stack = np.empty(board.shape[0], dtype=np.int64)
     top = 0
