@@ -3,10 +3,12 @@ an Elo difference and its 95% interval, and a record of every game."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -156,6 +158,33 @@ def _elo_text(value: float) -> str:
     return f"{value:+.0f}"
 
 
+class _HeldInterrupts:
+    """While installed as the SIGINT handler: Ctrl-C raises KeyboardInterrupt as usual, except
+    inside `held()`, where it waits for the block to end. Python runs signal handlers in the
+    main thread between bytecodes, so no thread of the pool can slip one into the block."""
+
+    def __init__(self) -> None:
+        self._holding = False
+        self._pending = False
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self._holding:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+        if self._pending:
+            self._pending = False
+            raise KeyboardInterrupt
+
+
 def _ignore_interrupts() -> None:
     # Workers leave Ctrl-C to the parent, which stops them and keeps the finished games.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -201,16 +230,25 @@ def run_match(
     ]
     result = MatchResult(a, b)
     started = time.monotonic()
+    interrupts = _HeldInterrupts()
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, interrupts) if in_main_thread else None
     try:
         for task, record in _games(tasks, jobs):
-            result.add(record, a_is_white=task.index % 2 == 0)
-            if out is not None:
-                out.write(record.to_json() + "\n")
-                out.flush()
+            # A Ctrl-C must not fall between writing a game and counting it: the table and the
+            # records would disagree.
+            with interrupts.held():
+                if out is not None:
+                    out.write(record.to_json() + "\n")
+                    out.flush()
+                result.add(record, a_is_white=task.index % 2 == 0)
             if progress is not None:
                 progress(_progress_line(result, games, time.monotonic() - started))
     except KeyboardInterrupt:
         print("\ninterrupted: the finished games are kept", file=sys.stderr)
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous or signal.default_int_handler)
     return result
 
 
