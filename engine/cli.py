@@ -19,7 +19,7 @@ from engine.search.match import run_match
 from engine.search.registry import BOTS, make_bot
 from engine.search.tournament import run_tournament
 
-__all__ = ["main"]
+__all__ = ["add_commands", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -38,8 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="Amazons Arena: play, watch and study the Game of the Amazons."
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    return parser
 
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the engine's subcommands to an `arena` parser (the server adds its own)."""
     perft = commands.add_parser(
         "perft",
         help="count the leaves of the legal move tree",
@@ -82,7 +86,6 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("bots", nargs="+", metavar="BOT", help="two or more bot specs")
     _add_match_options(tournament)
     tournament.set_defaults(run=_tournament)
-    return parser
 
 
 def _add_match_options(parser: argparse.ArgumentParser) -> None:

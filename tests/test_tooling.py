@@ -36,8 +36,8 @@ def test_ruff_format() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_strict_on_engine_and_server() -> None:
-    result = _run("mypy", "--strict", "engine", "server")
+def test_mypy_strict_on_every_package() -> None:
+    result = _run("mypy", "--strict", "engine", "server", "clients")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -1,0 +1,203 @@
+"""One server process: the websocket endpoint (and `GET /healthz` on the same port), the
+connections it holds, and the background duties any process may do for the shared Redis:
+ending games whose time is up, pairing the quick-pairing pools and keeping its seeks alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import secrets
+from collections.abc import Coroutine
+from http import HTTPStatus
+from typing import Any
+
+import redis.asyncio as aioredis
+import structlog
+from websockets.asyncio.server import ServerConnection as Socket
+from websockets.http11 import Request as HttpRequest
+from websockets.http11 import Response
+
+from engine.amazons import SETUPS
+from engine.search.registry import bot_names
+from server.games import CLAIM_GRACE_MS, GameStore
+from server.lobby import SEEK_TTL_MS, Lobby
+from server.protocol import (
+    ColourPreference,
+    GameStarted,
+    Player,
+    PlayerKind,
+    TimeControl,
+)
+from server.session import Session, now_ms
+
+__all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
+
+log = structlog.get_logger(__name__)
+
+SETUP_NAMES = ("10x10", "8x8", "6x6")
+SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
+PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
+HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
+# House bots are the engine's own bots but OpenSpiel's (a benchmark partner, not a product).
+HOUSE_BOTS = tuple(name for name in bot_names() if not name.startswith("openspiel"))
+
+
+def house_spec(bot: str, strength: int) -> str:
+    """How a game stores a house player: the bot's name and its strength 1..10."""
+    return f"{bot}@{strength}"
+
+
+class Arena:
+    """The state one process holds (connections, subscriptions) and its background tasks;
+    everything about games and the lobby is in Redis."""
+
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        *,
+        setups: tuple[str, ...] = SETUP_NAMES,
+        claim_grace_ms: int = CLAIM_GRACE_MS,
+    ) -> None:
+        from server.hub import Hub
+
+        for name in setups:
+            if name not in SETUPS:
+                raise ValueError(f"unknown setup {name!r}")
+        self.redis = redis
+        self.setups = setups
+        self.store = GameStore(redis, claim_grace_ms=claim_grace_ms)
+        self.lobby = Lobby(redis)
+        self.hub = Hub(redis)
+        self.sessions: set[Session] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._pairing = asyncio.Event()
+
+    async def start(self) -> None:
+        await self.hub.start()
+        self.spawn(self._sweep_loop())
+        self.spawn(self._pair_loop())
+        self.spawn(self._seek_loop())
+
+    async def close(self) -> None:
+        for task in tuple(self._tasks):
+            task.cancel()
+        for task in tuple(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.hub.close()
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        """Run a task the process keeps until it ends (or the process closes)."""
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("task_failed", exc_info=task.exception())
+
+    # Connections
+
+    async def handle(self, socket: Socket) -> None:
+        session = Session(self, socket)
+        self.sessions.add(session)
+        await session.run()
+
+    @staticmethod
+    def health(socket: Socket, request: HttpRequest) -> Response | None:
+        """Answer `GET /healthz` over plain HTTP; other paths go on to the websocket."""
+        if request.path == "/healthz":
+            return socket.respond(HTTPStatus.OK, "ok\n")
+        return None
+
+    # Games
+
+    def new_id(self) -> str:
+        return secrets.token_urlsafe(6)
+
+    def house_bot(self, name: str) -> Player | None:
+        """The house player of that name, if the server has such a bot."""
+        bot = name.lower()
+        return Player(bot, PlayerKind.HOUSE) if bot in HOUSE_BOTS else None
+
+    def house_spec(self, name: str, strength: int | None) -> str:
+        return house_spec(name.lower(), strength or HOUSE_STRENGTH)
+
+    async def start_game(
+        self,
+        first: Player,
+        second: Player,
+        colour: ColourPreference,
+        *,
+        setup: str,
+        time: TimeControl,
+        rated: bool,
+        house_spec: str | None = None,
+    ) -> GameStarted:
+        """Start a game between `first` (whose colour wish is `colour`) and `second`."""
+        if colour is ColourPreference.RANDOM:
+            first_white = random.random() < 0.5
+        else:
+            first_white = colour is ColourPreference.WHITE
+        white, black = (first, second) if first_white else (second, first)
+        house = (
+            house_spec if white.kind is PlayerKind.HOUSE else None,
+            house_spec if black.kind is PlayerKind.HOUSE else None,
+        )
+        started = await self.store.create(
+            white, black, time=time, rated=rated, now=now_ms(), setup=setup, house=house
+        )
+        log.info("game_started", game_id=started.game_id, white=white.name, black=black.name)
+        return started
+
+    def wake_pairing(self) -> None:
+        self._pairing.set()
+
+    # Background duties
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                now = now_ms()
+                for game_id in await self.store.due(now):
+                    ended = await self.store.expire(game_id, now)
+                    if ended is not None:
+                        log.info(
+                            "game_timed_out", game_id=game_id, termination=str(ended.termination)
+                        )
+            except Exception:
+                log.exception("sweep_failed")
+
+    async def _pair_loop(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._pairing.wait(), PAIR_SECONDS)
+            self._pairing.clear()
+            try:
+                for pairing in await self.lobby.pair(now_ms()):
+                    await self.start_game(
+                        pairing.first,
+                        pairing.second,
+                        ColourPreference.RANDOM,
+                        setup=pairing.setup,
+                        time=pairing.time,
+                        rated=pairing.rated,
+                    )
+            except Exception:
+                log.exception("pairing_failed")
+
+    async def _seek_loop(self) -> None:
+        while True:
+            await asyncio.sleep(SEEK_TTL_MS / 3000)
+            try:
+                await self.store.rate_leftovers()
+                now = now_ms()
+                mine = [seek for session in self.sessions for seek in session.seek_ids]
+                await self.lobby.refresh_seeks(mine, now)
+                await self.lobby.sweep_seeks(now)
+            except Exception:
+                log.exception("seek_refresh_failed")

@@ -1,0 +1,281 @@
+"""The `arena` command line: the engine's subcommands plus the server's own — `serve` (the game
+server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
+`user` and `token` (accounts and bot tokens).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.parse
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import redis.asyncio as aioredis
+import structlog
+import websockets.asyncio.server
+
+from engine import cli as engine_cli
+from server import identity
+from server.app import Arena
+from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
+from server.worker import run_worker
+
+__all__ = ["main"]
+
+DEFAULT_PORT = 8765
+DEFAULT_DATA_DIR = Path(".arena")
+# Websocket frames above this close the connection (1009); smaller ones over the protocol's
+# 16 KiB limit are answered with frame_too_large.
+MAX_FRAME = 64 * 1024
+PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="arena", description="Amazons Arena: play, watch and study the Game of the Amazons."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    engine_cli.add_commands(commands)
+    _add_server_commands(commands)
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except (ValueError, OSError) as error:
+        parser.exit(2, f"arena {args.command}: error: {error}\n")
+    except BrokenPipeError:
+        return 0
+    return status
+
+
+def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="run the game server",
+        description="Run the websocket game server. With no Redis URL it starts a private "
+        "redis-server in the data folder and stops it on exit; live games survive a restart.",
+    )
+    serve.add_argument("--host", default=os.environ.get("ARENA_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=_port, default=_env_int("ARENA_PORT", DEFAULT_PORT))
+    _add_redis_options(serve)
+    serve.add_argument(
+        "--workers",
+        type=_count,
+        default=_env_int("ARENA_WORKERS", 1),
+        metavar="N",
+        help="house-bot worker processes to start with the server (default 1)",
+    )
+    serve.set_defaults(run=_serve)
+
+    worker = commands.add_parser("worker", help="compute house-bot moves from the request queue")
+    _add_redis_options(worker)
+    worker.set_defaults(run=_worker)
+
+    user = commands.add_parser("user", help="manage accounts")
+    user_commands = user.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = user_commands.add_parser(
+        "create", help="create an account; the password is read from ARENA_PASSWORD or stdin"
+    )
+    create.add_argument("name")
+    _add_redis_options(create)
+    create.set_defaults(run=_user_create)
+
+    token = commands.add_parser("token", help="manage bot tokens")
+    token_commands = token.add_subparsers(dest="action", required=True, metavar="ACTION")
+    make = token_commands.add_parser("create", help="create a bot account's API token")
+    make.add_argument("name")
+    make.add_argument("--bot", action="store_true", required=True, help="a bot token (required)")
+    _add_redis_options(make)
+    make.set_defaults(run=_token_create)
+
+
+def _add_redis_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL"),
+        help="Redis to use (default: $REDIS_URL, else a private one in the data folder)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)),
+        help="folder of the private Redis (default: $ARENA_DATA_DIR or ./.arena)",
+    )
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise SystemExit(f"arena: error: {name} must be an integer, got {text!r}") from None
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, got {text}")
+    return port
+
+
+def _count(text: str) -> int:
+    count = int(text)
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return count
+
+
+def configure_logging() -> None:
+    """Readable lines on a terminal, JSON lines otherwise (for log collectors)."""
+    renderer: structlog.typing.Processor = (
+        structlog.dev.ConsoleRenderer()
+        if sys.stderr.isatty()
+        else structlog.processors.JSONRenderer()
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
+
+
+@contextlib.contextmanager
+def _redis_url(args: argparse.Namespace) -> Iterator[str]:
+    """The Redis to use: the URL given, the private one of a server already running on the
+    data folder, or a private one started for as long as the command runs."""
+    if args.redis_url:
+        yield args.redis_url
+        return
+    path = args.data_dir / SOCKET_NAME
+    if _answers_ping(path):
+        yield "unix://" + urllib.parse.quote(str(path.resolve()))
+        return
+    with EmbeddedRedis(args.data_dir) as embedded:
+        yield embedded.url
+
+
+def _answers_ping(path: Path) -> bool:
+    """Whether a Redis is listening on the unix socket `path` (a server already running)."""
+    if not path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(path))
+            probe.sendall(b"PING\r\n")
+            return probe.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+
+def _serve(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+        workers = [_start_worker(url) for _ in range(args.workers)]
+        try:
+            asyncio.run(_serve_until_stopped(url, args.host, args.port))
+        finally:
+            for process in workers:
+                process.terminate()
+            for process in workers:
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+    return 0
+
+
+def _start_worker(url: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "worker", "--redis-url", url],
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+async def _serve_until_stopped(url: str, host: str, port: int) -> None:
+    stop = _stop_event()
+    redis = aioredis.from_url(url)
+    arena = Arena(redis)
+    await arena.start()
+    try:
+        async with websockets.asyncio.server.serve(
+            arena.handle,
+            host,
+            port,
+            process_request=arena.health,
+            max_size=MAX_FRAME,
+            ping_interval=PING_SECONDS,
+        ) as server:
+            bound = [s.getsockname() for s in server.sockets]
+            log.info("serving", addresses=[f"{a[0]}:{a[1]}" for a in bound], redis=url)
+            print(f"arena: serving on ws://{host}:{bound[0][1]}  (Ctrl-C stops)", flush=True)
+            await stop.wait()
+            log.info("stopping")
+    finally:
+        await arena.close()
+        await redis.aclose()
+
+
+def _stop_event() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+def _worker(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+
+        async def work() -> None:
+            await run_worker(url, _stop_event())
+
+        asyncio.run(work())
+    return 0
+
+
+def _user_create(args: argparse.Namespace) -> int:
+    password = os.environ.get("ARENA_PASSWORD") or sys.stdin.readline().rstrip("\n")
+    with _redis_url(args) as url:
+        asyncio.run(_with_redis(url, lambda r: identity.create_account(r, args.name, password)))
+    print(f"created account {args.name}")
+    return 0
+
+
+def _token_create(args: argparse.Namespace) -> int:
+    with _redis_url(args) as url:
+        token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
+    print(token)
+    return 0
+
+
+async def _with_redis(url: str, action: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+    redis = aioredis.from_url(url)
+    try:
+        return await action(redis)
+    finally:
+        await redis.aclose()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

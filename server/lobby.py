@@ -1,0 +1,302 @@
+"""The lobby in Redis: open seeks, direct challenges and the quick-pairing pools. Taking a seek,
+a challenge or a pair of waiting players is atomic (the first taker wins); seeks and pool
+entries expire unless their owner's server keeps refreshing them, so a crashed server leaves
+nothing behind for long.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass
+
+import msgpack
+import redis.asyncio as aioredis
+
+from server.hub import LOBBY, user_channel
+from server.protocol import (
+    ChallengeAdded,
+    ChallengeInfo,
+    ChallengeOutcome,
+    ChallengeRemoved,
+    ColourPreference,
+    ErrorCode,
+    Player,
+    PlayerKind,
+    ProtocolError,
+    SeekAdded,
+    SeekInfo,
+    SeekRemoved,
+    TimeControl,
+)
+
+__all__ = ["SEEK_TTL_MS", "Lobby", "Pairing"]
+
+SEEKS = "lobby:seeks"  # hash: seek id -> msgpack seek
+SEEK_EXPIRY = "lobby:seek-expiry"  # sorted set: seek id -> ms when it lapses
+CHALLENGES = "lobby:challenges"  # hash: challenge id -> msgpack challenge
+POOLS = "lobby:pools"  # set of pool names with someone waiting
+SEEK_TTL_MS = 60_000  # a seek lapses this long after its owner's server last refreshed it
+MAX_SEEKS_PER_USER = 3
+
+# Quick pairing pairs two waiting players whose ratings differ by at most a window that starts
+# narrow and widens with the time the earlier of them has waited.
+WINDOW_START = 100
+WINDOW_GROWTH_PER_SECOND = 25
+UNRATED = 1500
+
+# Take a seek: the first caller gets it, later ones get nothing.
+TAKE = """
+local data = redis.call('HGET', KEYS[1], ARGV[1])
+if not data then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[1]) end
+return data
+"""
+
+# Take two players out of a pool together, or neither.
+TAKE_PAIR = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('HDEL', KEYS[2], ARGV[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+def _player_data(player: Player) -> list[object]:
+    return [player.name, str(player.kind), player.rating]
+
+
+def _player(data: list[object]) -> Player:
+    name, kind, rating = data
+    return Player(str(name), PlayerKind(str(kind)), rating if isinstance(rating, int) else None)
+
+
+def _seek_bytes(seek: SeekInfo) -> bytes:
+    data: bytes = msgpack.packb(
+        [
+            seek.seek_id,
+            _player_data(seek.player),
+            seek.setup,
+            [seek.time.base, seek.time.increment],
+            seek.rated,
+            str(seek.colour),
+        ]
+    )
+    return data
+
+
+def _seek(data: bytes) -> SeekInfo:
+    seek_id, player, setup, time, rated, colour = msgpack.unpackb(data)
+    return SeekInfo(
+        seek_id, _player(player), setup, TimeControl(*time), rated, ColourPreference(colour)
+    )
+
+
+def _challenge_bytes(challenge: ChallengeInfo) -> bytes:
+    data: bytes = msgpack.packb(
+        [
+            challenge.challenge_id,
+            _player_data(challenge.challenger),
+            _player_data(challenge.opponent),
+            challenge.setup,
+            [challenge.time.base, challenge.time.increment],
+            challenge.rated,
+            str(challenge.colour),
+        ]
+    )
+    return data
+
+
+def _challenge(data: bytes) -> ChallengeInfo:
+    cid, challenger, opponent, setup, time, rated, colour = msgpack.unpackb(data)
+    return ChallengeInfo(
+        cid,
+        _player(challenger),
+        _player(opponent),
+        setup,
+        TimeControl(*time),
+        rated,
+        ColourPreference(colour),
+    )
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two players quick pairing matched, in the pool they waited in."""
+
+    first: Player
+    second: Player
+    setup: str
+    time: TimeControl
+    rated: bool
+
+
+def pool_name(setup: str, time: TimeControl, rated: bool) -> str:
+    return f"lobby:pool:{setup}:{time.base}+{time.increment}:{'rated' if rated else 'casual'}"
+
+
+def _pool_terms(name: str) -> tuple[str, TimeControl, bool]:
+    _, _, setup, time, rated = name.split(":")
+    base, increment = time.split("+")
+    return setup, TimeControl(int(base), int(increment)), rated == "rated"
+
+
+class Lobby:
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self.redis = redis
+        self._take = redis.register_script(TAKE)
+        self._take_pair = redis.register_script(TAKE_PAIR)
+
+    # Seeks
+
+    async def seeks(self, now: int) -> list[SeekInfo]:
+        live = await self.redis.zrangebyscore(SEEK_EXPIRY, now, "+inf")
+        if not live:
+            return []
+        found = await self.redis.hmget(SEEKS, live)
+        return [_seek(data) for data in found if data is not None]
+
+    async def add_seek(
+        self,
+        player: Player,
+        *,
+        setup: str,
+        time: TimeControl,
+        rated: bool,
+        colour: ColourPreference,
+        now: int,
+    ) -> SeekInfo:
+        own = [s for s in await self.seeks(now) if s.player.name == player.name]
+        if len(own) >= MAX_SEEKS_PER_USER:
+            raise ProtocolError(
+                ErrorCode.CONFLICT, f"at most {MAX_SEEKS_PER_USER} open seeks at a time"
+            )
+        seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(SEEKS, seek.seek_id, _seek_bytes(seek))
+            pipe.zadd(SEEK_EXPIRY, {seek.seek_id: now + SEEK_TTL_MS})
+            pipe.publish(LOBBY, SeekAdded(seek).to_wire())
+            await pipe.execute()
+        return seek
+
+    async def refresh_seeks(self, seek_ids: list[str], now: int) -> None:
+        if seek_ids:
+            await self.redis.zadd(SEEK_EXPIRY, dict.fromkeys(seek_ids, now + SEEK_TTL_MS), xx=True)
+
+    async def take_seek(self, seek_id: str) -> SeekInfo | None:
+        """Remove the seek and return it, unless someone else took it first."""
+        data = await self._take(keys=[SEEKS, SEEK_EXPIRY], args=[seek_id])
+        if data is None:
+            return None
+        await self.redis.publish(LOBBY, SeekRemoved(seek_id).to_wire())
+        return _seek(data)
+
+    async def peek_seek(self, seek_id: str, now: int) -> SeekInfo | None:
+        expiry = await self.redis.zscore(SEEK_EXPIRY, seek_id)
+        data = await self.redis.hget(SEEKS, seek_id)
+        if data is None or expiry is None or expiry < now:
+            return None
+        return _seek(data)
+
+    async def sweep_seeks(self, now: int) -> None:
+        """Drop seeks whose owner's server stopped refreshing them."""
+        for seek_id in await self.redis.zrangebyscore(SEEK_EXPIRY, "-inf", now - 1):
+            await self.take_seek(seek_id.decode() if isinstance(seek_id, bytes) else seek_id)
+
+    # Challenges
+
+    async def add_challenge(self, challenge: ChallengeInfo) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(CHALLENGES, challenge.challenge_id, _challenge_bytes(challenge))
+            pipe.publish(user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire())
+            await pipe.execute()
+
+    async def challenge(self, challenge_id: str) -> ChallengeInfo:
+        data = await self.redis.hget(CHALLENGES, challenge_id)
+        if data is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {challenge_id}")
+        return _challenge(data)
+
+    async def close_challenge(
+        self, challenge_id: str, outcome: ChallengeOutcome
+    ) -> ChallengeInfo | None:
+        """Remove the challenge and tell both sides; None when it was already closed."""
+        data = await self._take(keys=[CHALLENGES], args=[challenge_id])
+        if data is None:
+            return None
+        challenge = _challenge(data)
+        removed = ChallengeRemoved(challenge_id, outcome).to_wire()
+        for name in (challenge.challenger.name, challenge.opponent.name):
+            await self.redis.publish(user_channel(name), removed)
+        return challenge
+
+    # Quick pairing
+
+    async def join_pool(
+        self, player: Player, setup: str, time: TimeControl, rated: bool, now: int
+    ) -> None:
+        pool = pool_name(setup, time, rated)
+        for other in await self.redis.smembers(POOLS):
+            name = other.decode()
+            if name != pool and await self.redis.zscore(name, player.name) is not None:
+                raise ProtocolError(ErrorCode.CONFLICT, "already waiting for quick pairing")
+        added = await self.redis.zadd(pool, {player.name: player.rating or UNRATED}, nx=True)
+        if not added:
+            raise ProtocolError(ErrorCode.CONFLICT, "already waiting for quick pairing")
+        await self.redis.hset(pool + ":since", player.name, now)
+        await self.redis.hset(pool + ":who", player.name, msgpack.packb(_player_data(player)))
+        await self.redis.sadd(POOLS, pool)
+
+    async def leave_pools(self, name: str) -> bool:
+        """Take `name` out of every pool; whether it was in one."""
+        left = False
+        for pool in await self.redis.smembers(POOLS):
+            key = pool.decode()
+            if await self.redis.zrem(key, name):
+                await self.redis.hdel(key + ":since", name)
+                await self.redis.hdel(key + ":who", name)
+                left = True
+        return left
+
+    async def pair(self, now: int) -> list[Pairing]:
+        """Match waiting players whose ratings are within the window of the one who has
+        waited longer; each player is taken by one pairing only, whichever process runs it."""
+        pairings = []
+        for pool in await self.redis.smembers(POOLS):
+            key = pool.decode()
+            waiting = await self.redis.zrange(key, 0, -1, withscores=True)
+            if not waiting:
+                await self.redis.srem(POOLS, key)
+                continue
+            since = {
+                k.decode(): int(v) for k, v in (await self.redis.hgetall(key + ":since")).items()
+            }
+            names = [(name.decode(), score) for name, score in waiting]
+            i = 0
+            while i + 1 < len(names):
+                (a, ra), (b, rb) = names[i], names[i + 1]
+                waited = (now - min(since.get(a, now), since.get(b, now))) / 1000
+                window = WINDOW_START + WINDOW_GROWTH_PER_SECOND * max(0.0, waited)
+                if abs(ra - rb) <= window or math.isinf(window):
+                    who = await self.redis.hmget(key + ":who", [a, b])
+                    if None not in who and await self._take_pair(
+                        keys=[key, key + ":since"], args=[a, b]
+                    ):
+                        await self.redis.hdel(key + ":who", a, b)
+                        setup, time, rated = _pool_terms(key)
+                        pairings.append(
+                            Pairing(
+                                _player(msgpack.unpackb(who[0])),
+                                _player(msgpack.unpackb(who[1])),
+                                setup,
+                                time,
+                                rated,
+                            )
+                        )
+                    i += 2
+                else:
+                    i += 1
+        return pairings

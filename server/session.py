@@ -1,0 +1,594 @@
+"""One client's connection: reads frames through the sans-I/O protocol, acts on each request
+in order, and writes replies and followed news through one bounded send queue (a client that
+falls too far behind is disconnected and may resume; it never slows anyone else).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+import structlog
+from websockets.asyncio.server import ServerConnection as Socket
+from websockets.exceptions import ConnectionClosed
+
+from server import identity
+from server.games import channel
+from server.hub import LOBBY, user_channel
+from server.protocol import (
+    PROTOCOL_VERSION,
+    Abort,
+    AcceptChallenge,
+    AcceptSeek,
+    Analyze,
+    BotLogin,
+    CancelChallenge,
+    CancelQuickPair,
+    CancelSeek,
+    Challenge,
+    ChallengeAdded,
+    ChallengeInfo,
+    ChallengeOutcome,
+    ChallengeRemoved,
+    ClaimVictory,
+    Colour,
+    DeclineChallenge,
+    ErrorCode,
+    ErrorReply,
+    Event,
+    GameEvent,
+    GameList,
+    GameStatus,
+    Guest,
+    ListGames,
+    ListSeeks,
+    Login,
+    Ok,
+    Phase,
+    Player,
+    PlayerKind,
+    PlayMove,
+    ProtocolError,
+    QuickPair,
+    Request,
+    Resign,
+    Resume,
+    Resync,
+    Seek,
+    SeekList,
+    SeekRemoved,
+    ServerConnection,
+    Synced,
+    Unwatch,
+    Watch,
+    Welcome,
+)
+
+if TYPE_CHECKING:
+    from server.app import Arena
+
+__all__ = ["Session", "now_ms"]
+
+log = structlog.get_logger(__name__)
+
+SEND_QUEUE = 512  # frames a client may fall behind before it is disconnected
+RATE = 20.0  # requests per second a connection may keep up
+BURST = 60.0  # requests it may send at once
+
+
+def now_ms() -> int:
+    """Server time in ms: wall clock, so every server process of one Redis agrees."""
+    return int(time.time() * 1000)
+
+
+class TokenBucket:
+    """A request allowance refilled at `rate` per second up to `burst`."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """0 when a request may go ahead now, else the seconds until it may."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+class Session:
+    """The server side of one websocket."""
+
+    def __init__(self, arena: Arena, socket: Socket) -> None:
+        self.arena = arena
+        self.socket = socket
+        self.protocol = ServerConnection()
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
+        self.user: Player | None = None
+        self.versions: dict[str, int] = {}  # game id -> last event version sent
+        self.watching: set[str] = set()
+        self.attending: dict[str, Colour] = {}  # games this connection plays in
+        self.seek_ids: set[str] = set()
+        self.channels: set[str] = set()
+        self.bucket = TokenBucket(RATE, BURST)
+        self.log = log.bind(peer=str(socket.remote_address))
+        self.overflowed = False
+
+    # Running
+
+    async def run(self) -> None:
+        sender = asyncio.create_task(self._send_loop())
+        try:
+            async for frame in self.socket:
+                await self._receive(frame)
+                if self.protocol.phase is Phase.CLOSING or self.overflowed:
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            await self._leave()
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, 2.0)
+            sender.cancel()
+
+    async def _send_loop(self) -> None:
+        while True:
+            frame = await self.queue.get()
+            if frame is None:
+                return
+            try:
+                await self.socket.send(frame)
+            except ConnectionClosed:
+                return
+
+    def push(self, frame: bytes) -> None:
+        """Queue a frame; a client too far behind is cut off (it may resume and resync)."""
+        if self.overflowed:
+            return
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.overflowed = True
+            self.log.warning("send_queue_full")
+            self.arena.spawn(self.socket.close(1008, "too far behind; reconnect and resync"))
+
+    def reply(self, event: Event) -> None:
+        self.protocol.send(event)
+        for frame in self.protocol.data_to_send():
+            self.push(frame)
+
+    def deliver(self, channel_name: str, data: bytes) -> None:
+        """A frame published on a followed channel. Game events already sent are dropped, so a
+        client sees each version once (a reply may have carried it first)."""
+        if channel_name.startswith("game:"):
+            try:
+                event = msgpack.unpackb(data)
+                game_id, version = event["game_id"], event["version"]
+            except Exception:
+                self.log.error("bad_published_frame", channel=channel_name)
+                return
+            if version <= self.versions.get(game_id, 0):
+                return
+            self.versions[game_id] = version
+        elif channel_name.startswith("user:"):
+            event = msgpack.unpackb(data)
+            if event.get("t") == "game_started":
+                # A game of ours started elsewhere (a seek taken, a pairing): follow it.
+                self.arena.spawn(self.follow_game(event["game_id"], 0))
+                return
+        self.push(data)
+
+    async def _receive(self, frame: bytes | str) -> None:
+        wait = self.bucket.take()
+        if wait > 0:
+            reply = ErrorReply(
+                ErrorCode.RATE_LIMITED,
+                f"too many requests: at most {RATE:g} a second",
+                retry_after=max(1, round(wait + 0.5)),
+                id=_request_id(frame),
+            )
+            self.reply(reply)
+            return
+        request = self.protocol.receive(frame)
+        for data in self.protocol.data_to_send():
+            self.push(data)
+        if request is None:
+            return
+        context = {k: getattr(request, k) for k in ("game_id", "ply") if hasattr(request, k)}
+        try:
+            with structlog.contextvars.bound_contextvars(**context):
+                await self._handle(request)
+        except ProtocolError as error:
+            self.reply(ErrorReply.of(error, id=request.id))
+        except Exception:
+            self.log.exception("request_failed", request=request.TAG)
+            self.reply(
+                ErrorReply(ErrorCode.INTERNAL, "the server failed; try again", id=request.id)
+            )
+
+    async def _handle(self, request: Request) -> None:
+        handler = self._handlers().get(type(request))
+        if handler is None:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"{request.TAG} is not offered yet")
+        await handler(request)
+
+    def _handlers(self) -> dict[type[Any], Callable[[Any], Awaitable[None]]]:
+        return {
+            Login: self._login,
+            BotLogin: self._bot_login,
+            Guest: self._guest,
+            Resume: self._resume,
+            Seek: self._seek,
+            CancelSeek: self._cancel_seek,
+            ListSeeks: self._list_seeks,
+            AcceptSeek: self._accept_seek,
+            Challenge: self._challenge,
+            AcceptChallenge: self._accept_challenge,
+            DeclineChallenge: self._decline_challenge,
+            CancelChallenge: self._cancel_challenge,
+            QuickPair: self._quick_pair,
+            CancelQuickPair: self._cancel_quick_pair,
+            ListGames: self._list_games,
+            Watch: self._watch,
+            Unwatch: self._unwatch,
+            PlayMove: self._move,
+            Resign: self._resign,
+            Abort: self._abort,
+            ClaimVictory: self._claim,
+            Resync: self._resync,
+            Analyze: self._analyze,
+        }
+
+    # Logging in
+
+    async def _login(self, request: Login) -> None:
+        account = await identity.authenticate(self.arena.redis, request.user, request.password)
+        if account is None:
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
+        await self._welcome(request, account)
+
+    async def _bot_login(self, request: BotLogin) -> None:
+        account = await identity.bot_for_token(self.arena.redis, request.token)
+        if account is None:
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown bot token")
+        await self._welcome(request, account)
+
+    async def _guest(self, request: Guest) -> None:
+        await self._welcome(request, await identity.new_guest(self.arena.redis))
+
+    async def _resume(self, request: Resume) -> None:
+        account = await identity.resume_session(self.arena.redis, request.session)
+        if account is None:
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
+        await self._welcome(request, account, session=request.session)
+
+    async def _welcome(
+        self, request: Request, account: identity.Account, session: str | None = None
+    ) -> None:
+        player = Player(account.name, PlayerKind(account.kind), account.rating)
+        if session is None:
+            session = await identity.open_session(self.arena.redis, account.name)
+        self.user = player
+        self.log = self.log.bind(user=player.name)
+        await self._follow(user_channel(player.name))
+        games = await self.arena.store.games_of(player.name)
+        self.reply(Welcome(PROTOCOL_VERSION, session, player, tuple(games), id=request.id))
+        for game_id in games:
+            await self.follow_game(game_id, 0, snapshot=True)
+        self.log.info("logged_in", kind=str(player.kind))
+
+    # Following channels and games
+
+    async def _follow(self, name: str) -> None:
+        if name not in self.channels:
+            self.channels.add(name)
+            await self.arena.hub.follow(name, self)
+
+    async def _unfollow(self, name: str) -> None:
+        if name in self.channels:
+            self.channels.discard(name)
+            await self.arena.hub.unfollow(name, self)
+
+    async def follow_game(self, game_id: str, version: int, snapshot: bool = False) -> None:
+        """Follow a game's channel, then send what the client misses after `version`: the
+        logged events, or one snapshot. Subscribing first means no event falls in between."""
+        await self._follow(channel(game_id))
+        await self._catch_up(game_id, version, snapshot)
+        await self._attend(game_id)
+
+    async def _attend(self, game_id: str) -> None:
+        """Count this connection as present in a game the user plays."""
+        if game_id in self.attending:
+            return
+        game = await self.arena.store.load(game_id)
+        colour = game.colour_of(self._me().name)
+        if colour is not None and game.status is GameStatus.PLAYING:
+            self.attending[game_id] = colour
+            await self.arena.store.attend(game_id, colour, +1, now_ms())
+
+    async def _catch_up(self, game_id: str, version: int, snapshot: bool) -> None:
+        store = self.arena.store
+        if snapshot:
+            game = await store.load(game_id)
+            if game.version > self.versions.get(game_id, 0) or snapshot:
+                self.versions[game_id] = max(self.versions.get(game_id, 0), game.version)
+                self.push(game.snapshot(now_ms()).to_wire())
+            return
+        frames = await store.events_since(game_id, version)
+        for index, frame in enumerate(frames, start=version + 1):
+            if index > self.versions.get(game_id, 0):
+                self.versions[game_id] = index
+                self.push(frame)
+
+    # Lobby
+
+    def _me(self) -> Player:
+        assert self.user is not None
+        return self.user
+
+    def _check_terms(self, setup: str, rated: bool) -> None:
+        if setup not in self.arena.setups:
+            offered = ", ".join(self.arena.setups)
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD,
+                f"setup {setup!r} is not offered; offered: {offered}",
+                field="setup",
+            )
+        if rated and self._me().kind is PlayerKind.GUEST:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
+
+    async def _seek(self, request: Seek) -> None:
+        self._check_terms(request.setup, request.rated)
+        seek = await self.arena.lobby.add_seek(
+            self._me(),
+            setup=request.setup,
+            time=request.time,
+            rated=request.rated,
+            colour=request.colour,
+            now=now_ms(),
+        )
+        self.seek_ids.add(seek.seek_id)
+        self.reply(self._seek_added(seek, request))
+
+    def _seek_added(self, seek: Any, request: Request) -> Event:
+        from server.protocol import SeekAdded
+
+        return SeekAdded(seek, id=request.id)
+
+    async def _cancel_seek(self, request: CancelSeek) -> None:
+        seek = await self.arena.lobby.peek_seek(request.seek_id, now_ms())
+        if seek is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open seek {request.seek_id}")
+        if seek.player.name != self._me().name:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "that seek is not yours")
+        await self.arena.lobby.take_seek(request.seek_id)
+        self.seek_ids.discard(request.seek_id)
+        self.reply(SeekRemoved(request.seek_id, id=request.id))
+
+    async def _list_seeks(self, request: ListSeeks) -> None:
+        await self._follow(LOBBY)
+        seeks = await self.arena.lobby.seeks(now_ms())
+        self.reply(SeekList(tuple(seeks[:500]), id=request.id))
+
+    async def _accept_seek(self, request: AcceptSeek) -> None:
+        me = self._me()
+        seek = await self.arena.lobby.peek_seek(request.seek_id, now_ms())
+        if seek is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open seek {request.seek_id}")
+        if seek.player.name == me.name:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "you cannot accept your own seek")
+        if seek.rated and me.kind is PlayerKind.GUEST:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
+        taken = await self.arena.lobby.take_seek(request.seek_id)
+        if taken is None:
+            raise ProtocolError(ErrorCode.CONFLICT, f"seek {request.seek_id} was already taken")
+        started = await self.arena.start_game(
+            seek.player, me, seek.colour, setup=seek.setup, time=seek.time, rated=seek.rated
+        )
+        await self._started(started, request)
+
+    async def _started(self, started: GameEvent, request: Request) -> None:
+        self.versions[started.game_id] = max(self.versions.get(started.game_id, 0), 1)
+        await self._follow(channel(started.game_id))
+        self.reply(replace(started, id=request.id))
+        await self._catch_up(started.game_id, 1, snapshot=False)
+        await self._attend(started.game_id)
+
+    async def _challenge(self, request: Challenge) -> None:
+        me = self._me()
+        self._check_terms(request.setup, request.rated)
+        house = self.arena.house_bot(request.opponent)
+        if house is not None:
+            started = await self.arena.start_game(
+                me,
+                house,
+                request.colour,
+                setup=request.setup,
+                time=request.time,
+                rated=False,
+                house_spec=self.arena.house_spec(request.opponent, request.strength),
+            )
+            await self._started(started, request)
+            return
+        if request.strength is not None:
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD, "strength is for house bots only", field="strength"
+            )
+        account = await identity.find(self.arena.redis, request.opponent)
+        if account is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no user or house bot {request.opponent}")
+        if account.name.lower() == me.name.lower():
+            raise ProtocolError(ErrorCode.FORBIDDEN, "you cannot challenge yourself")
+        opponent = Player(account.name, PlayerKind(account.kind), account.rating)
+        if request.rated and opponent.kind is PlayerKind.GUEST:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
+        info = ChallengeInfo(
+            self.arena.new_id(),
+            me,
+            opponent,
+            request.setup,
+            request.time,
+            request.rated,
+            request.colour,
+        )
+        await self.arena.lobby.add_challenge(info)
+        self.reply(ChallengeAdded(info, id=request.id))
+
+    async def _accept_challenge(self, request: AcceptChallenge) -> None:
+        lobby = self.arena.lobby
+        info = await lobby.challenge(request.challenge_id)
+        if info.opponent.name.lower() != self._me().name.lower():
+            raise ProtocolError(ErrorCode.FORBIDDEN, "that challenge is not addressed to you")
+        if await lobby.close_challenge(request.challenge_id, ChallengeOutcome.ACCEPTED) is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {request.challenge_id}")
+        started = await self.arena.start_game(
+            info.challenger,
+            self._me(),
+            info.colour,
+            setup=info.setup,
+            time=info.time,
+            rated=info.rated,
+        )
+        await self._started(started, request)
+
+    async def _decline_challenge(self, request: DeclineChallenge) -> None:
+        await self._close_challenge(request.challenge_id, ChallengeOutcome.DECLINED, request)
+
+    async def _cancel_challenge(self, request: CancelChallenge) -> None:
+        await self._close_challenge(request.challenge_id, ChallengeOutcome.CANCELLED, request)
+
+    async def _close_challenge(
+        self, challenge_id: str, outcome: ChallengeOutcome, request: Request
+    ) -> None:
+        lobby = self.arena.lobby
+        info = await lobby.challenge(challenge_id)
+        mine = info.challenger if outcome is ChallengeOutcome.CANCELLED else info.opponent
+        if mine.name.lower() != self._me().name.lower():
+            whose = "yours" if outcome is ChallengeOutcome.CANCELLED else "addressed to you"
+            raise ProtocolError(ErrorCode.FORBIDDEN, f"that challenge is not {whose}")
+        if await lobby.close_challenge(challenge_id, outcome) is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {challenge_id}")
+        self.reply(ChallengeRemoved(challenge_id, outcome, id=request.id))
+
+    async def _quick_pair(self, request: QuickPair) -> None:
+        self._check_terms(request.setup, request.rated)
+        await self.arena.lobby.join_pool(
+            self._me(), request.setup, request.time, request.rated, now_ms()
+        )
+        self.reply(Ok(id=request.id))
+        self.arena.wake_pairing()
+
+    async def _cancel_quick_pair(self, request: CancelQuickPair) -> None:
+        if not await self.arena.lobby.leave_pools(self._me().name):
+            raise ProtocolError(ErrorCode.NOT_FOUND, "not waiting for quick pairing")
+        self.reply(Ok(id=request.id))
+
+    async def _list_games(self, request: ListGames) -> None:
+        games = await self.arena.store.live_games(now_ms())
+        self.reply(GameList(tuple(games[:500]), id=request.id))
+
+    # Games
+
+    async def _watch(self, request: Watch) -> None:
+        game = await self.arena.store.load(request.game_id)
+        await self._follow(channel(game.game_id))
+        if game.colour_of(self._me().name) is None and game.game_id not in self.watching:
+            self.watching.add(game.game_id)
+            await self.arena.store.count_spectator(game.game_id, +1)
+        game = await self.arena.store.load(request.game_id)
+        self.versions[game.game_id] = max(self.versions.get(game.game_id, 0), game.version)
+        self.reply(replace(game.snapshot(now_ms()), id=request.id))
+
+    async def _unwatch(self, request: Unwatch) -> None:
+        if request.game_id not in self.watching:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"not watching game {request.game_id}")
+        self.watching.discard(request.game_id)
+        await self.arena.store.count_spectator(request.game_id, -1)
+        await self._unfollow(channel(request.game_id))
+        self.reply(Ok(id=request.id))
+
+    def _lag_ms(self) -> int:
+        return int(self.socket.latency * 1000)
+
+    async def _move(self, request: PlayMove) -> None:
+        events = await self.arena.store.play(
+            request.game_id, self._me().name, request.ply, request.move, now_ms(), self._lag_ms()
+        )
+        self._send_game_events(events, request)
+
+    async def _resign(self, request: Resign) -> None:
+        events = await self.arena.store.resign(request.game_id, self._me().name, now_ms())
+        self._send_game_events(events, request)
+
+    async def _abort(self, request: Abort) -> None:
+        events = await self.arena.store.abort(request.game_id, self._me().name, now_ms())
+        self._send_game_events(events, request)
+
+    async def _claim(self, request: ClaimVictory) -> None:
+        events = await self.arena.store.claim(request.game_id, self._me().name, now_ms())
+        self._send_game_events(events, request)
+
+    def _send_game_events(self, events: list[GameEvent], request: Request) -> None:
+        """The first event is the reply; the rest follow as news, each version once."""
+        first, *rest = events
+        self.versions[first.game_id] = max(self.versions.get(first.game_id, 0), first.version)
+        self.reply(replace(first, id=request.id))
+        for event in rest:
+            if event.version > self.versions.get(event.game_id, 0):
+                self.versions[event.game_id] = event.version
+                self.push(event.to_wire())
+
+    async def _resync(self, request: Resync) -> None:
+        game = await self.arena.store.load(request.game_id)
+        await self._follow(channel(game.game_id))
+        frames = await self.arena.store.events_since(game.game_id, request.version)
+        for frame in frames:
+            self.push(frame)
+        last = request.version + len(frames)
+        self.versions[game.game_id] = max(self.versions.get(game.game_id, 0), last)
+        self.reply(Synced(game.game_id, last, id=request.id))
+
+    async def _analyze(self, request: Analyze) -> None:
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "analysis is not offered yet")
+
+    # Leaving
+
+    async def _leave(self) -> None:
+        with contextlib.suppress(Exception):
+            for name in tuple(self.channels):
+                await self._unfollow(name)
+            lobby = self.arena.lobby
+            for seek_id in tuple(self.seek_ids):
+                await lobby.take_seek(seek_id)
+            if self.user is not None:
+                await lobby.leave_pools(self.user.name)
+            for game_id in self.watching:
+                await self.arena.store.count_spectator(game_id, -1)
+            for game_id, colour in self.attending.items():
+                await self.arena.store.attend(game_id, colour, -1, now_ms())
+        self.arena.sessions.discard(self)
+        self.log.info("disconnected")
+
+
+def _request_id(frame: bytes | str) -> int | None:
+    """The id of a frame refused before it was read, if it has a readable one."""
+    if isinstance(frame, str):
+        return None
+    try:
+        message = msgpack.unpackb(frame)
+    except Exception:
+        return None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if isinstance(request_id, int) and 0 <= request_id < 2**32 else None

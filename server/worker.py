@@ -1,0 +1,158 @@
+"""`arena worker`: house-bot moves. Reads move requests from the Redis Stream `ai:requests`
+through a consumer group, thinks with the engine's bot within the game's clock, and plays the
+move through the game store like any player. A request whose worker died is reclaimed by
+another worker; the move's `(game_id, ply)` makes a repeated request harmless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from typing import Any
+
+import redis.asyncio as aioredis
+import structlog
+from redis.exceptions import ResponseError
+
+from engine.search.bot import Budget
+from engine.search.bot import Clock as BotClock
+from engine.search.registry import make_bot
+from server.games import AI_STREAM, GameStore
+from server.protocol import Colour, GameStatus, ProtocolError
+from server.session import now_ms
+
+__all__ = ["GROUP", "RECLAIM_MS", "Worker"]
+
+log = structlog.get_logger(__name__)
+
+GROUP = "workers"
+# A request nobody has touched for this long belongs to a dead worker. A thinking worker
+# touches its request every TOUCH_SECONDS, so a long think is never taken for a death.
+RECLAIM_MS = 3_000
+TOUCH_SECONDS = 1.0
+# Time kept back from a house bot's clock for the queue and the round trip to Redis.
+MARGIN_MS = 100
+
+
+class Worker:
+    """One consumer of the request stream; `run` until `stop` is set."""
+
+    def __init__(self, redis: aioredis.Redis, name: str | None = None) -> None:
+        self.redis = redis
+        self.store = GameStore(redis)
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.log = log.bind(worker=self.name)
+        self.prepared: set[str] = set()
+
+    async def ensure_group(self) -> None:
+        with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
+            await self.redis.xgroup_create(AI_STREAM, GROUP, id="0", mkstream=True)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.ensure_group()
+        self.log.info("worker_started")
+        while not stop.is_set():
+            try:
+                entry = await self._next()
+                if entry is not None:
+                    await self._serve(*entry)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.log.exception("request_failed")
+                await asyncio.sleep(0.5)
+
+    async def _next(self) -> tuple[str, dict[bytes, bytes]] | None:
+        """A request left by a dead worker if there is one, else a new one (waiting up to 1 s)."""
+        # Redis 6.2 answers [next id, entries]; 7 adds the ids of deleted entries.
+        claimed = (
+            await self.redis.xautoclaim(
+                AI_STREAM, GROUP, self.name, min_idle_time=RECLAIM_MS, start_id="0-0", count=1
+            )
+        )[1]
+        if claimed:
+            entry_id, fields = claimed[0]
+            self.log.info("request_reclaimed", entry=_text(entry_id))
+            return _text(entry_id), fields
+        found = await self.redis.xreadgroup(GROUP, self.name, {AI_STREAM: ">"}, count=1, block=1000)
+        if not found:
+            return None
+        _, entries = found[0]
+        entry_id, fields = entries[0]
+        return _text(entry_id), fields
+
+    async def _serve(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
+        game_id = _text(fields[b"game_id"])
+        ply = int(fields[b"ply"])
+        touch = asyncio.create_task(self._touch(entry_id))
+        try:
+            await self._move(game_id, ply)
+        finally:
+            touch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await touch
+            await self.redis.xack(AI_STREAM, GROUP, entry_id)
+            await self.redis.xdel(AI_STREAM, entry_id)
+
+    async def _move(self, game_id: str, ply: int) -> None:
+        try:
+            game = await self.store.load(game_id)
+        except ProtocolError:
+            return
+        if game.status is GameStatus.ENDED or game.ply != ply:
+            return  # already played (a retried request) or the game is over
+        colour = game.to_move
+        side = 0 if colour is Colour.WHITE else 1
+        spec = game.house[side]
+        if spec is None:
+            return
+        bot_name, _, strength_text = spec.partition("@")
+        strength = int(strength_text or 10)
+        player = game.player(colour)
+        bot = make_bot(bot_name)
+        if bot_name not in self.prepared:
+            await asyncio.to_thread(bot.prepare)
+            self.prepared.add(bot_name)
+        now = now_ms()
+        readings = game.clock_readings(now)
+        own, other = readings[side], readings[1 - side]
+        # Strength s thinks s/10 of what the bot's time manager would spend.
+        scale = strength / 10
+        budget = Budget(
+            clock=BotClock(
+                own=max(0.001, (own - MARGIN_MS) / 1000 * scale),
+                opponent=other / 1000,
+                increment=game.time.increment * scale,
+            )
+        )
+        position: Any = game.position()  # the bots take any GameState
+        decision = await asyncio.to_thread(bot.choose, position, budget)
+        text = str(decision.move)
+        try:
+            await self.store.play(game_id, player.name, ply, text, now_ms())
+        except ProtocolError as error:
+            self.log.info("move_refused", game_id=game_id, ply=ply, reason=str(error))
+            return
+        self.log.info("house_move", game_id=game_id, ply=ply, move=text, seconds=decision.seconds)
+
+    async def _touch(self, entry_id: str) -> None:
+        """Keep claiming our own request while thinking, so no one reclaims it."""
+        while True:
+            await asyncio.sleep(TOUCH_SECONDS)
+            await self.redis.xclaim(
+                AI_STREAM, GROUP, self.name, min_idle_time=0, message_ids=[entry_id], justid=True
+            )
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def run_worker(redis_url: str, stop: asyncio.Event) -> None:
+    redis = aioredis.from_url(redis_url)
+    try:
+        await Worker(redis).run(stop)
+    finally:
+        await redis.aclose()

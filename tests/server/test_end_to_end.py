@@ -1,0 +1,299 @@
+"""Whole games over real websockets and a real Redis: players, spectators, house bots, clocks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from websockets.asyncio.server import serve
+
+from clients import ArenaClient, ArenaError
+from engine.amazons import Position
+from server.app import Arena
+from server.identity import create_account
+from server.protocol import (
+    AcceptChallenge,
+    AcceptSeek,
+    Challenge,
+    ChallengeAdded,
+    ClaimVictory,
+    Colour,
+    ErrorCode,
+    GameEnded,
+    GameStarted,
+    GameStatus,
+    ListGames,
+    PlayMove,
+    Presence,
+    QuickPair,
+    Resign,
+    Seek,
+    Termination,
+    TimeControl,
+    Watch,
+)
+from server.ratings import rating_of
+
+CLAIM_GRACE_MS = 300
+
+
+@pytest_asyncio.fixture
+async def arena_url(redis: Redis) -> AsyncIterator[str]:
+    arena = Arena(redis, claim_grace_ms=CLAIM_GRACE_MS)
+    await arena.start()
+    try:
+        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            yield f"ws://127.0.0.1:{port}"
+    finally:
+        await arena.close()
+
+
+async def _guest(url: str) -> ArenaClient:
+    client = await ArenaClient.connect(url)
+    await client.guest()
+    return client
+
+
+async def _start_game(
+    url: str, setup: str = "6x6", base: int = 300
+) -> tuple[ArenaClient, ArenaClient, str]:
+    """Two guests: one seeks, the other accepts; returns (white, black, game id)."""
+    a, b = await _guest(url), await _guest(url)
+    added = await a.request(Seek(TimeControl(base, 0), setup=setup))
+    started: GameStarted = await b.request(AcceptSeek(added.seek.seek_id), GameStarted)
+    await a.wait_for(lambda c: started.game_id in c.games)
+    white = a if started.white.name == a.user.name else b
+    black = b if white is a else a
+    return white, black, started.game_id
+
+
+def _random_game(setup: str, seed: int) -> list[str]:
+    position = Position.setup(setup)
+    moves = []
+    while not position.is_terminal():
+        move = position.random_move(seed + len(moves))
+        assert move is not None
+        moves.append(str(move))
+        position.apply(move)
+    return moves
+
+
+@pytest.mark.asyncio
+async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(arena_url: str) -> None:
+    white, black, game_id = await _start_game(arena_url)
+    spectator = await _guest(arena_url)
+    await spectator.request(Watch(game_id))
+    moves = _random_game("6x6", seed=3)
+    for ply, move in enumerate(moves):
+        mover = white if ply % 2 == 0 else black
+        played = await mover.request(PlayMove(game_id, ply, move))
+        assert played.ply == ply
+    for client in (white, black, spectator):
+        await client.wait_for(lambda c: c.games[game_id].status is GameStatus.ENDED)
+        view = client.games[game_id]
+        assert view.moves == moves
+        assert view.termination is Termination.NO_LEGAL_MOVE
+        assert view.winner is (Colour.WHITE if len(moves) % 2 == 1 else Colour.BLACK)
+        assert view.version == len(moves) + 2  # game_started, the moves, game_ended
+    for client in (white, black, spectator):
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_moves_out_of_turn_illegal_or_by_a_spectator_are_refused(arena_url: str) -> None:
+    white, black, game_id = await _start_game(arena_url)
+    spectator = await _guest(arena_url)
+    await spectator.request(Watch(game_id))
+    cases = [
+        (black, PlayMove(game_id, 0, "a5-a4/a3"), ErrorCode.NOT_YOUR_TURN),
+        (spectator, PlayMove(game_id, 0, "b1-b2/b3"), ErrorCode.NOT_A_PLAYER),
+        (white, PlayMove(game_id, 0, "a2-a6/a5"), ErrorCode.ILLEGAL_MOVE),
+        (white, PlayMove(game_id, 0, "zz"), ErrorCode.ILLEGAL_MOVE),
+        (white, PlayMove(game_id, 3, "b1-b2/b3"), ErrorCode.STALE_PLY),
+        (white, PlayMove("nosuchgame", 0, "b1-b2/b3"), ErrorCode.NOT_FOUND),
+        (spectator, Resign(game_id), ErrorCode.NOT_A_PLAYER),
+    ]
+    for client, request, code in cases:
+        with pytest.raises(ArenaError) as refused:
+            await client.request(request)
+        assert refused.value.code is code, request
+    first = await white.request(PlayMove(game_id, 0, "b1-b2/b3"))
+    again = await white.request(PlayMove(game_id, 0, "b1-b2/b3"))
+    assert again.version == first.version  # a resend is answered, not played twice
+    ended = await black.request(Resign(game_id), GameEnded)
+    assert (ended.winner, ended.termination) == (Colour.WHITE, Termination.RESIGNATION)
+    with pytest.raises(ArenaError) as over:
+        await black.request(PlayMove(game_id, 1, "a5-a4/a3"))
+    assert over.value.code is ErrorCode.GAME_OVER
+    games = await spectator.request(ListGames())
+    assert game_id not in [g.game_id for g in games.games]
+    for client in (white, black, spectator):
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_game_against_a_house_bot_is_played_through_a_worker(
+    arena_url: str, redis: Redis
+) -> None:
+    from server.worker import Worker
+
+    stop = asyncio.Event()
+    worker = asyncio.create_task(Worker(redis, "test-worker").run(stop))
+    human = await _guest(arena_url)
+    started: GameStarted = await human.request(
+        Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted
+    )
+    assert started.black.kind == "house"
+    game_id = started.game_id
+    for _ in range(60):
+        view = human.games[game_id]
+        if view.status is GameStatus.ENDED:
+            break
+        if view.to_move is Colour.WHITE:
+            position = Position.parse(view.start)
+            for text in view.moves:
+                position.apply(position.parse_move(text))
+            move = position.random_move(view.ply)
+            assert move is not None
+            await human.request(PlayMove(game_id, view.ply, str(move)))
+        await human.wait_for(_moved_since(game_id, human.games[game_id].ply), timeout=30)
+    view = human.games[game_id]
+    assert view.status is GameStatus.ENDED
+    assert view.termination is Termination.NO_LEGAL_MOVE
+    assert len(view.moves) >= 8
+    stop.set()
+    await asyncio.wait_for(worker, 5)
+    await human.close()
+
+
+def _moved_since(game_id: str, ply: int) -> Callable[[ArenaClient], bool]:
+    def check(client: ArenaClient) -> bool:
+        view = client.games[game_id]
+        return view.ply > ply or view.status is GameStatus.ENDED
+
+    return check
+
+
+@pytest.mark.asyncio
+async def test_a_player_who_drops_resumes_and_misses_no_move(arena_url: str) -> None:
+    white, black, game_id = await _start_game(arena_url)
+    moves = _random_game("6x6", seed=11)
+    await white.request(PlayMove(game_id, 0, moves[0]))
+    session = black.session
+    assert session is not None
+    await black.close()
+    # While Black is away White cannot move, but the move Black sent before dropping counts.
+    again = await ArenaClient.connect(arena_url)
+    welcome = await again.resume(session)
+    assert game_id in welcome.games
+    await again.wait_for(lambda c: game_id in c.games)
+    assert again.games[game_id].moves == moves[:1]
+    for ply in range(1, 6):
+        mover = white if ply % 2 == 0 else again
+        await mover.request(PlayMove(game_id, ply, moves[ply]))
+    await white.wait_for(lambda c: c.games[game_id].ply == 6)
+    assert white.games[game_id].moves == moves[:6]
+    await again.close()
+    await white.close()
+
+
+@pytest.mark.asyncio
+async def test_a_clock_that_runs_out_loses_the_game_on_time(arena_url: str) -> None:
+    white, black, game_id = await _start_game(arena_url, base=1)
+    moves = _random_game("6x6", seed=5)
+    await white.request(PlayMove(game_id, 0, moves[0]))
+    await black.request(PlayMove(game_id, 1, moves[1]))
+    # White's clock now runs with 1 s; nobody moves.
+    await black.wait_for(lambda c: c.games[game_id].status is GameStatus.ENDED, timeout=10)
+    view = black.games[game_id]
+    assert (view.winner, view.termination) == (Colour.BLACK, Termination.TIME_FORFEIT)
+    assert view.clocks.white == 0
+    with pytest.raises(ArenaError) as late:
+        await white.request(PlayMove(game_id, 2, moves[2]))
+    assert late.value.code is ErrorCode.GAME_OVER
+    await white.close()
+    await black.close()
+
+
+async def _account(url: str, redis: Redis, name: str) -> ArenaClient:
+    await create_account(redis, name, f"{name}-password")
+    client = await ArenaClient.connect(url)
+    await client.login(name, f"{name}-password")
+    return client
+
+
+@pytest.mark.asyncio
+async def test_a_rated_game_between_accounts_moves_both_ratings(
+    arena_url: str, redis: Redis
+) -> None:
+    ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
+    guest = await _guest(arena_url)
+    with pytest.raises(ArenaError) as refused:
+        await guest.request(Seek(TimeControl(300, 0), setup="6x6", rated=True))
+    assert refused.value.code is ErrorCode.FORBIDDEN
+    added = await ann.request(Seek(TimeControl(300, 0), setup="6x6", rated=True, colour="white"))
+    started: GameStarted = await bob.request(AcceptSeek(added.seek.seek_id), GameStarted)
+    assert (started.white.name, started.black.name, started.rated) == ("ann", "bob", True)
+    await ann.wait_for(lambda c: started.game_id in c.games)
+    await ann.request(PlayMove(started.game_id, 0, "b1-b2/b3"))
+    await bob.request(Resign(started.game_id))
+    ann_rating, bob_rating = await rating_of(redis, "ann"), await rating_of(redis, "bob")
+    assert ann_rating.rating > 1500 > bob_rating.rating
+    assert ann_rating.rating - 1500 == pytest.approx(1500 - bob_rating.rating)
+    again = await ArenaClient.connect(arena_url)
+    welcome = await again.login("ann", "ann-password")
+    assert welcome.user.rating == round(ann_rating.rating)
+    for client in (ann, bob, guest, again):
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_is_accepted_and_quick_pairing_pairs_two_players(
+    arena_url: str, redis: Redis
+) -> None:
+    ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
+    made = await ann.request(Challenge("bob", TimeControl(60, 0), setup="8x8"), ChallengeAdded)
+    incoming = await bob.next_news(ChallengeAdded)
+    assert incoming.challenge == made.challenge
+    with pytest.raises(ArenaError) as wrong:
+        await ann.request(AcceptChallenge(made.challenge.challenge_id))
+    assert wrong.value.code is ErrorCode.FORBIDDEN
+    started = await bob.request(AcceptChallenge(made.challenge.challenge_id), GameStarted)
+    await ann.wait_for(lambda c: started.game_id in c.games)
+    assert {started.white.name, started.black.name} == {"ann", "bob"}
+    with pytest.raises(ArenaError) as missing:
+        await ann.request(Challenge("nobody", TimeControl(60, 0)))
+    assert missing.value.code is ErrorCode.NOT_FOUND
+
+    carol, dave = await _guest(arena_url), await _guest(arena_url)
+    await carol.request(QuickPair(TimeControl(180, 2), setup="6x6"))
+    with pytest.raises(ArenaError) as twice:
+        await carol.request(QuickPair(TimeControl(180, 2), setup="6x6"))
+    assert twice.value.code is ErrorCode.CONFLICT
+    await dave.request(QuickPair(TimeControl(180, 2), setup="6x6"))
+    paired = await carol.next_news(GameStarted)
+    await dave.wait_for(lambda c: paired.game_id in c.games)
+    assert {paired.white.name, paired.black.name} == {carol.user.name, dave.user.name}
+    for client in (ann, bob, carol, dave):
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_the_opponent_of_a_player_who_left_may_claim_after_the_grace_period(
+    arena_url: str,
+) -> None:
+    white, black, game_id = await _start_game(arena_url)
+    with pytest.raises(ArenaError) as present:
+        await white.request(ClaimVictory(game_id))
+    assert present.value.code is ErrorCode.CONFLICT
+    await black.close()
+    away = await white.next_news(Presence)
+    assert (away.side, away.online, away.claim_after) == (Colour.BLACK, False, CLAIM_GRACE_MS)
+    await asyncio.sleep(CLAIM_GRACE_MS / 1000 + 0.1)
+    ended = await white.request(ClaimVictory(game_id), GameEnded)
+    assert (ended.winner, ended.termination) == (Colour.WHITE, Termination.ABANDONED)
+    await white.close()

@@ -1,0 +1,346 @@
+import asyncio
+import os
+import re
+from datetime import timedelta
+
+import pytest
+from argon2 import PasswordHasher
+from redis.asyncio import Redis, from_url
+
+from server import identity
+from server.identity import (
+    Account,
+    InvalidNameError,
+    InvalidPasswordError,
+    NameTakenError,
+    UnknownAccountError,
+)
+from server.protocol import Player, PlayerKind
+
+# Session lifetimes in the expiry tests are multiples of this; raise ARENA_TEST_TIME_SCALE on a
+# slow machine.
+TICK = 0.1 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
+
+PASSWORD = "correct horse battery staple"
+# Cheap parameters where the cost of hashing is not what is under test.
+FAST = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+
+
+async def _every_value(r: Redis) -> bytes:
+    """Every key, field and value in the store, joined."""
+    parts: list[bytes] = []
+    async for key in r.scan_iter():
+        parts.append(key)
+        kind = await r.type(key)
+        if kind == b"string":
+            parts.append(await r.get(key))
+        elif kind == b"hash":
+            for field, value in (await r.hgetall(key)).items():
+                parts += [field, value]
+        else:
+            raise AssertionError(f"unexpected {kind!r} at {key!r}")
+    return b"\n".join(parts)
+
+
+async def _stored_hashes(r: Redis) -> list[str]:
+    return re.findall(r"\$argon2id\$[^\n]+", (await _every_value(r)).decode())
+
+
+@pytest.mark.asyncio
+async def test_an_account_logs_in_with_its_password_only(redis: Redis) -> None:
+    ann = Account("Ann", PlayerKind.HUMAN)
+    assert await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(redis, "Ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(redis, "ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(redis, "Ann", PASSWORD + " ", hasher=FAST) is None
+    assert await identity.authenticate(redis, "Ann", "", hasher=FAST) is None
+    assert await identity.authenticate(redis, "Bob", PASSWORD, hasher=FAST) is None
+    assert await identity.authenticate(redis, "", PASSWORD, hasher=FAST) is None
+
+
+@pytest.mark.asyncio
+async def test_the_password_is_kept_only_as_an_argon2_hash(redis: Redis) -> None:
+    await identity.create_account(redis, "ann", PASSWORD)
+    await identity.authenticate(redis, "ann", PASSWORD)
+    store = await _every_value(redis)
+    assert PASSWORD.encode() not in store
+    assert b"battery" not in store
+    assert len(await _stored_hashes(redis)) == 1
+
+
+async def _fastest_login(r: Redis, name: str, hasher: PasswordHasher) -> float:
+    loop = asyncio.get_running_loop()
+    times = []
+    for _ in range(5):
+        started = loop.time()
+        assert await identity.authenticate(r, name, "wrong", hasher=hasher) is None
+        times.append(loop.time() - started)
+    return min(times)
+
+
+@pytest.mark.asyncio
+async def test_a_login_takes_as_long_whether_or_not_the_name_exists(redis: Redis) -> None:
+    hasher = PasswordHasher(time_cost=2, memory_cost=32 * 1024, parallelism=1)
+    await identity.create_account(redis, "ann", PASSWORD, hasher=hasher)
+    known = await _fastest_login(redis, "ann", hasher)
+    unknown = await _fastest_login(redis, "nobody", hasher)
+    assert known > 0.005  # the check costs enough to measure
+    assert 1 / 3 < unknown / known < 3
+
+
+@pytest.mark.asyncio
+async def test_a_weak_hash_is_upgraded_at_login(redis: Redis) -> None:
+    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+    [weak] = await _stored_hashes(redis)
+    assert "m=8," in weak
+    assert await identity.authenticate(redis, "ann", PASSWORD) == Account("ann", PlayerKind.HUMAN)
+    [strong] = await _stored_hashes(redis)
+    assert not PasswordHasher().check_needs_rehash(strong)
+    assert await identity.authenticate(redis, "ann", PASSWORD, hasher=FAST) is not None
+    assert await identity.authenticate(redis, "ann", "wrong") is None
+
+
+@pytest.mark.asyncio
+async def test_names_are_unique_whatever_their_case(redis: Redis) -> None:
+    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
+    for taken in ("Ann", "ann", "ANN", "aNn"):
+        with pytest.raises(NameTakenError, match=f"user name '{taken}' is taken"):
+            await identity.create_account(redis, taken, "other", hasher=FAST)
+    # The first owner keeps the name as typed and the password.
+    assert await identity.find(redis, "ANN") == Account("Ann", PlayerKind.HUMAN)
+    assert await identity.authenticate(redis, "ANN", "other", hasher=FAST) is None
+
+
+@pytest.mark.asyncio
+async def test_concurrent_registrations_of_one_name_let_one_win(redis: Redis) -> None:
+    # Hashing slower than the name check, so every registration passes the check before any
+    # stores its account: only the store itself can keep the name unique.
+    hasher = PasswordHasher(time_cost=2, memory_cost=16 * 1024, parallelism=1)
+    results = await asyncio.gather(
+        *(identity.create_account(redis, "Ann", f"pw{i}", hasher=hasher) for i in range(8)),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(result, Account) for result in results) == 1
+    assert sum(isinstance(result, NameTakenError) for result in results) == 7
+    winner = next(i for i, result in enumerate(results) if isinstance(result, Account))
+    assert await identity.authenticate(redis, "ann", f"pw{winner}", hasher=hasher) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("", "1 to 32 characters; '' has 0"),
+        ("a" * 33, "has 33"),
+        ("ann smith", "may only have letters"),
+        ("ann!", "may only have letters"),
+        ("ann\n", "may only have letters"),
+        ("ánn", "may only have letters"),
+        ("Guest-12", "names starting 'guest-' are for guests"),
+    ],
+)
+@pytest.mark.asyncio
+async def test_invalid_names_are_refused_with_the_reason(
+    redis: Redis, name: str, problem: str
+) -> None:
+    with pytest.raises(InvalidNameError, match=re.escape(problem)):
+        await identity.create_account(redis, name, PASSWORD, hasher=FAST)
+    assert [key async for key in redis.scan_iter()] == []
+
+
+@pytest.mark.asyncio
+async def test_names_at_the_limits_are_accepted(redis: Redis) -> None:
+    for name in ("a", "Z" * 32, "ann_smith-2", "guest", "-_-"):
+        assert (await identity.create_account(redis, name, PASSWORD, hasher=FAST)).name == name
+
+
+@pytest.mark.asyncio
+async def test_an_empty_password_is_refused(redis: Redis) -> None:
+    with pytest.raises(InvalidPasswordError, match="empty"):
+        await identity.create_account(redis, "ann", "", hasher=FAST)
+    assert await identity.find(redis, "ann") is None
+
+
+@pytest.mark.asyncio
+async def test_a_bot_token_logs_in_its_bot(redis: Redis) -> None:
+    token = await identity.create_bot_token(redis, "MyBot")
+    assert await identity.bot_for_token(redis, token) == Account("MyBot", PlayerKind.BOT)
+    assert await identity.bot_for_token(redis, token[:-1]) is None
+    assert await identity.bot_for_token(redis, token + "x") is None
+    assert await identity.bot_for_token(redis, "") is None
+    assert await identity.bot_for_token(redis, "x" * 10_000) is None
+    # A token bot has no password to log in with.
+    assert await identity.authenticate(redis, "MyBot", "", hasher=FAST) is None
+    assert await identity.authenticate(redis, "MyBot", token, hasher=FAST) is None
+
+
+@pytest.mark.asyncio
+async def test_bot_tokens_are_long_random_and_stored_only_as_digests(redis: Redis) -> None:
+    tokens = [await identity.create_bot_token(redis, "mybot") for _ in range(20)]
+    assert len(set(tokens)) == 20
+    for token in tokens:
+        # token_urlsafe(32): 43 characters of base64url, 6 bits each, so 256 bits.
+        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)
+        assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
+    store = await _every_value(redis)
+    assert not any(token.encode() in store for token in tokens)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_token_is_refused_for_a_human_name(redis: Redis) -> None:
+    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+    with pytest.raises(NameTakenError, match="not a bot"):
+        await identity.create_bot_token(redis, "ANN")
+    with pytest.raises(InvalidNameError):
+        await identity.create_bot_token(redis, "my bot")
+
+
+@pytest.mark.asyncio
+async def test_a_removed_bots_tokens_do_not_pass_to_the_next_owner_of_its_name(
+    redis: Redis,
+) -> None:
+    token = await identity.create_bot_token(redis, "mybot")
+    await redis.delete(identity.user_key("mybot"))
+    assert await identity.bot_for_token(redis, token) is None
+    fresh = await identity.create_bot_token(redis, "MyBot")
+    assert await identity.bot_for_token(redis, fresh) == Account("MyBot", PlayerKind.BOT)
+    assert await identity.bot_for_token(redis, token) is None
+    await redis.delete(identity.user_key("mybot"))
+    await identity.create_account(redis, "mybot", PASSWORD, hasher=FAST)
+    assert await identity.bot_for_token(redis, fresh) is None
+
+
+@pytest.mark.asyncio
+async def test_a_bot_account_with_a_password_can_also_have_tokens(redis: Redis) -> None:
+    await identity.create_account(redis, "Crawler", PASSWORD, PlayerKind.BOT, hasher=FAST)
+    token = await identity.create_bot_token(redis, "crawler")
+    crawler = Account("Crawler", PlayerKind.BOT)
+    assert await identity.bot_for_token(redis, token) == crawler
+    assert await identity.authenticate(redis, "crawler", PASSWORD, hasher=FAST) == crawler
+
+
+@pytest.mark.asyncio
+async def test_a_session_resumes_its_account(redis: Redis) -> None:
+    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
+    session = await identity.open_session(redis, "ann")
+    other = await identity.open_session(redis, "ANN")
+    assert session != other
+    assert len(session) >= 43
+    assert await identity.resume_session(redis, session) == Account("Ann", PlayerKind.HUMAN)
+    assert await identity.resume_session(redis, other) == Account("Ann", PlayerKind.HUMAN)
+    assert await identity.resume_session(redis, session[:-1]) is None
+    assert await identity.resume_session(redis, "") is None
+    assert session.encode() not in await _every_value(redis)
+
+
+@pytest.mark.asyncio
+async def test_a_removed_accounts_sessions_do_not_pass_to_the_next_owner_of_its_name(
+    redis: Redis,
+) -> None:
+    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+    session = await identity.open_session(redis, "ann")
+    await redis.delete(identity.user_key("ann"))
+    await identity.create_account(redis, "Ann", "another password", hasher=FAST)
+    assert await identity.resume_session(redis, session) is None
+    fresh = await identity.open_session(redis, "ann")
+    assert await identity.resume_session(redis, fresh) == Account("Ann", PlayerKind.HUMAN)
+
+
+@pytest.mark.asyncio
+async def test_a_session_for_no_account_is_refused(redis: Redis) -> None:
+    with pytest.raises(UnknownAccountError, match="no account 'nobody'"):
+        await identity.open_session(redis, "nobody")
+    with pytest.raises(UnknownAccountError):
+        await identity.open_session(redis, "")
+
+
+@pytest.mark.asyncio
+async def test_an_unused_session_expires(redis: Redis) -> None:
+    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+    ttl = timedelta(seconds=3 * TICK)
+    session = await identity.open_session(redis, "ann", ttl=ttl)
+    await asyncio.sleep(4 * TICK)
+    assert await identity.resume_session(redis, session, ttl=ttl) is None
+
+
+@pytest.mark.asyncio
+async def test_resuming_a_session_extends_its_life(redis: Redis) -> None:
+    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+    ttl = timedelta(seconds=4 * TICK)
+    session = await identity.open_session(redis, "ann", ttl=ttl)
+    for _ in range(3):
+        await asyncio.sleep(2 * TICK)
+        assert await identity.resume_session(redis, session, ttl=ttl) is not None
+    # 6 ticks after it opened, past its first 4; now unused for 5.
+    await asyncio.sleep(5 * TICK)
+    assert await identity.resume_session(redis, session, ttl=ttl) is None
+
+
+@pytest.mark.asyncio
+async def test_guests_get_distinct_names(redis: Redis) -> None:
+    guests = await asyncio.gather(*(identity.new_guest(redis) for _ in range(50)))
+    names = {guest.name for guest in guests}
+    assert len(names) == 50
+    for guest in guests:
+        assert re.fullmatch(r"guest-[0-9]+", guest.name)
+        assert guest.kind is PlayerKind.GUEST
+        assert guest.rating is None
+        assert await identity.find(redis, guest.name) == guest
+
+
+@pytest.mark.asyncio
+async def test_a_guest_name_left_from_before_is_not_given_again(redis: Redis) -> None:
+    first = await identity.new_guest(redis)
+    # As if the counter had been lost while the guest stayed.
+    await redis.delete(identity.GUEST_COUNTER_KEY)
+    second = await identity.new_guest(redis)
+    assert second.name != first.name
+    assert await identity.find(redis, first.name) == first
+
+
+@pytest.mark.asyncio
+async def test_a_guest_lives_while_its_session_is_used(redis: Redis) -> None:
+    ttl = timedelta(seconds=4 * TICK)
+    guest = await identity.new_guest(redis, ttl=ttl)
+    session = await identity.open_session(redis, guest.name, ttl=ttl)
+    for _ in range(3):
+        await asyncio.sleep(2 * TICK)
+        assert await identity.resume_session(redis, session, ttl=ttl) == guest
+    await asyncio.sleep(5 * TICK)
+    assert await identity.resume_session(redis, session, ttl=ttl) is None
+    assert await identity.find(redis, guest.name) is None
+    assert await identity.authenticate(redis, guest.name, "", hasher=FAST) is None
+
+
+@pytest.mark.asyncio
+async def test_a_guest_has_no_password_and_no_rating(redis: Redis) -> None:
+    guest = await identity.new_guest(redis)
+    await redis.hset(identity.user_key(guest.name), "rating", "1500")
+    assert await identity.find(redis, guest.name) == Account(guest.name, PlayerKind.GUEST)
+    assert await identity.authenticate(redis, guest.name, "", hasher=FAST) is None
+
+
+@pytest.mark.asyncio
+async def test_a_rating_in_the_account_is_shown_in_whole_points(redis: Redis) -> None:
+    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+    assert (await identity.find(redis, "ann")) == Account("ann", PlayerKind.HUMAN, None)
+    await redis.hset(identity.user_key("ann"), "rating", "1712.6")
+    ann = await identity.authenticate(redis, "ann", PASSWORD, hasher=FAST)
+    assert ann == Account("ann", PlayerKind.HUMAN, 1713)
+    assert ann.player() == Player("ann", PlayerKind.HUMAN, 1713)
+
+
+@pytest.mark.asyncio
+async def test_clients_that_decode_responses_see_the_same_accounts(
+    redis: Redis, redis_url: str
+) -> None:
+    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
+    token = await identity.create_bot_token(redis, "bot")
+    decoding = from_url(redis_url, decode_responses=True)
+    try:
+        ann = Account("Ann", PlayerKind.HUMAN)
+        assert await identity.authenticate(decoding, "ann", PASSWORD, hasher=FAST) == ann
+        assert await identity.bot_for_token(decoding, token) == Account("bot", PlayerKind.BOT)
+        session = await identity.open_session(decoding, "ann")
+        assert await identity.resume_session(redis, session) == ann
+    finally:
+        await decoding.aclose()
