@@ -26,6 +26,10 @@ class GameRecord:
     termination: str = ""  # "no legal move", "time forfeit", "resignation", ...
     setup: str | None = None
     budget: float | None = None  # seconds per move, when fixed
+    # Clocked games (the server's archive): the time control and (White, Black) ms left after
+    # each move.
+    time: list[int] | None = None  # [base seconds, increment seconds]
+    clocks: list[list[int]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))

@@ -20,7 +20,6 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from engine.amazons import SETUPS
-from engine.search.registry import bot_names
 from server.games import CLAIM_GRACE_MS, GameStore
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.protocol import (
@@ -31,6 +30,7 @@ from server.protocol import (
     TimeControl,
 )
 from server.session import Session, now_ms
+from server.worker import HOUSE_BOTS
 
 __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
 
@@ -40,8 +40,6 @@ SETUP_NAMES = ("10x10", "8x8", "6x6")
 SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
 PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
-# House bots are the engine's own bots but OpenSpiel's (a benchmark partner, not a product).
-HOUSE_BOTS = tuple(name for name in bot_names() if not name.startswith("openspiel"))
 
 
 def house_spec(bot: str, strength: int) -> str:

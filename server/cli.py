@@ -26,6 +26,7 @@ import websockets.asyncio.server
 from engine import cli as engine_cli
 from server import identity
 from server.app import Arena
+from server.games import GameStore
 from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
 from server.worker import run_worker
 
@@ -90,6 +91,16 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     create.add_argument("name")
     _add_redis_options(create)
     create.set_defaults(run=_user_create)
+
+    archive = commands.add_parser(
+        "archive",
+        help="export finished games as game records (JSON lines)",
+        description="Write the server's finished games, oldest first, one game record per line "
+        "(docs/records.md), to FILE or stdout.",
+    )
+    archive.add_argument("--out", type=Path, metavar="FILE", help="append to FILE")
+    _add_redis_options(archive)
+    archive.set_defaults(run=_archive)
 
     token = commands.add_parser("token", help="manage bot tokens")
     token_commands = token.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -266,6 +277,22 @@ def _token_create(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
     print(token)
+    return 0
+
+
+def _archive(args: argparse.Namespace) -> int:
+    async def export(redis: aioredis.Redis) -> list[str]:
+        return [game.record().to_json() async for game in GameStore(redis).archived()]
+
+    with _redis_url(args) as url:
+        lines = asyncio.run(_with_redis(url, export))
+    if args.out is None:
+        for line in lines:
+            print(line)
+    else:
+        with args.out.open("a") as out:
+            out.writelines(line + "\n" for line in lines)
+        print(f"wrote {len(lines)} games to {args.out}")
     return 0
 
 

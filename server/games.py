@@ -6,8 +6,9 @@ in step. Every rule is the engine's; every clock reading is the caller's `now` i
 
 from __future__ import annotations
 
+import contextlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,6 +18,7 @@ import structlog
 
 from engine.amazons import Move, Position
 from engine.errors import IllegalMoveError, NotationError
+from engine.records import GameRecord
 from server.clock import Clock, LagPolicy, LateMoveError, Side, Timeout
 from server.hub import user_channel
 from server.protocol import (
@@ -214,6 +216,23 @@ class Game:
             self.to_move,
             self.ply,
             spectators,
+        )
+
+    def record(self) -> GameRecord:
+        """The game as a game record (docs/records.md), for review and export."""
+        return GameRecord(
+            game="amazons",
+            start=self.start,
+            white=self.white.name,
+            black=self.black.name,
+            moves=list(self.moves),
+            seconds=[ms / 1000 for ms in self.move_ms],
+            nodes=[0] * self.ply,
+            winner=None if self.winner is None else str(self.winner),
+            termination=str(self.termination or "").replace("_", " "),
+            setup=self.setup,
+            time=[self.time.base, self.time.increment],
+            clocks=[list(c) for c in self.clocks_after],
         )
 
     def final_clocks(self) -> Clocks:
@@ -519,6 +538,13 @@ class GameStore:
             if ended is not None:
                 return ended
         return None
+
+    async def archived(self, since: int = 0) -> AsyncIterator[Game]:
+        """Ended games, oldest first, that ended at or after server time `since` (ms)."""
+        ids = await self.redis.zrangebyscore(ARCHIVE, since, "+inf")
+        for game_id in ids:
+            with contextlib.suppress(ProtocolError):
+                yield await self.load(game_id.decode())
 
     async def events_since(self, game_id: str, version: int) -> list[bytes]:
         """The logged events after `version`, as frames."""

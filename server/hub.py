@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
@@ -37,7 +36,6 @@ class Hub:
         self._followers: dict[str, set[Follower]] = {}
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
-        self.on_reconnect: Callable[[], None] | None = None
 
     async def start(self) -> None:
         # The lobby is always followed, so the subscription connection always exists.

@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from engine.search.registry import bot_names
 from server.protocol.limits import MAX_NAME_LENGTH, MAX_TOKEN_LENGTH
 from server.protocol.values import Player, PlayerKind
 
@@ -129,6 +130,8 @@ def check_name(name: str) -> None:
         raise InvalidNameError(
             f"user name {name!r}: names starting {GUEST_PREFIX!r} are for guests"
         )
+    if name.lower() in bot_names():
+        raise InvalidNameError(f"user name {name!r} is the name of a house bot")
 
 
 async def create_account(

@@ -60,6 +60,7 @@ from server.protocol import (
     Resume,
     Resync,
     Seek,
+    SeekAdded,
     SeekList,
     SeekRemoved,
     ServerConnection,
@@ -68,6 +69,7 @@ from server.protocol import (
     Watch,
     Welcome,
 )
+from server.protocol.limits import MAX_OWN_GAMES
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -284,7 +286,9 @@ class Session:
         self.log = self.log.bind(user=player.name)
         await self._follow(user_channel(player.name))
         games = await self.arena.store.games_of(player.name)
-        self.reply(Welcome(PROTOCOL_VERSION, session, player, tuple(games), id=request.id))
+        self.reply(
+            Welcome(PROTOCOL_VERSION, session, player, tuple(games[:MAX_OWN_GAMES]), id=request.id)
+        )
         for game_id in games:
             await self.follow_game(game_id, 0, snapshot=True)
         self.log.info("logged_in", kind=str(player.kind))
@@ -322,9 +326,8 @@ class Session:
         store = self.arena.store
         if snapshot:
             game = await store.load(game_id)
-            if game.version > self.versions.get(game_id, 0) or snapshot:
-                self.versions[game_id] = max(self.versions.get(game_id, 0), game.version)
-                self.push(game.snapshot(now_ms()).to_wire())
+            self.versions[game_id] = max(self.versions.get(game_id, 0), game.version)
+            self.push(game.snapshot(now_ms()).to_wire())
             return
         frames = await store.events_since(game_id, version)
         for index, frame in enumerate(frames, start=version + 1):
@@ -360,12 +363,7 @@ class Session:
             now=now_ms(),
         )
         self.seek_ids.add(seek.seek_id)
-        self.reply(self._seek_added(seek, request))
-
-    def _seek_added(self, seek: Any, request: Request) -> Event:
-        from server.protocol import SeekAdded
-
-        return SeekAdded(seek, id=request.id)
+        self.reply(SeekAdded(seek, id=request.id))
 
     async def _cancel_seek(self, request: CancelSeek) -> None:
         seek = await self.arena.lobby.peek_seek(request.seek_id, now_ms())

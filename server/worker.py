@@ -18,15 +18,17 @@ from redis.exceptions import ResponseError
 
 from engine.search.bot import Budget
 from engine.search.bot import Clock as BotClock
-from engine.search.registry import make_bot
+from engine.search.registry import bot_names, make_bot
 from server.games import AI_STREAM, GameStore
 from server.protocol import Colour, GameStatus, ProtocolError
 from server.session import now_ms
 
-__all__ = ["GROUP", "RECLAIM_MS", "Worker"]
+__all__ = ["GROUP", "HOUSE_BOTS", "RECLAIM_MS", "Worker"]
 
 log = structlog.get_logger(__name__)
 
+# House bots are the engine's own bots but OpenSpiel's (a benchmark partner, not a product).
+HOUSE_BOTS = tuple(name for name in bot_names() if not name.startswith("openspiel"))
 GROUP = "workers"
 # A request nobody has touched for this long belongs to a dead worker. A thinking worker
 # touches its request every TOUCH_SECONDS, so a long think is never taken for a death.
@@ -44,7 +46,7 @@ class Worker:
         self.store = GameStore(redis)
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.log = log.bind(worker=self.name)
-        self.prepared: set[str] = set()
+        self.ready = asyncio.Event()  # set once the bots are compiled and requests are taken
 
     async def ensure_group(self) -> None:
         with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
@@ -52,6 +54,11 @@ class Worker:
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.ensure_group()
+        # Compile every house bot's kernels before taking a request, so no bot's clock pays
+        # for it (seconds from the on-disk cache, longer on a fresh install).
+        for name in HOUSE_BOTS:
+            await asyncio.to_thread(make_bot(name).prepare)
+        self.ready.set()
         self.log.info("worker_started")
         while not stop.is_set():
             try:
@@ -112,9 +119,6 @@ class Worker:
         strength = int(strength_text or 10)
         player = game.player(colour)
         bot = make_bot(bot_name)
-        if bot_name not in self.prepared:
-            await asyncio.to_thread(bot.prepare)
-            self.prepared.add(bot_name)
         now = now_ms()
         readings = game.clock_readings(now)
         own, other = readings[side], readings[1 - side]

@@ -13,6 +13,7 @@ from websockets.asyncio.server import serve
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
 from server.app import Arena
+from server.games import GameStore
 from server.identity import create_account
 from server.protocol import (
     AcceptChallenge,
@@ -83,7 +84,9 @@ def _random_game(setup: str, seed: int) -> list[str]:
 
 
 @pytest.mark.asyncio
-async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(arena_url: str) -> None:
+async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
+    arena_url: str, redis: Redis
+) -> None:
     white, black, game_id = await _start_game(arena_url)
     spectator = await _guest(arena_url)
     await spectator.request(Watch(game_id))
@@ -99,6 +102,13 @@ async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(arena_url:
         assert view.termination is Termination.NO_LEGAL_MOVE
         assert view.winner is (Colour.WHITE if len(moves) % 2 == 1 else Colour.BLACK)
         assert view.version == len(moves) + 2  # game_started, the moves, game_ended
+    records = [game.record() async for game in GameStore(redis).archived()]
+    assert [r.moves for r in records] == [moves]
+    record = records[0]
+    assert record.replay().is_terminal()
+    assert (record.winner, record.termination) == (str(view.winner), "no legal move")
+    assert len(record.clocks) == len(record.seconds) == len(moves)
+    assert record.time == [300, 0]
     for client in (white, black, spectator):
         await client.close()
 
@@ -142,7 +152,9 @@ async def test_a_game_against_a_house_bot_is_played_through_a_worker(
     from server.worker import Worker
 
     stop = asyncio.Event()
-    worker = asyncio.create_task(Worker(redis, "test-worker").run(stop))
+    house = Worker(redis, "test-worker")
+    worker = asyncio.create_task(house.run(stop))
+    await asyncio.wait_for(house.ready.wait(), 300)
     human = await _guest(arena_url)
     started: GameStarted = await human.request(
         Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted

@@ -344,3 +344,9 @@ async def test_clients_that_decode_responses_see_the_same_accounts(
         assert await identity.resume_session(redis, session) == ann
     finally:
         await decoding.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_name_cannot_be_registered(redis: Redis) -> None:
+    with pytest.raises(InvalidNameError, match="house bot"):
+        await identity.create_account(redis, "Greedy", "pw")
