@@ -221,16 +221,18 @@ class Lobby:
         return _challenge(data)
 
     async def close_challenge(
-        self, challenge_id: str, outcome: ChallengeOutcome
+        self, challenge_id: str, outcome: ChallengeOutcome, *, by: str
     ) -> ChallengeInfo | None:
-        """Remove the challenge and tell both sides; None when it was already closed."""
+        """Remove the challenge and tell the side that did not close it (`by` gets the reply);
+        None when it was already closed."""
         data = await self._take(keys=[CHALLENGES], args=[challenge_id])
         if data is None:
             return None
         challenge = _challenge(data)
-        removed = ChallengeRemoved(challenge_id, outcome).to_wire()
-        for name in (challenge.challenger.name, challenge.opponent.name):
-            await self.redis.publish(user_channel(name), removed)
+        other = challenge.opponent if challenge.challenger.name == by else challenge.challenger
+        await self.redis.publish(
+            user_channel(other.name), ChallengeRemoved(challenge_id, outcome).to_wire()
+        )
         return challenge
 
     # Quick pairing

@@ -119,7 +119,7 @@ class Session:
         self.user: Player | None = None
         self.versions: dict[str, int] = {}  # game id -> last event version sent
         self.watching: set[str] = set()
-        self.attending: dict[str, Colour] = {}  # games this connection plays in
+        self.attending: dict[str, Colour | None] = {}  # game -> colour played here, if any
         self.seek_ids: set[str] = set()
         self.channels: set[str] = set()
         self.bucket = TokenBucket(RATE, BURST)
@@ -316,6 +316,8 @@ class Session:
         """Count this connection as present in a game the user plays."""
         if game_id in self.attending:
             return
+        # Claimed before the first await, so a second follow of the same game counts nothing.
+        self.attending[game_id] = None
         game = await self.arena.store.load(game_id)
         colour = game.colour_of(self._me().name)
         if colour is not None and game.status is GameStatus.PLAYING:
@@ -449,7 +451,12 @@ class Session:
         info = await lobby.challenge(request.challenge_id)
         if info.opponent.name.lower() != self._me().name.lower():
             raise ProtocolError(ErrorCode.FORBIDDEN, "that challenge is not addressed to you")
-        if await lobby.close_challenge(request.challenge_id, ChallengeOutcome.ACCEPTED) is None:
+        if (
+            await lobby.close_challenge(
+                request.challenge_id, ChallengeOutcome.ACCEPTED, by=self._me().name
+            )
+            is None
+        ):
             raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {request.challenge_id}")
         started = await self.arena.start_game(
             info.challenger,
@@ -476,7 +483,7 @@ class Session:
         if mine.name.lower() != self._me().name.lower():
             whose = "yours" if outcome is ChallengeOutcome.CANCELLED else "addressed to you"
             raise ProtocolError(ErrorCode.FORBIDDEN, f"that challenge is not {whose}")
-        if await lobby.close_challenge(challenge_id, outcome) is None:
+        if await lobby.close_challenge(challenge_id, outcome, by=self._me().name) is None:
             raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {challenge_id}")
         self.reply(ChallengeRemoved(challenge_id, outcome, id=request.id))
 
@@ -575,7 +582,8 @@ class Session:
             for game_id in self.watching:
                 await self.arena.store.count_spectator(game_id, -1)
             for game_id, colour in self.attending.items():
-                await self.arena.store.attend(game_id, colour, -1, now_ms())
+                if colour is not None:
+                    await self.arena.store.attend(game_id, colour, -1, now_ms())
         self.arena.sessions.discard(self)
         self.log.info("disconnected")
 

@@ -18,10 +18,13 @@ from server.identity import create_account
 from server.protocol import (
     AcceptChallenge,
     AcceptSeek,
+    CancelChallenge,
     Challenge,
     ChallengeAdded,
+    ChallengeRemoved,
     ClaimVictory,
     Colour,
+    DeclineChallenge,
     ErrorCode,
     GameEnded,
     GameStarted,
@@ -309,3 +312,27 @@ async def test_the_opponent_of_a_player_who_left_may_claim_after_the_grace_perio
     ended = await white.request(ClaimVictory(game_id), GameEnded)
     assert (ended.winner, ended.termination) == (Colour.WHITE, Termination.ABANDONED)
     await white.close()
+
+
+@pytest.mark.asyncio
+async def test_a_declined_or_cancelled_challenge_is_gone_for_both_sides(
+    arena_url: str, redis: Redis
+) -> None:
+    ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
+    first = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
+    await bob.next_news(ChallengeAdded)
+    declined = await bob.request(DeclineChallenge(first.challenge.challenge_id), ChallengeRemoved)
+    told = await ann.next_news(ChallengeRemoved)
+    assert declined.outcome == told.outcome == "declined"
+    second = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
+    await bob.next_news(ChallengeAdded)
+    with pytest.raises(ArenaError) as not_yours:
+        await bob.request(CancelChallenge(second.challenge.challenge_id))
+    assert not_yours.value.code is ErrorCode.FORBIDDEN
+    await ann.request(CancelChallenge(second.challenge.challenge_id), ChallengeRemoved)
+    assert (await bob.next_news(ChallengeRemoved)).outcome == "cancelled"
+    with pytest.raises(ArenaError) as gone:
+        await bob.request(AcceptChallenge(second.challenge.challenge_id))
+    assert gone.value.code is ErrorCode.NOT_FOUND
+    for client in (ann, bob):
+        await client.close()
