@@ -1,0 +1,110 @@
+"""The game store on its own, with the server time given: time-outs, aborts and races between
+processes acting on one game."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.asyncio import Redis
+
+from server.clock import FIRST_MOVE_MS
+from server.games import AI_STREAM, GameStore
+from server.protocol import (
+    Colour,
+    ErrorCode,
+    GameEnded,
+    MovePlayed,
+    Player,
+    PlayerKind,
+    ProtocolError,
+    Termination,
+    TimeControl,
+)
+
+ANN = Player("ann", PlayerKind.HUMAN)
+BOB = Player("bob", PlayerKind.HUMAN)
+
+
+async def _game(store: GameStore, base: int = 60, now: int = 0) -> str:
+    started = await store.create(
+        ANN, BOB, time=TimeControl(base, 0), rated=False, now=now, setup="6x6"
+    )
+    return started.game_id
+
+
+@pytest.mark.asyncio
+async def test_a_first_move_not_made_in_time_aborts_the_game(redis: Redis) -> None:
+    store = GameStore(redis)
+    game_id = await _game(store)
+    assert await store.due(FIRST_MOVE_MS - 1) == []
+    assert await store.expire(game_id, FIRST_MOVE_MS - 1) is None
+    assert await store.due(FIRST_MOVE_MS) == [game_id]
+    ended = await store.expire(game_id, FIRST_MOVE_MS)
+    assert ended is not None
+    assert (ended.termination, ended.winner) == (Termination.ABORTED, None)
+    assert await store.due(10 * FIRST_MOVE_MS) == []
+
+
+@pytest.mark.asyncio
+async def test_the_clock_runs_from_the_second_move_on_and_flags(redis: Redis) -> None:
+    store = GameStore(redis)
+    game_id = await _game(store, base=10)
+    await store.play(game_id, "ann", 0, "b1-b4/d4", now=5_000)
+    await store.play(game_id, "bob", 1, "e6-e2/f3", now=9_000)
+    # White's 10 s run from 9 s; the first moves cost nothing.
+    game = await store.load(game_id)
+    assert game.clocks(9_000).white == 10_000
+    assert game.clocks(12_000).white == 7_000
+    assert await store.expire(game_id, 18_999) is None
+    late = 30_000
+    with pytest.raises(ProtocolError) as refused:
+        await store.play(game_id, "ann", 2, "a2-a3/a4", now=late)
+    assert refused.value.code is ErrorCode.GAME_OVER
+    game = await store.load(game_id)
+    assert (game.termination, game.winner) == (Termination.TIME_FORFEIT, Colour.BLACK)
+    assert game.final_clocks().white == 0
+
+
+@pytest.mark.asyncio
+async def test_two_processes_playing_the_same_move_play_it_once(redis: Redis) -> None:
+    first, second = GameStore(redis), GameStore(redis)
+    game_id = await _game(first)
+    results = await asyncio.gather(
+        first.play(game_id, "ann", 0, "b1-b4/d4", now=1_000),
+        second.play(game_id, "ann", 0, "b1-b4/d4", now=1_000),
+    )
+    played = [r[0] for r in results]
+    assert all(isinstance(e, MovePlayed) for e in played)
+    assert played[0].version == played[1].version == 2
+    game = await first.load(game_id)
+    assert game.moves == ("b1-b4/d4",)
+    assert len(await first.events_since(game_id, 0)) == 2
+
+
+@pytest.mark.asyncio
+async def test_two_sweepers_end_a_game_once(redis: Redis) -> None:
+    stores = [GameStore(redis) for _ in range(4)]
+    game_id = await _game(stores[0])
+    ended = await asyncio.gather(*(s.expire(game_id, FIRST_MOVE_MS) for s in stores))
+    assert sum(isinstance(e, GameEnded) for e in ended) == 1
+    assert len(await stores[0].events_since(game_id, 0)) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_to_move_gets_one_request_per_move(redis: Redis) -> None:
+    store = GameStore(redis)
+    house = Player("greedy", PlayerKind.HOUSE)
+    started = await store.create(
+        ANN,
+        house,
+        time=TimeControl(60, 0),
+        rated=False,
+        now=0,
+        setup="6x6",
+        house=(None, "greedy@5"),
+    )
+    assert await redis.xlen(AI_STREAM) == 0  # White (a person) moves first
+    await store.play(started.game_id, "ann", 0, "b1-b4/d4", now=100)
+    entries = await redis.xrange(AI_STREAM)
+    assert [(e[1][b"game_id"].decode(), e[1][b"ply"]) for e in entries] == [(started.game_id, b"1")]
