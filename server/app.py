@@ -20,7 +20,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from engine.amazons import SETUPS
-from server.games import CLAIM_GRACE_MS, GameStore
+from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.protocol import (
     ColourPreference,
@@ -77,6 +77,7 @@ class Arena:
         self.spawn(self._sweep_loop())
         self.spawn(self._pair_loop())
         self.spawn(self._seek_loop())
+        self.spawn(self._presence_loop())
 
     async def close(self) -> None:
         for task in tuple(self._tasks):
@@ -169,6 +170,22 @@ class Arena:
                         )
             except Exception:
                 log.exception("sweep_failed")
+
+    async def _presence_loop(self) -> None:
+        while True:
+            await asyncio.sleep(ATTENDANCE_MS / 3000)
+            try:
+                now = now_ms()
+                attending = [
+                    (game_id, colour, session.connection_id)
+                    for session in self.sessions
+                    for game_id, colour in session.attending.items()
+                    if colour is not None
+                ]
+                await self.store.keep_attending(attending, now)
+                await self.store.lapse_attendance(now)
+            except Exception:
+                log.exception("presence_check_failed")
 
     async def _pair_loop(self) -> None:
         while True:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import signal
@@ -15,9 +16,9 @@ import socket
 import subprocess
 import sys
 import urllib.parse
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 import structlog
@@ -26,17 +27,19 @@ import websockets.asyncio.server
 from engine import cli as engine_cli
 from server import identity
 from server.app import Arena
-from server.games import GameStore
+from server.games import GameStore, open_redis
 from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
 from server.worker import run_worker
 
 __all__ = ["main"]
 
+CLIENT_COMMANDS = ("clients.bot",)  # modules with add_command(commands): `arena bot`
 DEFAULT_PORT = 8765
 DEFAULT_DATA_DIR = Path(".arena")
 # Websocket frames above this close the connection (1009); smaller ones over the protocol's
 # 16 KiB limit are answered with frame_too_large.
 MAX_FRAME = 64 * 1024
+CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stops
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
 
 log = structlog.get_logger(__name__)
@@ -50,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     engine_cli.add_commands(commands)
     _add_server_commands(commands)
+    # Client commands live with the clients, which the server must not import by name: the
+    # package is looked up when the command line is built.
+    for module in CLIENT_COMMANDS:
+        importlib.import_module(module).add_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
@@ -203,7 +210,7 @@ def _serve(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         workers = [_start_worker(url) for _ in range(args.workers)]
         try:
-            asyncio.run(_serve_until_stopped(url, args.host, args.port))
+            _run_loop(_serve_until_stopped(url, args.host, args.port))
         finally:
             for process in workers:
                 process.terminate()
@@ -224,26 +231,52 @@ def _start_worker(url: str) -> subprocess.Popen[bytes]:
 
 async def _serve_until_stopped(url: str, host: str, port: int) -> None:
     stop = _stop_event()
-    redis = aioredis.from_url(url)
+    redis = open_redis(url)
     arena = Arena(redis)
     await arena.start()
+    server = await websockets.asyncio.server.serve(
+        arena.handle,
+        host,
+        port,
+        process_request=arena.health,
+        max_size=MAX_FRAME,
+        ping_interval=PING_SECONDS,
+        close_timeout=CLOSE_SECONDS,
+        # Frames are small msgpack maps: deflate would cost more CPU than the bytes it saves.
+        compression=None,
+    )
     try:
-        async with websockets.asyncio.server.serve(
-            arena.handle,
-            host,
-            port,
-            process_request=arena.health,
-            max_size=MAX_FRAME,
-            ping_interval=PING_SECONDS,
-        ) as server:
-            bound = [s.getsockname() for s in server.sockets]
-            log.info("serving", addresses=[f"{a[0]}:{a[1]}" for a in bound], redis=url)
-            print(f"arena: serving on ws://{host}:{bound[0][1]}  (Ctrl-C stops)", flush=True)
-            await stop.wait()
-            log.info("stopping")
+        bound = [s.getsockname() for s in server.sockets]
+        log.info("serving", addresses=[f"{a[0]}:{a[1]}" for a in bound], redis=url)
+        print(f"arena: serving on ws://{host}:{bound[0][1]}  (Ctrl-C stops)", flush=True)
+        await stop.wait()
+        log.info("stopping", connections=len(arena.sessions))
     finally:
-        await arena.close()
-        await redis.aclose()
+        # Each step is bounded: a client that does not answer its close frame, or a Redis
+        # that went away, must not keep the process from exiting. Games are safe in Redis.
+        server.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.wait_closed(), CLOSE_SECONDS + 1)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(arena.close(), CLOSE_SECONDS)
+        with contextlib.suppress(TimeoutError, OSError):
+            await asyncio.wait_for(redis.aclose(), CLOSE_SECONDS)
+        log.info("stopped")
+
+
+def _run_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run a long-lived process's main coroutine on uvloop where it is installed, unless
+    ARENA_EVENT_LOOP=asyncio asks for asyncio's own loop."""
+    if os.environ.get("ARENA_EVENT_LOOP", "uvloop") != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                runner.run(main)
+            return
+    asyncio.run(main)
 
 
 def _stop_event() -> asyncio.Event:
@@ -261,7 +294,7 @@ def _worker(args: argparse.Namespace) -> int:
         async def work() -> None:
             await run_worker(url, _stop_event())
 
-        asyncio.run(work())
+        _run_loop(work())
     return 0
 
 
@@ -297,7 +330,7 @@ def _archive(args: argparse.Namespace) -> int:
 
 
 async def _with_redis(url: str, action: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
-    redis = aioredis.from_url(url)
+    redis = open_redis(url)
     try:
         return await action(redis)
     finally:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,10 +45,12 @@ from server.ratings import UNRATED, settle
 
 __all__ = [
     "AI_STREAM",
+    "ATTENDANCE_MS",
     "CLAIM_GRACE_MS",
     "Game",
     "GameStore",
     "channel",
+    "open_redis",
 ]
 
 log = structlog.get_logger(__name__)
@@ -59,7 +62,21 @@ ARCHIVE = "games:archive"  # sorted set: game id -> server ms when it ended
 AI_STREAM = "ai:requests"  # stream of house-bot move requests
 # A player with no connection to a game for this long may be claimed against.
 CLAIM_GRACE_MS = 30_000
+REDIS_CONNECTIONS = 64  # a process's connections to Redis; more commands wait their turn
+REDIS_WAIT_SECONDS = 10
+POSITION_CACHE = 10_000  # games whose position a process keeps
+# A connection's attendance in a game lapses this long after its process last renewed it.
+ATTENDANCE_MS = 15_000
 SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
+
+
+def open_redis(url: str, connections: int = REDIS_CONNECTIONS) -> aioredis.Redis:
+    """A client for the server's Redis whose pool makes a command wait for a free connection
+    (up to REDIS_WAIT_SECONDS) rather than fail when all are busy."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=connections, timeout=REDIS_WAIT_SECONDS
+    )
+    return aioredis.Redis(connection_pool=pool)
 
 
 def game_key(game_id: str) -> str:
@@ -151,6 +168,7 @@ class Game:
     ended: int | None = None
     version: int = 0
     house: tuple[str | None, str | None] = (None, None)  # bot specs of house players
+    current: str = ""  # position text after the moves ("" before the first)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -163,10 +181,8 @@ class Game:
         return Colour.WHITE if (self.ply % 2 == 0) == white_first else Colour.BLACK
 
     def position(self) -> Position:
-        position = Position.parse(self.start)
-        for text in self.moves:
-            position.apply(position.parse_move(text))
-        return position
+        """The position after the moves played."""
+        return Position.parse(self.current or self.start)
 
     def player(self, colour: Colour) -> Player:
         return self.white if colour is Colour.WHITE else self.black
@@ -258,6 +274,7 @@ class Game:
             "ended": self.ended,
             "version": self.version,
             "house": list(self.house),
+            "current": self.current,
             "extra": self.extra,
         }
         data: bytes = msgpack.packb(doc)
@@ -285,6 +302,7 @@ class Game:
             ended=doc["ended"],
             version=doc["version"],
             house=(doc["house"][0], doc["house"][1]),
+            current=doc["current"],
             extra=doc["extra"],
         )
 
@@ -319,6 +337,8 @@ class GameStore:
     def __init__(self, redis: aioredis.Redis, *, claim_grace_ms: int = CLAIM_GRACE_MS) -> None:
         self.redis = redis
         self.claim_grace_ms = claim_grace_ms
+        # Positions of recently played games, so a move is checked without reading the board.
+        self._positions: OrderedDict[str, tuple[int, Position]] = OrderedDict()
         self._commit_script = redis.register_script(COMMIT)
 
     async def load(self, game_id: str) -> Game:
@@ -395,7 +415,7 @@ class GameStore:
                 )
             if colour is not game.to_move:
                 raise _refuse(ErrorCode.NOT_YOUR_TURN, f"it is {game.to_move}'s turn to move")
-            position = game.position()
+            position = self._position(game)
             try:
                 move = position.parse_move(text)
             except (NotationError, IllegalMoveError) as error:
@@ -415,6 +435,7 @@ class GameStore:
                 clocks_after=(*game.clocks_after, after),
                 clock=clock,
                 version=game.version + 1,
+                current=position.text(),
             )
             events: list[GameEvent] = [
                 MovePlayed(
@@ -436,8 +457,24 @@ class GameStore:
                 )
                 events.append(_ended(played))
             if await self._commit(game.version, played, events, now):
+                self._remember(game_id, played.ply, position)
                 return events
         raise _refuse(ErrorCode.INTERNAL, f"game {game_id} is too busy; try again")
+
+    def _position(self, game: Game) -> Position:
+        """A working copy of the game's position: from this process's cache when it saw the
+        last move, else read from the stored text."""
+        cached = self._positions.get(game.game_id)
+        if cached is not None and cached[0] == game.ply:
+            self._positions.move_to_end(game.game_id)
+            return cached[1].clone()
+        return game.position()
+
+    def _remember(self, game_id: str, ply: int, position: Position) -> None:
+        self._positions[game_id] = (ply, position)
+        self._positions.move_to_end(game_id)
+        while len(self._positions) > POSITION_CACHE:
+            self._positions.popitem(last=False)
 
     async def resign(self, game_id: str, name: str, now: int) -> list[GameEvent]:
         for _ in range(self.ATTEMPTS):
@@ -464,12 +501,51 @@ class GameStore:
                 return [ended]
         raise _refuse(ErrorCode.INTERNAL, f"game {game_id} is too busy; try again")
 
-    async def attend(self, game_id: str, colour: Colour, change: int, now: int) -> None:
-        """Count a connection of the player of `colour` coming (+1) or going (-1); the game
-        hears `presence` when the player's last connection goes or the first comes back."""
-        count = await self.redis.hincrby(online_key(game_id), str(colour), change)
-        if (change > 0 and count == 1) or (change < 0 and count <= 0):
-            await self._presence(game_id, colour, online=count > 0, now=now)
+    async def attend(
+        self, game_id: str, colour: Colour, connection: str, *, present: bool, now: int
+    ) -> None:
+        """Record a connection of the player of `colour` coming or going; the game hears
+        `presence` when the player's last connection goes or the first comes back. Each
+        connection's attendance lapses unless its process renews it (`keep_attending`), so the
+        connections of a process that died stop counting."""
+        key = online_key(game_id)
+        field = f"{colour}:{connection}"
+        if present:
+            await self.redis.hset(key, field, now + ATTENDANCE_MS)
+        else:
+            await self.redis.hdel(key, field)
+        online = any(
+            name.startswith(f"{colour}:") and until > now
+            for name, until in (await self._attendance(game_id)).items()
+        )
+        await self._presence(game_id, colour, online=online, now=now)
+
+    async def keep_attending(self, entries: Sequence[tuple[str, Colour, str]], now: int) -> None:
+        """Renew the attendance of this process's connections: (game id, colour, connection)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id, colour, connection in entries:
+                pipe.hset(online_key(game_id), f"{colour}:{connection}", now + ATTENDANCE_MS)
+            await pipe.execute()
+
+    async def lapse_attendance(self, now: int) -> None:
+        """Drop attendances no process renewed (their server died); a player left with none
+        is away."""
+        for game_id in [g.decode() for g in await self.redis.smembers(LIVE)]:
+            attendance = await self._attendance(game_id)
+            lapsed = [name for name, until in attendance.items() if until <= now]
+            if not lapsed:
+                continue
+            await self.redis.hdel(online_key(game_id), *lapsed)
+            for colour in {Colour(name.split(":")[0]) for name in lapsed}:
+                if not any(
+                    name.startswith(f"{colour}:") and until > now
+                    for name, until in attendance.items()
+                ):
+                    await self._presence(game_id, colour, online=False, now=now)
+
+    async def _attendance(self, game_id: str) -> dict[str, int]:
+        fields = await self.redis.hgetall(online_key(game_id))
+        return {name.decode(): int(until) for name, until in fields.items()}
 
     async def _presence(self, game_id: str, colour: Colour, *, online: bool, now: int) -> None:
         for _ in range(self.ATTEMPTS):

@@ -37,7 +37,7 @@ SEEK_EXPIRY = "lobby:seek-expiry"  # sorted set: seek id -> ms when it lapses
 CHALLENGES = "lobby:challenges"  # hash: challenge id -> msgpack challenge
 POOLS = "lobby:pools"  # set of pool names with someone waiting
 SEEK_TTL_MS = 60_000  # a seek lapses this long after its owner's server last refreshed it
-MAX_SEEKS_PER_USER = 3
+MAX_SEEKS = 3  # open seeks one connection may have
 
 # Quick pairing pairs two waiting players whose ratings differ by at most a window that starts
 # narrow and widens with the time the earlier of them has waited.
@@ -169,11 +169,6 @@ class Lobby:
         colour: ColourPreference,
         now: int,
     ) -> SeekInfo:
-        own = [s for s in await self.seeks(now) if s.player.name == player.name]
-        if len(own) >= MAX_SEEKS_PER_USER:
-            raise ProtocolError(
-                ErrorCode.CONFLICT, f"at most {MAX_SEEKS_PER_USER} open seeks at a time"
-            )
         seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(SEEKS, seek.seek_id, _seek_bytes(seek))
@@ -213,6 +208,11 @@ class Lobby:
             pipe.hset(CHALLENGES, challenge.challenge_id, _challenge_bytes(challenge))
             pipe.publish(user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire())
             await pipe.execute()
+
+    async def challenges_for(self, name: str) -> list[ChallengeInfo]:
+        """The open challenges addressed to `name`."""
+        found = [_challenge(data) for data in (await self.redis.hgetall(CHALLENGES)).values()]
+        return [c for c in found if c.opponent.name.lower() == name.lower()]
 
     async def challenge(self, challenge_id: str) -> ChallengeInfo:
         data = await self.redis.hget(CHALLENGES, challenge_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -20,6 +21,7 @@ from websockets.exceptions import ConnectionClosed
 from server import identity
 from server.games import channel
 from server.hub import LOBBY, user_channel
+from server.lobby import MAX_SEEKS
 from server.protocol import (
     PROTOCOL_VERSION,
     Abort,
@@ -125,6 +127,7 @@ class Session:
         self.bucket = TokenBucket(RATE, BURST)
         self.log = log.bind(peer=str(socket.remote_address))
         self.overflowed = False
+        self.connection_id = secrets.token_hex(6)
 
     # Running
 
@@ -181,14 +184,20 @@ class Session:
             except Exception:
                 self.log.error("bad_published_frame", channel=channel_name)
                 return
-            if version <= self.versions.get(game_id, 0):
+            last = self.versions.get(game_id, 0)
+            if version <= last:
+                return
+            if version > last + 1:
+                # Earlier events are still to come from the log (a follow's catch-up under
+                # way, or a frame lost by pub/sub): fetch them in order rather than skip them.
+                self.arena.spawn(self._catch_up(game_id, last, snapshot=False))
                 return
             self.versions[game_id] = version
         elif channel_name.startswith("user:"):
             event = msgpack.unpackb(data)
             if event.get("t") == "game_started":
                 # A game of ours started elsewhere (a seek taken, a pairing): follow it.
-                self.arena.spawn(self.follow_game(event["game_id"], 0))
+                self.arena.spawn(self._follow_started(event["game_id"]))
                 return
         self.push(data)
 
@@ -291,6 +300,8 @@ class Session:
         )
         for game_id in games:
             await self.follow_game(game_id, 0, snapshot=True)
+        for challenge in await self.arena.lobby.challenges_for(player.name):
+            self.push(ChallengeAdded(challenge).to_wire())
         self.log.info("logged_in", kind=str(player.kind))
 
     # Following channels and games
@@ -312,6 +323,15 @@ class Session:
         await self._catch_up(game_id, version, snapshot)
         await self._attend(game_id)
 
+    async def _follow_started(self, game_id: str) -> None:
+        """Follow a game that started elsewhere; if that fails, drop the connection so the
+        client resumes and gets the game with its `welcome`, rather than never hearing of it."""
+        try:
+            await self.follow_game(game_id, 0)
+        except Exception:
+            self.log.exception("follow_failed", game_id=game_id)
+            await self.socket.close(1011, "server error; resume to catch up")
+
     async def _attend(self, game_id: str) -> None:
         """Count this connection as present in a game the user plays."""
         if game_id in self.attending:
@@ -322,7 +342,9 @@ class Session:
         colour = game.colour_of(self._me().name)
         if colour is not None and game.status is GameStatus.PLAYING:
             self.attending[game_id] = colour
-            await self.arena.store.attend(game_id, colour, +1, now_ms())
+            await self.arena.store.attend(
+                game_id, colour, self.connection_id, present=True, now=now_ms()
+            )
 
     async def _catch_up(self, game_id: str, version: int, snapshot: bool) -> None:
         store = self.arena.store
@@ -356,6 +378,8 @@ class Session:
 
     async def _seek(self, request: Seek) -> None:
         self._check_terms(request.setup, request.rated)
+        if len(self.seek_ids) >= MAX_SEEKS:
+            raise ProtocolError(ErrorCode.CONFLICT, f"at most {MAX_SEEKS} open seeks at a time")
         seek = await self.arena.lobby.add_seek(
             self._me(),
             setup=request.setup,
@@ -583,7 +607,9 @@ class Session:
                 await self.arena.store.count_spectator(game_id, -1)
             for game_id, colour in self.attending.items():
                 if colour is not None:
-                    await self.arena.store.attend(game_id, colour, -1, now_ms())
+                    await self.arena.store.attend(
+                        game_id, colour, self.connection_id, present=False, now=now_ms()
+                    )
         self.arena.sessions.discard(self)
         self.log.info("disconnected")
 

@@ -19,7 +19,7 @@ from redis.exceptions import ResponseError
 from engine.search.bot import Budget
 from engine.search.bot import Clock as BotClock
 from engine.search.registry import bot_names, make_bot
-from server.games import AI_STREAM, GameStore
+from server.games import AI_STREAM, GameStore, open_redis
 from server.protocol import Colour, GameStatus, ProtocolError
 from server.session import now_ms
 
@@ -36,6 +36,10 @@ RECLAIM_MS = 3_000
 TOUCH_SECONDS = 1.0
 # Time kept back from a house bot's clock for the queue and the round trip to Redis.
 MARGIN_MS = 100
+# At full strength, the thinking time of a first move (off the clock, but limited in time).
+FIRST_MOVE_SECONDS = 2.0
+# A request that failed this often is dropped (logged) rather than retried forever.
+MAX_DELIVERIES = 5
 
 
 class Worker:
@@ -96,12 +100,22 @@ class Worker:
         touch = asyncio.create_task(self._touch(entry_id))
         try:
             await self._move(game_id, ply)
+        except Exception:
+            # Left pending: it is reclaimed and tried again, unless it keeps failing.
+            if await self._deliveries(entry_id) < MAX_DELIVERIES:
+                raise
+            self.log.exception("request_dropped", game_id=game_id, ply=ply)
         finally:
             touch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await touch
-            await self.redis.xack(AI_STREAM, GROUP, entry_id)
-            await self.redis.xdel(AI_STREAM, entry_id)
+        await self.redis.xack(AI_STREAM, GROUP, entry_id)
+        await self.redis.xdel(AI_STREAM, entry_id)
+
+    async def _deliveries(self, entry_id: str) -> int:
+        """How many times the request has been handed to a worker."""
+        pending = await self.redis.xpending_range(AI_STREAM, GROUP, entry_id, entry_id, 1)
+        return int(pending[0]["times_delivered"]) if pending else 0
 
     async def _move(self, game_id: str, ply: int) -> None:
         try:
@@ -120,17 +134,22 @@ class Worker:
         player = game.player(colour)
         bot = make_bot(bot_name)
         now = now_ms()
-        readings = game.clock_readings(now)
-        own, other = readings[side], readings[1 - side]
         # Strength s thinks s/10 of what the bot's time manager would spend.
         scale = strength / 10
-        budget = Budget(
-            clock=BotClock(
-                own=max(0.001, (own - MARGIN_MS) / 1000 * scale),
-                opponent=other / 1000,
-                increment=game.time.increment * scale,
+        if game.clock.running:
+            readings = game.clock_readings(now)
+            own, other = readings[side], readings[1 - side]
+            budget = Budget(
+                clock=BotClock(
+                    own=max(0.001, (own - MARGIN_MS) / 1000 * scale),
+                    opponent=other / 1000,
+                    increment=game.time.increment * scale,
+                )
             )
-        )
+        else:
+            # A first move is off the clock but must come within the first-move time.
+            left = game.clock.deadline() - now - MARGIN_MS
+            budget = Budget(seconds=max(0.01, min(FIRST_MOVE_SECONDS, left / 4000) * scale))
         position: Any = game.position()  # the bots take any GameState
         decision = await asyncio.to_thread(bot.choose, position, budget)
         text = str(decision.move)
@@ -155,7 +174,7 @@ def _text(value: bytes | str) -> str:
 
 
 async def run_worker(redis_url: str, stop: asyncio.Event) -> None:
-    redis = aioredis.from_url(redis_url)
+    redis = open_redis(redis_url)
     try:
         await Worker(redis).run(stop)
     finally:

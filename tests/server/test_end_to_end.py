@@ -336,3 +336,18 @@ async def test_a_declined_or_cancelled_challenge_is_gone_for_both_sides(
     assert gone.value.code is ErrorCode.NOT_FOUND
     for client in (ann, bob):
         await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_made_while_the_user_was_away_is_sent_after_welcome(
+    arena_url: str, redis: Redis
+) -> None:
+    ann = await _account(arena_url, redis, "ann")
+    await create_account(redis, "bob", "bob-password")
+    made = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
+    bob = await ArenaClient.connect(arena_url)
+    await bob.login("bob", "bob-password")
+    waiting = await bob.next_news(ChallengeAdded)
+    assert waiting.challenge == made.challenge
+    for client in (ann, bob):
+        await client.close()

@@ -9,7 +9,7 @@ import pytest
 from redis.asyncio import Redis
 
 from server.clock import FIRST_MOVE_MS
-from server.games import AI_STREAM, GameStore
+from server.games import AI_STREAM, ATTENDANCE_MS, GameStore
 from server.protocol import (
     Colour,
     ErrorCode,
@@ -17,9 +17,11 @@ from server.protocol import (
     MovePlayed,
     Player,
     PlayerKind,
+    Presence,
     ProtocolError,
     Termination,
     TimeControl,
+    decode_event,
 )
 
 ANN = Player("ann", PlayerKind.HUMAN)
@@ -108,3 +110,29 @@ async def test_a_house_bot_to_move_gets_one_request_per_move(redis: Redis) -> No
     await store.play(started.game_id, "ann", 0, "b1-b4/d4", now=100)
     entries = await redis.xrange(AI_STREAM)
     assert [(e[1][b"game_id"].decode(), e[1][b"ply"]) for e in entries] == [(started.game_id, b"1")]
+
+
+@pytest.mark.asyncio
+async def test_a_player_whose_server_died_is_away_once_the_attendance_lapses(
+    redis: Redis,
+) -> None:
+    store = GameStore(redis, claim_grace_ms=1_000)
+    game_id = await _game(store)
+    await store.attend(game_id, Colour.WHITE, "c1", present=True, now=0)
+    await store.attend(game_id, Colour.BLACK, "c2", present=True, now=0)
+    # Black's process keeps renewing; White's died and renews nothing.
+    await store.keep_attending([(game_id, Colour.BLACK, "c2")], now=ATTENDANCE_MS - 1)
+    await store.lapse_attendance(ATTENDANCE_MS - 1)
+    assert len(await store.events_since(game_id, 0)) == 1  # nobody is away yet
+    await store.lapse_attendance(ATTENDANCE_MS)
+    frames = await store.events_since(game_id, 1)
+    away = decode_event(frames[0])
+    assert isinstance(away, Presence)
+    assert (away.side, away.online) == (Colour.WHITE, False)
+    with pytest.raises(ProtocolError) as early:
+        await store.claim(game_id, "bob", ATTENDANCE_MS + 500)
+    assert early.value.code is ErrorCode.CONFLICT
+    assert early.value.retry_after == 1
+    ended = await store.claim(game_id, "bob", ATTENDANCE_MS + 1_000)
+    assert isinstance(ended[0], GameEnded)
+    assert (ended[0].winner, ended[0].termination) == (Colour.BLACK, Termination.ABANDONED)

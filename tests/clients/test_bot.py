@@ -1,0 +1,407 @@
+"""An engine bot playing through `clients.bot` against an in-process server on real Redis:
+answering challenges, playing whole games, and finishing a game after its connection drops."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+import structlog
+from redis.asyncio import Redis
+from websockets.asyncio.server import serve
+
+from clients import ArenaClient, GameView
+from clients.bot import (
+    FIRST_MOVE_SECONDS,
+    MARGIN_SECONDS,
+    BotError,
+    BotPlayer,
+    ChallengePolicy,
+    main,
+    run_bot,
+    think_budget,
+)
+from engine.amazons import Position
+from server.app import Arena
+from server.games import GameStore
+from server.hub import user_channel
+from server.identity import create_bot_token
+from server.protocol import (
+    Challenge,
+    ChallengeAdded,
+    ChallengeInfo,
+    ChallengeOutcome,
+    ChallengeRemoved,
+    Clocks,
+    Colour,
+    ColourPreference,
+    GameEvent,
+    GameStatus,
+    MovePlayed,
+    Player,
+    PlayerKind,
+    PlayMove,
+    Termination,
+    TimeControl,
+    decode_event,
+)
+from server.session import Session
+
+BOT = "testbot"
+TIMEOUT = 60  # seconds any one test may take before it is failed rather than left hanging
+
+
+@dataclass
+class Server:
+    arena: Arena
+    url: str
+
+    def sessions_of(self, name: str) -> list[Session]:
+        return [s for s in self.arena.sessions if s.user is not None and s.user.name == name]
+
+    def drop(self, name: str) -> None:
+        """Cut `name`'s connections without a closing handshake, as a network failure would."""
+        for session in self.arena.sessions:
+            if session.user is not None and session.user.name == name:
+                session.socket.transport.abort()
+
+
+@pytest_asyncio.fixture
+async def server(redis: Redis) -> AsyncIterator[Server]:
+    arena = Arena(redis)
+    await arena.start()
+    try:
+        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as ws:
+            port = next(iter(ws.sockets)).getsockname()[1]
+            yield Server(arena, f"ws://127.0.0.1:{port}")
+    finally:
+        await arena.close()
+
+
+async def _guest(url: str) -> ArenaClient:
+    client = await ArenaClient.connect(url)
+    await client.guest()
+    return client
+
+
+async def _until_online(server: Server) -> None:
+    """Challenges reach only a bot that is connected: wait until the server has subscribed it
+    to its news (its login is then complete)."""
+    while not server.arena.hub.followers(user_channel(BOT)):
+        await asyncio.sleep(0.01)
+
+
+async def _play_random_moves(guest: ArenaClient, game_id: str, seed: int) -> GameView:
+    """Play the guest's side with random moves until the game ends."""
+    assert guest.user is not None
+    colour = guest.games[game_id].colour_of(guest.user.name)
+    while True:
+        await guest.wait_for(
+            lambda c: (
+                c.games[game_id].status is GameStatus.ENDED or c.games[game_id].to_move is colour
+            ),
+            timeout=30,
+        )
+        view = guest.games[game_id]
+        if view.status is GameStatus.ENDED:
+            return view
+        await guest.request(PlayMove(game_id, view.ply, _random_move(view, seed)))
+
+
+def _random_move(view: GameView, seed: int) -> str:
+    position = Position.parse(view.start)
+    for text in view.moves:
+        position.apply(position.parse_move(text))
+    move = position.random_move(seed + view.ply)
+    assert move is not None
+    return str(move)
+
+
+async def _check_finished(redis: Redis, view: GameView) -> None:
+    """The game ended by the rules, every move legal and played once, the log without gaps."""
+    assert view.status is GameStatus.ENDED
+    assert view.termination is Termination.NO_LEGAL_MOVE
+    position = Position.parse(view.start)
+    for text in view.moves:
+        position.apply(position.parse_move(text))
+    assert position.is_terminal()
+    frames = await GameStore(redis).events_since(view.game_id, 0)
+    events = [event for event in map(decode_event, frames) if isinstance(event, GameEvent)]
+    assert [event.version for event in events] == list(range(1, len(frames) + 1))
+    played = [event for event in events if isinstance(event, MovePlayed)]
+    assert [(event.ply, event.move) for event in played] == list(enumerate(view.moves))
+    assert view.version == len(events)
+
+
+async def _challenge(guest: ArenaClient, colour: str, base: int = 60) -> str:
+    """Challenge the bot and return the game its acceptance starts."""
+    await guest.request(
+        Challenge(BOT, TimeControl(base, 0), setup="6x6", colour=ColourPreference(colour)),
+        ChallengeAdded,
+    )
+    await guest.wait_for(lambda c: bool(c.games), timeout=10)
+    (game_id,) = guest.games
+    return game_id
+
+
+@pytest.mark.asyncio
+async def test_a_bot_accepts_a_challenge_and_plays_a_6x6_game_to_the_end(
+    server: Server, redis: Redis
+) -> None:
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    async with asyncio.timeout(TIMEOUT):
+        bot = asyncio.create_task(run_bot(server.url, token, "greedy", stop=stop))
+        await _until_online(server)
+        guest = await _guest(server.url)
+        game_id = await _challenge(guest, "black")
+        view = guest.games[game_id]
+        assert (view.white.name, view.white.kind) == (BOT, PlayerKind.BOT)
+        final = await _play_random_moves(guest, game_id, seed=1)
+        await _check_finished(redis, final)
+        assert len(final.moves) >= 8
+        stop.set()
+        await bot
+        await guest.close()
+        while server.sessions_of(BOT):  # the server sees the bot leave
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_finishes_its_game_after_its_connection_drops_while_it_thinks(
+    server: Server, redis: Redis
+) -> None:
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    drops = {2, 6}  # plies after which the bot's connection is cut while it thinks of a reply
+    with structlog.testing.capture_logs() as logs:
+        # A fixed number of playouts makes each move take a while (about 0.3 s here) whatever
+        # the clock says, so the drop falls inside the thinking.
+        player = BotPlayer(server.url, token, "mcts:playouts=10000")
+        async with asyncio.timeout(TIMEOUT):
+            bot = asyncio.create_task(player.run(stop))
+            await _until_online(server)
+            guest = await _guest(server.url)
+            game_id = await _challenge(guest, "white", base=120)
+            while True:
+                await guest.wait_for(
+                    lambda c: (
+                        c.games[game_id].status is GameStatus.ENDED
+                        or c.games[game_id].to_move is Colour.WHITE
+                    ),
+                    timeout=30,
+                )
+                view = guest.games[game_id]
+                if view.status is GameStatus.ENDED:
+                    break
+                ply = view.ply
+                await guest.request(PlayMove(game_id, ply, _random_move(view, seed=7)))
+                if ply in drops:
+                    while (game_id, ply + 1) not in player.thinking:
+                        await asyncio.sleep(0.005)
+                    server.drop(BOT)
+            await _check_finished(redis, guest.games[game_id])
+            assert player.connections == 3  # the first, then one after each drop
+            stop.set()
+            await bot
+            await guest.close()
+    connection_of_move = {e["ply"]: e["connection"] for e in logs if e["event"] == "moved"}
+    # The replies thought out across a drop were delivered on the next connection.
+    assert (connection_of_move[3], connection_of_move[7]) == (2, 3)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis: Redis) -> None:
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    policy = ChallengePolicy(setups=frozenset({"8x8"}), min_game_seconds=30, rated=False)
+    async with asyncio.timeout(TIMEOUT):
+        bot = asyncio.create_task(run_bot(server.url, token, "random", accept=policy, stop=stop))
+        await _until_online(server)
+        guest = await _guest(server.url)
+        refused = [
+            Challenge(BOT, TimeControl(60, 0), setup="6x6"),  # a setup it does not play
+            Challenge(BOT, TimeControl(10, 0), setup="8x8"),  # too fast
+        ]
+        for challenge in refused:
+            made = await guest.request(challenge, ChallengeAdded)
+            removed = await guest.next_news(ChallengeRemoved)
+            assert removed.challenge_id == made.challenge.challenge_id
+            assert removed.outcome is ChallengeOutcome.DECLINED
+        assert not guest.games
+        await guest.request(Challenge(BOT, TimeControl(60, 0), setup="8x8"), ChallengeAdded)
+        await guest.wait_for(lambda c: bool(c.games), timeout=10)
+        stop.set()
+        await bot
+        await guest.close()
+
+
+@pytest.mark.asyncio
+async def test_the_challenger_hears_game_started_first_when_the_bot_moves_at_once(
+    server: Server, redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = server.arena.store
+    read_log = store.events_since
+
+    async def slow_read_from_the_start(game_id: str, version: int) -> list[bytes]:
+        # Widens the window a busy Redis gives by chance: the challenger's server reads the new
+        # game's log from the start while the bot, which plays White, moves at once.
+        if version == 0:
+            await asyncio.sleep(0.3)
+        return await read_log(game_id, version)
+
+    monkeypatch.setattr(store, "events_since", slow_read_from_the_start)
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    async with asyncio.timeout(TIMEOUT):
+        bot = asyncio.create_task(run_bot(server.url, token, "random", stop=stop))
+        await _until_online(server)
+        guest = await _guest(server.url)
+        game_id = await _challenge(guest, "black")
+        await guest.wait_for(lambda c: c.games[game_id].ply >= 1)
+        heard = []
+        while not guest.news.empty():
+            event = guest.news.get_nowait()
+            if isinstance(event, GameEvent) and event.game_id == game_id:
+                heard.append((event.TAG, event.version))
+        stop.set()
+        await bot
+        await guest.close()
+    assert heard[:2] == [("game_started", 1), ("move_played", 2)]
+
+
+@pytest.mark.asyncio
+async def test_a_refused_token_stops_the_bot_with_a_clear_error(server: Server) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        with pytest.raises(BotError, match="refused the bot token"):
+            await run_bot(server.url, "no-such-token", "random")
+
+
+@pytest.mark.asyncio
+async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
+    server: Server, redis: Redis, tmp_path: Path
+) -> None:
+    token = await create_bot_token(redis, BOT)
+    log = tmp_path / "bot.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    with log.open("wb") as err:
+        command = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "clients.bot",
+            "--server",
+            server.url,
+            "--engine",
+            "greedy",
+            "--setup",
+            "6x6",
+            cwd=Path(__file__).resolve().parents[2],
+            env={**env, "ARENA_BOT_TOKEN": token},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            await _until_online(server)
+            guest = await _guest(server.url)
+            game_id = await _challenge(guest, "white")
+            await _check_finished(redis, await _play_random_moves(guest, game_id, seed=9))
+            await guest.close()
+            command.send_signal(signal.SIGINT)
+            assert await command.wait() == 0, log.read_text()
+    finally:
+        if command.returncode is None:
+            command.kill()
+            await command.wait()
+    assert '"event": "challenge_accepted"' in log.read_text()
+
+
+def _challenge_info(setup: str, base: int, increment: int, rated: bool = False) -> ChallengeInfo:
+    return ChallengeInfo(
+        "c1",
+        Player("ann", PlayerKind.HUMAN, 1500),
+        Player(BOT, PlayerKind.BOT),
+        setup,
+        TimeControl(base, increment),
+        rated,
+        ColourPreference.RANDOM,
+    )
+
+
+def test_the_challenge_policy_names_why_it_declines() -> None:
+    policy = ChallengePolicy(max_games=2, rated=False, max_game_seconds=600)
+    assert policy.refusal(_challenge_info("10x10", 60, 0), playing=0) is None
+    assert policy.refusal(_challenge_info("10x10", 0, 1), playing=1) is None  # 40 s a game
+    cases = {
+        "setup 12x12 is not played": _challenge_info("12x12", 60, 0),
+        "time control too fast: a game needs 10 s or more": _challenge_info("6x6", 5, 0),
+        "time control too slow: a game must take 600 s or less": _challenge_info("6x6", 0, 20),
+        "rated games are not played": _challenge_info("6x6", 60, 0, rated=True),
+    }
+    for reason, challenge in cases.items():
+        assert policy.refusal(challenge, playing=0) == reason
+    assert policy.refusal(_challenge_info("6x6", 60, 0), playing=2) == "already playing 2 games"
+
+
+def _view(ply: int, white_ms: int, black_ms: int, received: float) -> GameView:
+    return GameView(
+        "g1",
+        Player(BOT, PlayerKind.BOT),
+        Player("ann", PlayerKind.HUMAN),
+        Position.setup("6x6").text(),
+        TimeControl(300, 2),
+        False,
+        Clocks(white_ms, black_ms),
+        "6x6",
+        moves=["b1-b2/b3"] * ply,
+        received=received,
+    )
+
+
+def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
+    budget = think_budget(_view(4, 100_000, 80_000, received=10.0), Colour.WHITE, now=13.0)
+    assert budget.clock is not None
+    assert budget.clock.own == pytest.approx(100 - 3 - MARGIN_SECONDS)
+    assert (budget.clock.opponent, budget.clock.increment) == (80, 2)
+    black = think_budget(_view(5, 100_000, 80_000, received=10.0), Colour.BLACK, now=10.0)
+    assert black.clock is not None
+    assert black.clock.own == pytest.approx(80 - MARGIN_SECONDS)
+    # A first move is off the clock but due within the server's window.
+    first = think_budget(_view(0, 300_000, 300_000, received=10.0), Colour.WHITE, now=11.0)
+    assert first.clock is not None
+    assert first.clock.own == pytest.approx(FIRST_MOVE_SECONDS - 1 - MARGIN_SECONDS)
+    late = think_budget(_view(6, 200, 80_000, received=10.0), Colour.WHITE, now=12.0)
+    assert late.clock is not None
+    assert 0 < late.clock.own < 0.1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--engine", "greedy", "--token", "t"], "no server: give --server URL"),
+        (["--engine", "greedy", "--server", "ws://localhost:1"], "no bot token"),
+        (["--engine", "nosuch", "--server", "ws://x", "--token", "t"], "unknown bot 'nosuch'"),
+        (["--engine", "greedy", "--server", "http://x", "--token", "t"], "not a websocket URL"),
+        (["--engine", "greedy", "--max-games", "0"], "must be 1 or more, got 0"),
+    ],
+)
+def test_the_command_line_names_what_is_wrong(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ARENA_SERVER", raising=False)
+    monkeypatch.delenv("ARENA_BOT_TOKEN", raising=False)
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    assert exit.value.code == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,340 @@
+"""The server as it is deployed: `arena serve` and `arena worker` processes on one Redis. Two
+servers share a game, a house-bot move survives its worker being killed mid-thought, and a
+server stopped with a signal exits cleanly and, restarted on its embedded Redis, carries on the
+game it had."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis, from_url
+from redis.exceptions import ResponseError
+
+from clients import ArenaClient
+from engine.amazons import Position
+from server.games import AI_STREAM, GameStore
+from server.protocol import (
+    AcceptSeek,
+    Challenge,
+    ColourPreference,
+    GameEvent,
+    GameStarted,
+    GameStatus,
+    MovePlayed,
+    PlayMove,
+    Resign,
+    Seek,
+    Termination,
+    TimeControl,
+    Watch,
+    decode_event,
+)
+from server.worker import GROUP
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVING = re.compile(rb"serving on (ws://\S+)")
+START_SECONDS = 30  # for a process to come up (imports, an embedded Redis)
+STOP_SECONDS = 20  # for a process to exit after a signal
+TIMEOUT = 90  # for any one test, so a stuck process fails it rather than hanging the suite
+
+
+@dataclass
+class Process:
+    """A child process of the test: `arena serve` (with its URL) or `arena worker`."""
+
+    process: asyncio.subprocess.Process
+    log: Path
+    url: str = ""
+
+    def log_tail(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
+
+    async def stop(self, sig: signal.Signals = signal.SIGTERM) -> int:
+        """Send `sig` and return the exit code."""
+        self.process.send_signal(sig)
+        try:
+            return await asyncio.wait_for(self.process.wait(), STOP_SECONDS)
+        except TimeoutError:
+            pytest.fail(f"the process did not stop after {sig.name}:\n{self.log_tail()}")
+
+
+class Processes:
+    """Starts the processes of one test and kills any still running at its end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.started: list[Process] = []
+
+    @staticmethod
+    def _env() -> dict[str, str]:
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith("ARENA_") and name != "REDIS_URL"
+        }
+        return {**env, "PYTHONUNBUFFERED": "1"}
+
+    async def _spawn(self, name: str, *args: str, stdout: int | None) -> Process:
+        log = self.folder / f"{name}-{len(self.started)}.log"
+        with log.open("wb") as err:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "server.cli",
+                *args,
+                cwd=ROOT,
+                env=self._env(),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=err,
+            )
+        started = Process(process, log)
+        self.started.append(started)
+        return started
+
+    async def serve(self, *args: str) -> Process:
+        """`arena serve` on a free port, without house-bot workers; returns once it listens."""
+        server = await self._spawn(
+            "serve", "serve", "--port", "0", "--workers", "0", *args, stdout=asyncio.subprocess.PIPE
+        )
+        assert server.process.stdout is not None
+        try:
+            line = await asyncio.wait_for(server.process.stdout.readline(), START_SECONDS)
+        except TimeoutError:
+            line = b""
+        found = SERVING.search(line)
+        if found is None:
+            pytest.fail(f"arena serve did not start: {line!r}\n{server.log_tail()}")
+        server.url = found.group(1).decode()
+        return server
+
+    async def worker(self, redis_url: str) -> Process:
+        return await self._spawn(
+            "worker", "worker", "--redis-url", redis_url, stdout=asyncio.subprocess.DEVNULL
+        )
+
+    async def kill_all(self) -> None:
+        for started in self.started:
+            if started.process.returncode is None:
+                started.process.kill()
+                await started.process.wait()
+
+
+@pytest_asyncio.fixture
+async def processes(tmp_path: Path) -> AsyncIterator[Processes]:
+    children = Processes(tmp_path)
+    try:
+        yield children
+    finally:
+        await children.kill_all()
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A data folder with a short path: the embedded Redis's unix socket path must fit in 107
+    bytes, which a pytest tmp_path may not."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _guest(url: str) -> ArenaClient:
+    client = await ArenaClient.connect(url)
+    await client.guest()
+    return client
+
+
+def _random_game(seed: int) -> list[str]:
+    position = Position.setup("6x6")
+    moves: list[str] = []
+    while not position.is_terminal():
+        move = position.random_move(seed + len(moves))
+        assert move is not None
+        moves.append(str(move))
+        position.apply(move)
+    return moves
+
+
+async def _start_game(first: ArenaClient, second: ArenaClient, base: int) -> str:
+    """`first` seeks a 6x6 game as White, `second` accepts; both know it when this returns."""
+    added = await first.request(
+        Seek(TimeControl(base, 0), setup="6x6", colour=ColourPreference.WHITE)
+    )
+    started: GameStarted = await second.request(AcceptSeek(added.seek.seek_id), GameStarted)
+    await first.wait_for(lambda c: started.game_id in c.games)
+    return started.game_id
+
+
+async def _check_log(redis: Redis, game_id: str, moves: list[str]) -> int:
+    """The game's log has versions 1..n with no gap and each move once, in order; returns n."""
+    frames = await GameStore(redis).events_since(game_id, 0)
+    events = [event for event in map(decode_event, frames) if isinstance(event, GameEvent)]
+    assert [event.version for event in events] == list(range(1, len(frames) + 1))
+    played = [(event.ply, event.move) for event in events if isinstance(event, MovePlayed)]
+    assert played == list(enumerate(moves))
+    return len(frames)
+
+
+def _ended(game_id: str) -> Callable[[ArenaClient], bool]:
+    def check(client: ArenaClient) -> bool:
+        view = client.games.get(game_id)
+        return view is not None and view.status is GameStatus.ENDED
+
+    return check
+
+
+@pytest.mark.asyncio
+async def test_two_server_processes_share_a_game_with_a_spectator(
+    redis_url: str, redis: Redis, processes: Processes
+) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        one = await processes.serve("--redis-url", redis_url)
+        two = await processes.serve("--redis-url", redis_url)
+        white, black = await _guest(one.url), await _guest(two.url)
+        spectator = await _guest(two.url)
+        game_id = await _start_game(white, black, base=300)
+        await spectator.request(Watch(game_id))
+        moves = _random_game(seed=21)
+        for ply, move in enumerate(moves):
+            mover = white if ply % 2 == 0 else black
+            await mover.request(PlayMove(game_id, ply, move))
+        versions = await _check_log(redis, game_id, moves)
+        for client in (white, black, spectator):
+            await client.wait_for(_ended(game_id), timeout=10)
+            view = client.games[game_id]
+            assert view.moves == moves
+            assert view.termination is Termination.NO_LEGAL_MOVE
+            assert view.version == versions
+            await client.close()
+        assert await one.stop() == 0
+        assert await two.stop() == 0
+
+
+async def _pending(redis: Redis) -> int:
+    """House-bot requests a worker has read and not yet finished."""
+    try:
+        summary = await redis.xpending(AI_STREAM, GROUP)
+    except ResponseError:  # no group yet: no worker has started
+        return 0
+    return int(summary["pending"])
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_move_is_played_once_when_its_worker_dies_while_thinking(
+    redis_url: str, redis: Redis, processes: Processes
+) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        server = await processes.serve("--redis-url", redis_url)
+        workers = [await processes.worker(redis_url) for _ in range(2)]
+        for worker in workers:  # both compiled their bots and read the stream
+            while "worker_started" not in worker.log_tail():
+                await asyncio.sleep(0.1)
+        human = await _guest(server.url)
+        # At full strength a house bot thinks 2 s on its first move (off the clock): time
+        # enough to kill its worker in the middle.
+        started = await human.request(
+            Challenge(
+                "mcts",
+                TimeControl(300, 0),
+                setup="6x6",
+                colour=ColourPreference.WHITE,
+                strength=10,
+            ),
+            GameStarted,
+        )
+        game_id = started.game_id
+        opening = _random_game(seed=5)[0]
+        await human.request(PlayMove(game_id, 0, opening))
+        while await _pending(redis) == 0:  # a worker has taken the request for ply 1
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.5)
+        assert (await GameStore(redis).load(game_id)).ply == 1, "the move came too soon"
+        taker = (await redis.xpending_range(AI_STREAM, GROUP, "-", "+", 1))[0]["consumer"]
+        first, second = sorted(
+            workers, key=lambda w: not taker.decode().endswith(f"-{w.process.pid}")
+        )
+        first.process.kill()
+        await first.process.wait()
+        await human.wait_for(lambda c: c.games[game_id].ply >= 2, timeout=40)
+        view = human.games[game_id]
+        await _check_log(redis, game_id, view.moves)
+        assert view.moves[0] == opening
+        assert len(view.moves) == 2
+        while await _pending(redis):  # the worker acknowledges the request after the move
+            await asyncio.sleep(0.02)
+        assert "request_reclaimed" in second.log_tail()
+        await human.request(Resign(game_id))
+        await human.wait_for(_ended(game_id), timeout=10)
+        await _check_log(redis, game_id, view.moves)  # still each move once
+        await human.close()
+        assert await second.stop() == 0
+        assert await server.stop() == 0
+
+
+def _redis_answers(data_dir: Path) -> bool:
+    """Whether a Redis still listens on the data folder's socket."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(data_dir / "redis.sock"))
+        except OSError:
+            return False
+        return True
+
+
+@pytest.mark.asyncio
+async def test_a_stopped_server_exits_cleanly_and_its_game_goes_on_after_a_restart(
+    short_dir: Path, processes: Processes
+) -> None:
+    data = ["--data-dir", str(short_dir)]
+    moves = _random_game(seed=33)
+    async with asyncio.timeout(TIMEOUT):
+        before = await processes.serve(*data)
+        white, black = await _guest(before.url), await _guest(before.url)
+        game_id = await _start_game(white, black, base=600)
+        for ply in range(4):
+            mover = white if ply % 2 == 0 else black
+            await mover.request(PlayMove(game_id, ply, moves[ply]))
+        await black.wait_for(lambda c: c.games[game_id].ply == 4)
+        assert await before.stop(signal.SIGINT) == 0  # Ctrl-C
+        # Its Redis stopped with it, so the game can only come back from the append-only file.
+        assert not _redis_answers(short_dir)
+        for client in (white, black):
+            await asyncio.wait_for(client.wait_closed(), 10)
+
+        after = await processes.serve(*data)
+        white = await ArenaClient.reconnect(after.url, white)
+        black = await ArenaClient.reconnect(after.url, black)
+        for client in (white, black):
+            assert client.games[game_id].moves == moves[:4]
+        for ply in range(4, len(moves)):
+            mover = white if ply % 2 == 0 else black
+            await mover.request(PlayMove(game_id, ply, moves[ply]))
+        for client in (white, black):
+            await client.wait_for(_ended(game_id), timeout=10)
+            assert client.games[game_id].moves == moves
+            assert client.games[game_id].termination is Termination.NO_LEGAL_MOVE
+        redis = from_url(f"unix://{short_dir / 'redis.sock'}")
+        try:
+            versions = await _check_log(redis, game_id, moves)
+        finally:
+            await redis.aclose()
+        for client in (white, black):
+            assert client.games[game_id].version == versions
+            await client.close()
+        assert await after.stop(signal.SIGTERM) == 0
+        assert not _redis_answers(short_dir)
