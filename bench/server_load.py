@@ -1,0 +1,1014 @@
+"""Server load: concurrent games over loopback against `arena serve` processes that share one
+embedded Redis, at human pace and at saturation, beside a bare websockets relay driven by the
+same client loop, so the server's throughput reads as a share of what websockets alone carry.
+
+Each game is a table of three guest connections: two scripted players, whose moves come from
+random legal games computed before the clock starts, and one spectator. The delay measured is
+from a player sending a move to its opponent (or the spectator) receiving the move's event.
+
+Run from the repository root: python -m bench.server_load [--games N] [--seconds S] ...
+Progress goes to stderr; the figures and a table go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import multiprocessing
+import os
+import queue
+import random
+import re
+import resource
+import selectors
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from multiprocessing.context import SpawnContext, SpawnProcess
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import psutil  # type: ignore[import-untyped]
+import structlog
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
+
+from server.protocol import (
+    PROTOCOL_VERSION,
+    AcceptSeek,
+    CancelSeek,
+    Guest,
+    Hello,
+    Request,
+    Seek,
+    TimeControl,
+    Watch,
+)
+
+LOADS = ("human", "saturation")
+BASE_SECONDS = 3600  # each side's clock: no scripted game comes near it
+STALL_SECONDS = 10.0  # a move not seen by the opponent by then is counted as stalled
+SETUP_TIMEOUT = 60.0  # one setup request (connect, log in, seek, accept, watch)
+RETRY_SECONDS = 1.0  # a refused move or new game is tried again after about this long
+RETRIED = frozenset({"internal", "rate_limited"})  # refusals a move is sent again after
+DRAIN_SECONDS = 1.0  # after the window, time for the last events to reach the spectators
+CONNECTS_AT_ONCE = 32  # connection handshakes in flight per client process
+PROGRESS_SECONDS = 2.0
+PING_SECONDS = 10  # the relay pings like `arena serve` does
+START_DELAY = 0.5  # between telling the clients the start time and that time
+CORES = os.cpu_count() or 1
+SERVING = re.compile(r"serving on (ws://\S+)")
+
+
+def raise_fd_limit() -> int:
+    """Lift the soft limit on open files to the hard one (1,500 connections need more than the
+    usual 1,024); children inherit it. Returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def random_games(setup: str, count: int, seed: int) -> list[tuple[str, ...]]:
+    """`count` random legal games from `setup`, as move texts, for the players to replay."""
+    from engine.amazons import Position  # numba start-up only in the process that plays games
+
+    games = []
+    for g in range(count):
+        position = Position.setup(setup)
+        moves: list[str] = []
+        while not position.is_terminal():
+            move = position.random_move(seed + 1000 * g + len(moves))
+            if move is None:
+                break
+            moves.append(str(move))
+            position.apply(move)
+        games.append(tuple(moves))
+    return games
+
+
+# The client side: runs in the client processes.
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one client process plays: its tables, against which servers, at what pace."""
+
+    target: str  # "arena" or "relay"
+    urls: tuple[str, ...]
+    tables: tuple[int, ...]
+    scripts: tuple[tuple[str, ...], ...]
+    setup: str
+    think: float  # mean seconds a player waits before moving; 0 moves at once
+    seconds: float
+    compression: bool
+    seed: int
+
+
+@dataclass
+class Tally:
+    """What one client process saw. Delays are in ms; `moves` counts moves that reached the
+    opponent inside the window."""
+
+    moves: int = 0
+    opponent_ms: list[float] = field(default_factory=list)
+    spectator_ms: list[float] = field(default_factory=list)
+    spectator_expected: int = 0
+    spectator_seen: int = 0
+    stalls: int = 0
+    refused: Counter[str] = field(default_factory=Counter)
+    dropped: int = 0  # connections closed under a table
+    failed_tables: int = 0  # tables that could not connect, log in or start a game
+    failures: Counter[str] = field(default_factory=Counter)
+    games_started: int = 0
+    games_finished: int = 0
+
+    def add(self, other: Tally) -> None:
+        self.moves += other.moves
+        self.opponent_ms += other.opponent_ms
+        self.spectator_ms += other.spectator_ms
+        self.spectator_expected += other.spectator_expected
+        self.spectator_seen += other.spectator_seen
+        self.stalls += other.stalls
+        self.refused += other.refused
+        self.dropped += other.dropped
+        self.failed_tables += other.failed_tables
+        self.failures += other.failures
+        self.games_started += other.games_started
+        self.games_finished += other.games_finished
+
+
+class RefusedError(Exception):
+    """The server answered a request with an error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+class SeatLostError(Exception):
+    """A connection of the table closed."""
+
+
+class Seat:
+    """One connection at a table: a player's or the spectator's. Its reader hands move events
+    to the table and replies to the requests awaiting them."""
+
+    def __init__(self, table: Table, role: str, socket: ClientConnection) -> None:
+        self.table = table
+        self.role = role
+        self.socket = socket
+        self.name = ""
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.reader = asyncio.create_task(self._read())
+
+    async def ask(self, request: Request | dict[str, Any]) -> dict[str, Any]:
+        """Send a request and return its reply; raise RefusedError on an error reply."""
+        request_id = next(self._ids)
+        if isinstance(request, dict):
+            frame: bytes = msgpack.packb({**request, "id": request_id})
+        else:
+            frame = replace(request, id=request_id).to_wire()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self.socket.send(frame)
+            reply = await asyncio.wait_for(future, SETUP_TIMEOUT)
+        finally:
+            self._pending.pop(request_id, None)
+        if reply["t"] == "error":
+            raise RefusedError(reply.get("code", "?"), reply.get("message", ""))
+        return reply
+
+    async def send_move(self, game_id: str, ply: int, move: str) -> None:
+        # Packed by hand: the wire form of PlayMove, without the per-move validation cost.
+        frame: bytes = msgpack.packb(
+            {"t": "move", "id": next(self._ids), "game_id": game_id, "ply": ply, "move": move}
+        )
+        await self.socket.send(frame)
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.socket:
+                now = time.monotonic()
+                message = msgpack.unpackb(frame)
+                tag = message.get("t")
+                # "move_played" from the arena; the relay forwards the mover's "move" as is.
+                if tag == "move_played" or tag == "move":
+                    self.table.arrived(self, message["game_id"], message["ply"], now)
+                    continue
+                request_id = message.get("id")
+                future = self._pending.get(request_id) if request_id is not None else None
+                if future is not None:
+                    if not future.done():
+                        future.set_result(message)
+                elif tag == "error":
+                    self.table.refused(message.get("code", "?"), message.get("message", ""))
+                elif tag == "game_started":
+                    self.table.joined(message["game_id"])
+        except ConnectionClosed:
+            pass
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(SeatLostError(f"{self.role} connection closed"))
+            self.table.lost(self)
+
+
+class Table:
+    """One game's three connections and the scripted games they play one after another."""
+
+    def __init__(self, number: int, plan: Plan, tally: Tally) -> None:
+        self.number = number
+        self.plan = plan
+        self.tally = tally
+        self.rng = random.Random(plan.seed * 1_000_003 + number)
+        self.seats: list[Seat] = []
+        self.closing = False
+        self.round = 0
+        self.game_id = ""
+        self.white: Seat | None = None
+        self.black: Seat | None = None
+        self.games_joined: set[str] = set()
+        self._joined = asyncio.Event()
+        self.sent: dict[str, list[float]] = {}  # game id -> send time of each ply (last two games)
+        self.reached: dict[int, float] = {}  # ply -> when the opponent saw it (current game)
+        self.waiting: tuple[int, asyncio.Future[None]] | None = None  # ply, its arrival
+        self.window = (0.0, 0.0)
+
+    # Setting up
+
+    async def sit_down(self, limit: asyncio.Semaphore) -> None:
+        """Open the three connections and log them in."""
+        roles = ("a", "b", "spectator")
+        urls = self.plan.urls
+        for index, role in enumerate(roles):
+            url = urls[(self.number + index) % len(urls)]
+            async with limit:
+                socket = await asyncio.wait_for(
+                    connect(
+                        url,
+                        max_size=2**20,
+                        compression="deflate" if self.plan.compression else None,
+                        ping_interval=None,
+                    ),
+                    SETUP_TIMEOUT,
+                )
+                seat = Seat(self, role, socket)
+                self.seats.append(seat)
+                if self.plan.target == "arena":
+                    await seat.ask(Hello(PROTOCOL_VERSION, "bench.server_load"))
+                    welcome = await seat.ask(Guest())
+                    seat.name = welcome["user"]["name"]
+                else:
+                    await seat.ask({"t": "join", "table": self.number, "role": role})
+
+    async def new_game(self) -> None:
+        a, b, spectator = self.seats
+        self.round += 1
+        if self.plan.target == "relay":
+            self.game_id = f"t{self.number}.{self.round}"
+            self.white, self.black = a, b
+        else:
+            added = await a.ask(Seek(TimeControl(BASE_SECONDS, 0), setup=self.plan.setup))
+            seek_id = added["seek"]["seek_id"]
+            try:
+                started = await b.ask(AcceptSeek(seek_id))
+            except RefusedError:
+                with contextlib.suppress(RefusedError, SeatLostError, TimeoutError):
+                    await a.ask(CancelSeek(seek_id))
+                raise
+            game_id = started["game_id"]
+            # The seeker follows the game once its game_started arrives: wait for it, so the
+            # first move's delay is not the subscription's.
+            deadline = time.monotonic() + SETUP_TIMEOUT
+            while game_id not in self.games_joined:
+                self._joined.clear()
+                await asyncio.wait_for(self._joined.wait(), deadline - time.monotonic())
+            await spectator.ask(Watch(game_id))
+            self.game_id = game_id
+            white_is_a = started["white"]["name"] == a.name
+            self.white, self.black = (a, b) if white_is_a else (b, a)
+        self.sent[self.game_id] = []
+        self.reached = {}
+        while len(self.sent) > 2:
+            del self.sent[next(iter(self.sent))]
+        self.tally.games_started += 1
+
+    def script(self) -> tuple[str, ...]:
+        return self.plan.scripts[(self.number * 7 + self.round) % len(self.plan.scripts)]
+
+    # Playing
+
+    async def play(self, start: float, deadline: float) -> None:
+        """Play scripted games from `start` until `deadline`, one move at a time."""
+        self.window = (start, deadline)
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        first = True
+        # asyncio's clock is time.monotonic: a table still waiting this long after the window
+        # (a stalled move, a slow new game) is cut off, and counted as stalled.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(deadline + STALL_SECONDS):
+                while time.monotonic() < deadline and not self.closing:
+                    try:
+                        if not first:
+                            await self.new_game()
+                        first = False
+                        if await self._play_game(deadline):
+                            self.tally.games_finished += 1
+                    except RefusedError as refusal:
+                        self.tally.refused[refusal.code] += 1
+                        # Back off as a person would, rather than hammer a failing server.
+                        await asyncio.sleep(RETRY_SECONDS * self.rng.uniform(0.5, 1.5))
+                    except TimeoutError:
+                        self.tally.stalls += 1
+                    except SeatLostError:
+                        return
+                return
+        self.tally.stalls += 1
+
+    async def _play_game(self, deadline: float) -> bool:
+        """Play the current game's script; False when the window closed first."""
+        assert self.white is not None
+        assert self.black is not None
+        script = self.script()
+        sent = self.sent[self.game_id]
+        for ply, move in enumerate(script):
+            mover = self.white if ply % 2 == 0 else self.black
+            if self.plan.think > 0:
+                await asyncio.sleep(self.plan.think * self.rng.uniform(0.5, 1.5))
+            if time.monotonic() >= deadline or self.closing:
+                return False
+            sent.append(time.monotonic())
+            await self._move(mover, ply, move, deadline)
+        return True
+
+    async def _move(self, mover: Seat, ply: int, move: str, deadline: float) -> None:
+        """Send a move until the opponent sees it. A move the server failed on is sent again
+        after a pause, as the protocol allows (moves are idempotent); its delay counts from the
+        first try, as the player would feel it."""
+        loop = asyncio.get_running_loop()
+        while ply not in self.reached:
+            arrival: asyncio.Future[None] = loop.create_future()
+            self.waiting = (ply, arrival)
+            try:
+                await mover.send_move(self.game_id, ply, move)
+                await asyncio.wait_for(arrival, STALL_SECONDS)
+            except RefusedError as refusal:
+                if refusal.code not in RETRIED or time.monotonic() >= deadline:
+                    raise
+                self.tally.refused[refusal.code] += 1
+                await asyncio.sleep(RETRY_SECONDS * self.rng.uniform(0.5, 1.5))
+            finally:
+                self.waiting = None
+
+    def arrived(self, seat: Seat, game_id: str, ply: int, now: float) -> None:
+        """A move event reached `seat`."""
+        times = self.sent.get(game_id)
+        if times is None or ply >= len(times):
+            return  # an event of a game no longer followed
+        sent = times[ply]
+        start, deadline = self.window
+        if seat is self.seats[2]:
+            self.tally.spectator_seen += 1
+            if start <= sent < deadline:
+                self.tally.spectator_ms.append(1000 * (now - sent))
+            return
+        opponent = self.black if ply % 2 == 0 else self.white
+        if game_id != self.game_id or seat is not opponent or ply in self.reached:
+            return  # the mover's own reply, or a repeat
+        self.reached[ply] = now
+        self.tally.spectator_expected += 1
+        if now < deadline:
+            self.tally.moves += 1
+        if start <= sent < deadline:
+            self.tally.opponent_ms.append(1000 * (now - sent))
+        waiting = self.waiting
+        if waiting is not None and waiting[0] == ply and not waiting[1].done():
+            waiting[1].set_result(None)
+
+    def refused(self, code: str, message: str) -> None:
+        """An error reply to a move: the move will not reach the opponent."""
+        waiting = self.waiting
+        if waiting is not None and not waiting[1].done():
+            waiting[1].set_exception(RefusedError(code, message))
+        else:
+            self.tally.refused[code] += 1
+
+    def joined(self, game_id: str) -> None:
+        self.games_joined.add(game_id)
+        self._joined.set()
+
+    def lost(self, seat: Seat) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        self.tally.dropped += 1
+        waiting = self.waiting
+        if waiting is not None and not waiting[1].done():
+            waiting[1].set_exception(SeatLostError(f"{seat.role} connection closed"))
+
+    async def leave(self) -> None:
+        self.closing = True
+        for seat in self.seats:
+            with contextlib.suppress(Exception):
+                await seat.socket.close()
+            with contextlib.suppress(BaseException):
+                await seat.reader
+
+
+@dataclass
+class Progress:
+    """How far one client process is: the stage and the tables done in it."""
+
+    stage: str = "connect"
+    done: int = 0
+
+
+def client_main(plan: Plan, index: int, control: Any, results: Any) -> None:
+    """A client process: its tables on one asyncio loop, steered through two queues."""
+    raise_fd_limit()
+    try:
+        asyncio.run(_client(plan, index, control, results))
+    except BaseException:
+        results.put(("failed", index, traceback.format_exc()))
+
+
+async def _client(plan: Plan, index: int, control: Any, results: Any) -> None:
+    loop = asyncio.get_running_loop()
+    tally = Tally()
+    tables = [Table(number, plan, tally) for number in plan.tables]
+    limit = asyncio.Semaphore(CONNECTS_AT_ONCE)
+    progress = Progress()
+
+    async def report_progress() -> None:
+        while True:
+            await asyncio.sleep(PROGRESS_SECONDS / 2)
+            done = tally.moves if progress.stage == "play" else progress.done
+            results.put(("progress", index, (progress.stage, done)))
+
+    async def step(table: Table, action: str) -> Table | None:
+        try:
+            if action == "connect":
+                await table.sit_down(limit)
+            else:
+                # Paced like the connections: a burst of hundreds of games started in the same
+                # instant is not the load under test (and overruns the server's Redis pool).
+                async with limit:
+                    await table.new_game()
+        except Exception as error:
+            tally.failed_tables += 1
+            tally.failures[f"{action}: {type(error).__name__}: {error}"[:160]] += 1
+            await table.leave()
+            return None
+        progress.done += 1
+        return table
+
+    reporter = asyncio.create_task(report_progress())
+    found = await asyncio.gather(*(step(table, "connect") for table in tables))
+    tables = [table for table in found if table is not None]
+    results.put(("connected", index, len(tables)))
+    await loop.run_in_executor(None, control.get)
+    progress.stage, progress.done = "games", 0
+    found = await asyncio.gather(*(step(table, "game") for table in tables))
+    tables = [table for table in found if table is not None]
+    results.put(("ready", index, len(tables)))
+    start: float = await loop.run_in_executor(None, control.get)
+    progress.stage = "play"
+    await asyncio.gather(*(table.play(start, start + plan.seconds) for table in tables))
+    await asyncio.sleep(DRAIN_SECONDS)
+    reporter.cancel()
+    await asyncio.gather(*(table.leave() for table in tables))
+    results.put(("done", index, tally))
+
+
+# The bare relay: its own process, no Redis, no engine.
+
+
+def relay_main(echo: bool, ready: Any) -> None:
+    raise_fd_limit()
+    asyncio.run(_relay(echo, ready))
+
+
+async def _relay(echo: bool, ready: Any) -> None:
+    """Forward each player's frame to the other player and the spectator of its table (and
+    back to the mover with `echo`), through websockets' own non-blocking broadcast."""
+    tables: dict[int, dict[str, ServerConnection]] = {}
+
+    async def handle(socket: ServerConnection) -> None:
+        join = msgpack.unpackb(await socket.recv())
+        seats = tables.setdefault(join["table"], {})
+        role = join["role"]
+        seats[role] = socket
+        await socket.send(msgpack.packb({"t": "ok", "id": join["id"]}))
+        try:
+            async for frame in socket:
+                broadcast([s for r, s in seats.items() if echo or r != role], frame)
+        finally:
+            seats.pop(role, None)
+
+    async with serve(handle, "127.0.0.1", 0, ping_interval=PING_SECONDS) as server:
+        ready.put(next(iter(server.sockets)).getsockname()[1])
+        await asyncio.Future()
+
+
+# The processes under test.
+
+
+@dataclass
+class Stack:
+    """The server processes under test: their websocket URLs and the pids whose CPU counts."""
+
+    urls: list[str]
+    pids: dict[str, int]  # label -> pid
+    logs: list[Path] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
+    """A fresh embedded Redis and `servers` `arena serve` processes on it."""
+    from server.redis_embedded import EmbeddedRedis
+
+    redis = EmbeddedRedis(folder / "redis")
+    redis.start()
+    processes: list[subprocess.Popen[str]] = []
+    try:
+        stack = Stack([], {"redis": redis.pid or 0})
+        for k in range(servers):
+            log_path = folder / f"server-{k}.log"
+            stack.logs.append(log_path)
+            with log_path.open("w") as log_file:
+                process = subprocess.Popen(
+                    [
+                        *(sys.executable, "-m", "server.cli", "serve", "--redis-url", redis.url),
+                        *("--host", "127.0.0.1", "--port", "0", "--workers", "0"),
+                    ],
+                    stdout=subprocess.PIPE,
+                    stderr=log_file,
+                    stdin=subprocess.DEVNULL,
+                    text=True,
+                )
+            processes.append(process)
+            stack.urls.append(_serving_url(process, log_path))
+            stack.pids[f"server{k}" if servers > 1 else "server"] = process.pid
+        yield stack
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        redis.stop()
+
+
+def _serving_url(process: subprocess.Popen[str], log_path: Path) -> str:
+    """The URL `arena serve` prints once it listens."""
+    assert process.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        if selector.select(timeout=60):
+            found = SERVING.search(process.stdout.readline())
+            if found:
+                return found.group(1)
+    process.kill()
+    raise RuntimeError(
+        f"arena serve did not start; see {log_path}:\n{log_path.read_text()[-2000:]}"
+    )
+
+
+@contextlib.contextmanager
+def relay_stack(context: SpawnContext, echo: bool) -> Iterator[Stack]:
+    ready = context.Queue()
+    process = context.Process(target=relay_main, args=(echo, ready), daemon=True)
+    process.start()
+    try:
+        port = ready.get(timeout=60)
+        yield Stack([f"ws://127.0.0.1:{port}"], {"relay": process.pid or 0})
+    finally:
+        process.terminate()
+        process.join(10)
+
+
+def log_problems(paths: Sequence[Path]) -> tuple[Counter[str], dict[str, str]]:
+    """Warnings and errors the servers logged (JSON lines), by level and event, with the last
+    line of the first exception logged under each."""
+    found: Counter[str] = Counter()
+    samples: dict[str, str] = {}
+    for path in paths:
+        with contextlib.suppress(OSError), path.open() as lines:
+            for line in lines:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    if line.strip():
+                        found[f"unparsed: {line.strip()[:80]}"] += 1
+                    continue
+                if entry.get("level") in ("warning", "error", "critical"):
+                    key = f"{entry['level']}: {entry.get('event')}"
+                    found[key] += 1
+                    if "exception" in entry and key not in samples:
+                        samples[key] = entry["exception"].strip().splitlines()[-1][:200]
+    return found, samples
+
+
+# Measuring.
+
+
+@dataclass
+class Outcome:
+    """One measured run: a load against a target."""
+
+    load: str
+    target: str
+    games: int
+    connections: int
+    seconds: float
+    tally: Tally
+    cpu: dict[str, float]  # label -> % of one core over the window
+    machine_busy: float  # % of one core: every process's CPU over the window, ours and others'
+    load_before: float
+    load_after: float
+    problems: Counter[str] = field(default_factory=Counter)
+    samples: dict[str, str] = field(default_factory=dict)  # problem -> its exception
+
+    @property
+    def rate(self) -> float:
+        return self.tally.moves / self.seconds
+
+
+def quantile(ordered: Sequence[float], q: float) -> float:
+    """Nearest-rank quantile of sorted values; nan when there are none."""
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    found = {}
+    for label, pid in pids.items():
+        with contextlib.suppress(psutil.Error):
+            times = psutil.Process(pid).cpu_times()
+            found[label] = times.user + times.system
+    return found
+
+
+def run_load(
+    context: SpawnContext,
+    stack: Stack,
+    load: str,
+    target: str,
+    games: int,
+    args: argparse.Namespace,
+    scripts: list[tuple[str, ...]],
+) -> Outcome:
+    label = f"{load} pace, {target}" if load == "human" else f"{load}, {target}"
+    procs = max(1, min(args.client_procs, games))
+    control = [context.Queue() for _ in range(procs)]
+    results = context.Queue()
+    plans = [
+        Plan(
+            target=target,
+            urls=tuple(stack.urls),
+            tables=tuple(range(j, games, procs)),
+            scripts=tuple(scripts),
+            setup=args.setup,
+            think=args.think if load == "human" else 0.0,
+            seconds=args.seconds,
+            compression=not args.no_compression,
+            seed=args.seed,
+        )
+        for j in range(procs)
+    ]
+    clients: list[SpawnProcess] = [
+        context.Process(target=client_main, args=(plan, j, control[j], results), daemon=True)
+        for j, plan in enumerate(plans)
+    ]
+    for process in clients:
+        process.start()
+    try:
+        return _measure(stack, clients, control, results, label, load, target, games, args.seconds)
+    finally:
+        for process in clients:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+
+
+def _measure(
+    stack: Stack,
+    clients: list[SpawnProcess],
+    control: list[Any],
+    results: Any,
+    label: str,
+    load: str,
+    target: str,
+    games: int,
+    seconds: float,
+) -> Outcome:
+    watch = Stages(clients, results, label)
+    setup_limit = SETUP_TIMEOUT * 10
+    what = f"{games:,} tables connected (3 connections each)"
+    tables = sum(watch.wait("connected", what, games, setup_limit))
+    for channel in control:
+        channel.put("games")
+    tables = sum(watch.wait("ready", f"{tables:,} first games started", tables, setup_limit))
+    pids = {**stack.pids, **{f"client{j}": p.pid or 0 for j, p in enumerate(clients)}}
+    start = time.monotonic() + START_DELAY
+    for channel in control:
+        channel.put(start)
+    time.sleep(max(0.0, start - time.monotonic()))
+    load_before = os.getloadavg()[0]
+    machine_before = psutil.cpu_times()
+    cpu_before = cpu_seconds(pids)
+    watch.follow_play(start, seconds)
+    cpu_after = cpu_seconds(pids)
+    machine_after = psutil.cpu_times()
+    load_after = os.getloadavg()[0]
+    tally = Tally()
+    for part in watch.wait("done", "closing", 0, STALL_SECONDS + 60):
+        tally.add(part)
+    tally.opponent_ms.sort()
+    tally.spectator_ms.sort()
+    spent = sum(machine_after) - sum(machine_before)
+    idle = machine_after.idle + machine_after.iowait - machine_before.idle - machine_before.iowait
+    cpu = {
+        name: 100 * (cpu_after[name] - cpu_before[name]) / seconds
+        for name in cpu_before
+        if name in cpu_after
+    }
+    outcome = Outcome(
+        load=load,
+        target=target,
+        games=tables,
+        connections=3 * tables,
+        seconds=seconds,
+        tally=tally,
+        cpu=cpu,
+        machine_busy=100 * CORES * (1 - idle / spent) if spent > 0 else float("nan"),
+        load_before=load_before,
+        load_after=load_after,
+    )
+    _progress(
+        f"{label}: {outcome.rate:,.0f} moves/s, p99 {quantile(tally.opponent_ms, 0.99):.1f} ms"
+    )
+    return outcome
+
+
+class Stages:
+    """The parent's side of the client processes' queue: waits for every process to reach a
+    stage, printing progress (and failing if a process dies)."""
+
+    def __init__(self, clients: list[SpawnProcess], results: Any, label: str) -> None:
+        self.clients = clients
+        self.results = results
+        self.label = label
+        self.latest: dict[int, tuple[str, int]] = {}
+
+    def _next(self, timeout: float, waiting: Sequence[int] = ()) -> tuple[str, int, Any] | None:
+        """The next message, None after `timeout`; fails when a process of `waiting` died."""
+        try:
+            message: tuple[str, int, Any] = self.results.get(timeout=timeout)
+        except queue.Empty:
+            exited = [j for j in waiting if self.clients[j].exitcode is not None]
+            if not exited:
+                return None
+            try:  # its last message may still be on its way through the pipe
+                message = self.results.get(timeout=5.0)
+            except queue.Empty:
+                code = self.clients[exited[0]].exitcode
+                raise RuntimeError(f"client process {exited[0]} exited (code {code})") from None
+        if message[0] == "failed":
+            raise RuntimeError(f"client process {message[1]} failed:\n{message[2]}")
+        if message[0] == "progress":
+            self.latest[message[1]] = message[2]
+        return message
+
+    def wait(self, stage: str, what: str, total: int, timeout: float) -> list[Any]:
+        """Every process's message of `stage`, printing `done of what` meanwhile."""
+        found: dict[int, Any] = {}
+        began = shown = time.monotonic()
+        while len(found) < len(self.clients):
+            message = self._next(1.0, [j for j in range(len(self.clients)) if j not in found])
+            now = time.monotonic()
+            if message is not None and message[0] == stage:
+                found[message[1]] = message[2]
+            if now - began > timeout:
+                raise RuntimeError(f"{self.label}: {stage} took over {timeout:g} s")
+            if total and now - shown >= PROGRESS_SECONDS:
+                shown = now
+                done = sum(n for s, n in self.latest.values() if s != "play")
+                rate = done / (now - began)
+                eta = f"ETA {(total - done) / rate:.0f} s" if rate > 0 else "no ETA yet"
+                _progress(f"{self.label}: {done:,} of {what}, {eta}")
+        return [found[j] for j in sorted(found)]
+
+    def follow_play(self, start: float, seconds: float) -> None:
+        end = start + seconds
+        shown = start
+        while (now := time.monotonic()) < end:
+            self._next(min(1.0, end - now))
+            now = time.monotonic()
+            if now - shown >= PROGRESS_SECONDS and now < end:
+                shown = now
+                moves = sum(n for s, n in self.latest.values() if s == "play")
+                _progress(
+                    f"{self.label}: {now - start:.0f} of {seconds:g} s, {moves:,} moves "
+                    f"({moves / (now - start):,.0f}/s), ETA {end - now:.0f} s"
+                )
+
+
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# Reporting.
+
+
+def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
+    relay = {o.load: o for o in outcomes if o.target == "relay"}
+    print()
+    header = (
+        f"{'load':<11} {'target':<6} {'games':>6} {'conns':>6} {'moves/s':>8} "
+        f"{'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'spect p50':>9} {'spect p99':>9} "
+        f"{'relay mv/s':>10} {'% relay':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for o in outcomes:
+        ms = o.tally.opponent_ms
+        spect = o.tally.spectator_ms
+        base = relay.get(o.load)
+        base_rate = f"{base.rate:,.0f}" if base is not None else "-"
+        share = (
+            f"{100 * o.rate / base.rate:.0f}%"
+            if base is not None and o.target == "arena" and base.rate > 0
+            else "-"
+        )
+        print(
+            f"{o.load:<11} {o.target:<6} {o.games:>6,} {o.connections:>6,} {o.rate:>8,.0f} "
+            f"{quantile(ms, 0.5):>7.1f} {quantile(ms, 0.99):>7.1f} {quantile(ms, 1.0):>7.1f} "
+            f"{quantile(spect, 0.5):>9.1f} {quantile(spect, 0.99):>9.1f} "
+            f"{base_rate:>10} {share:>7}"
+        )
+    print()
+    print(f"CPU over each window, % of one core ({CORES} cores = {100 * CORES}%)")
+    for o in outcomes:
+        parts = ", ".join(f"{name} {value:.0f}%" for name, value in o.cpu.items())
+        others = o.machine_busy - sum(o.cpu.values())
+        print(
+            f"  {o.load} {o.target}: {parts}; other processes {max(0.0, others):.0f}%; "
+            f"load average {o.load_before:.2f} -> {o.load_after:.2f}"
+        )
+        # CPU per move holds on a shared machine, where a process gets what the others leave.
+        if o.tally.moves:
+            served = sum(v for n, v in o.cpu.items() if not n.startswith("client"))
+            clients = sum(v for n, v in o.cpu.items() if n.startswith("client"))
+            per_move = 10 * o.seconds / o.tally.moves  # % of a core over the window -> ms
+            cost = served * per_move
+            carry = f"{1000 / cost:,.0f}" if cost > 0 else "-"
+            print(
+                f"    CPU per move: {o.target} side {cost:.2f} ms (a core to itself would carry "
+                f"about {carry} moves/s), clients {clients * per_move:.2f} ms"
+            )
+        busy_clients = [n for n, v in o.cpu.items() if n.startswith("client") and v >= 85]
+        if busy_clients:
+            print(
+                f"    clients near a full core ({', '.join(busy_clients)}): their own delay is "
+                "part of these figures; try more --client-procs"
+            )
+    print()
+    print("Correctness")
+    for o in outcomes:
+        t = o.tally
+        missing = t.spectator_expected - t.spectator_seen
+        notes = [
+            f"{t.moves:,} moves",
+            f"{t.games_started:,} games started, {t.games_finished:,} finished",
+            f"stalls (a move unseen after {STALL_SECONDS:g} s, or a new game after "
+            f"{SETUP_TIMEOUT:g} s) {t.stalls}",
+            f"spectator events missing {max(0, missing)}",
+            f"connections dropped {t.dropped}",
+            f"tables failed {t.failed_tables}",
+        ]
+        if t.refused:
+            notes.append("refused " + ", ".join(f"{c} {n}" for c, n in t.refused.items()))
+        print(f"  {o.load} {o.target}: " + "; ".join(notes))
+        for failure, count in t.failures.most_common(5):
+            print(f"    {count} x {failure}")
+        for problem, count in o.problems.most_common(10):
+            sample = o.samples.get(problem)
+            print(f"    server log: {count} x {problem}" + (f" ({sample})" if sample else ""))
+    _targets(outcomes, relay)
+
+
+def _targets(outcomes: list[Outcome], relay: dict[str, Outcome]) -> None:
+    print()
+    for o in outcomes:
+        if o.target != "arena":
+            continue
+        if o.load == "human":
+            p99 = quantile(o.tally.opponent_ms, 0.99)
+            met = o.games >= 500 and p99 < 50
+            print(
+                f"target 500 games at human pace, p99 under 50 ms: {'met' if met else 'not met'} "
+                f"({o.games} games, {o.rate:,.0f} moves/s, p99 {p99:.1f} ms)"
+            )
+        elif o.load == "saturation" and o.load in relay:
+            share = 100 * o.rate / relay[o.load].rate if relay[o.load].rate else float("nan")
+            print(
+                f"target at saturation, at least 30% of the relay: "
+                f"{'met' if share >= 30 else 'not met'} ({share:.0f}%)"
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=20, help="games at human pace")
+    parser.add_argument(
+        "--saturation-games", type=int, help="games at saturation (default: --games)"
+    )
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured window per run")
+    parser.add_argument("--think", type=float, default=1.0, help="human pace: mean s per move")
+    parser.add_argument("--setup", choices=("6x6", "8x8", "10x10"), default="10x10")
+    parser.add_argument("--servers", type=int, default=1, help="arena serve processes")
+    parser.add_argument("--client-procs", type=int, default=2, help="load generator processes")
+    parser.add_argument("--loads", nargs="+", choices=LOADS, default=list(LOADS))
+    parser.add_argument(
+        "--relay-loads",
+        nargs="*",
+        choices=LOADS,
+        default=list(LOADS),
+        help="loads also run against the bare relay (default: both; none: no relay)",
+    )
+    parser.add_argument("--relay-echo", action="store_true", help="relay also echoes to mover")
+    parser.add_argument("--no-compression", action="store_true", help="clients offer no deflate")
+    parser.add_argument("--scripts", type=int, default=32, help="random games to replay")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--work-dir", type=Path, help="keep server logs and Redis data here (short path)"
+    )
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.servers < 1 or args.client_procs < 1 or args.seconds <= 0:
+        parser.error("--games, --servers, --client-procs and --seconds must be positive")
+    saturation_games = args.saturation_games or args.games
+
+    # EmbeddedRedis logs through structlog, whose default prints to stdout: keep it for figures.
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    limit = raise_fd_limit()
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at start, open-file limit {limit}"
+    )
+    print(
+        f"setup {args.setup}, {args.servers} arena serve process(es) on one embedded Redis, "
+        f"{args.client_procs} client process(es), {args.seconds:g} s windows, "
+        f"deflate {'off' if args.no_compression else 'on'}, human pace {args.think:g} s a move "
+        f"(uniform x0.5..x1.5)"
+    )
+    _progress(f"computing {args.scripts} random {args.setup} games")
+    scripts = random_games(args.setup, args.scripts, args.seed)
+    print(
+        f"{len(scripts)} scripted games, {statistics.mean(map(len, scripts)):.1f} moves each "
+        "on average"
+    )
+    context = multiprocessing.get_context("spawn")
+    outcomes = []
+    with contextlib.ExitStack() as cleanup:
+        if args.work_dir is None:
+            temp = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="arena-load-"))
+        else:
+            temp = str(args.work_dir)
+            print(f"server logs and Redis data kept in {temp}")
+        for load in args.loads:
+            games = args.games if load == "human" else saturation_games
+            folder = Path(temp) / load
+            with arena_stack(args.servers, folder) as stack:
+                outcome = run_load(context, stack, load, "arena", games, args, scripts)
+            outcome.problems, outcome.samples = log_problems(stack.logs)
+            outcomes.append(outcome)
+            if load in args.relay_loads:
+                with relay_stack(context, args.relay_echo) as stack:
+                    outcomes.append(run_load(context, stack, load, "relay", games, args, scripts))
+    report(outcomes, args)
+    print(f"\nload average at end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
