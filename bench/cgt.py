@@ -1,0 +1,124 @@
+"""CGT library speed: the census of games born by days 1-3, sums and comparisons of day-3 games
+(cold: values met for the first time; warm: answered from the caches), and the same sums and
+comparisons in cgt-py (Rust) when it is installed.
+
+Run from the repository root: python -m bench.cgt [--pairs N] [--seed S]. Prints figures only.
+Sums and comparisons are timed on the same random pairs in both libraries; cgt-py's values
+are built beforehand from our text, so neither side pays for parsing inside the timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.cgt import Game, born_by, forms
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pairs", type=int, default=10_000, help="random pairs per figure")
+    parser.add_argument("--triples", type=int, default=2_000, help="random three-game sums")
+    parser.add_argument("--repeats", type=int, default=5, help="timed warm rounds (median)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}")
+
+    day3 = census()
+    rng = random.Random(args.seed)
+    pairs = [(rng.choice(day3), rng.choice(day3)) for _ in range(args.pairs)]
+    triples = [tuple(rng.choice(day3) for _ in range(3)) for _ in range(args.triples)]
+    oracle = cgt_py_values(day3)
+
+    print(f"\nsums of {len(pairs):,} random pairs of day-3 games")
+    cold = rate(len(pairs), lambda: [forms.add(g, h) for g, h in pairs])
+    warm = median_rate(args.repeats, len(pairs), lambda: [forms.add(g, h) for g, h in pairs])
+    print(f"  ours: {cold:>12,.0f} sums/s cold, {warm:,.0f} sums/s warm")
+    if oracle:
+        # cgt-py keeps no cache of sums, so one round measures it.
+        theirs = rate(len(pairs), lambda: [oracle[g] + oracle[h] for g, h in pairs])
+        print(f"  cgt-py: {theirs:>10,.0f} sums/s")
+
+    print(f"\nsums of {len(triples):,} random triples of day-3 games (bigger results)")
+    cold = rate(len(triples), lambda: [forms.add(forms.add(a, b), c) for a, b, c in triples])
+    print(f"  ours: {cold:>12,.0f} sums/s cold ({forms.size():,} distinct values interned)")
+    if oracle:
+        theirs = rate(
+            len(triples), lambda: [oracle[a] + oracle[b] + oracle[c] for a, b, c in triples]
+        )
+        print(f"  cgt-py: {theirs:>10,.0f} sums/s")
+
+    compare("day-3 games", pairs, oracle, args.repeats)
+    sums = [forms.add(g, h) for g, h in pairs]
+    big = [(rng.choice(sums), rng.choice(sums)) for _ in range(args.pairs)]
+    if oracle:
+        for s, (g, h) in zip(sums, pairs, strict=True):
+            oracle.setdefault(s, oracle[g] + oracle[h])
+    compare("sums of two day-3 games", big, oracle, args.repeats)
+
+
+def census() -> list[int]:
+    """Times born_by(1..3) in a fresh table and returns the day-3 games."""
+    print("census (fresh intern table)")
+    day3: list[int] = []
+    for day in (1, 2, 3):
+        start = time.perf_counter()
+        games = [g.id for g in born_by(day)]
+        seconds = time.perf_counter() - start
+        print(f"  born by day {day}: {len(games):>5,} games in {seconds * 1000:8.2f} ms")
+        day3 = games
+    return day3
+
+
+def compare(
+    what: str, pairs: Sequence[tuple[int, int]], oracle: dict[int, Any], repeats: int
+) -> None:
+    print(f"\ncomparisons g <= h of {len(pairs):,} random pairs of {what}")
+    cold = rate(len(pairs), lambda: [forms.leq(g, h) for g, h in pairs])
+    warm = median_rate(repeats, len(pairs), lambda: [forms.leq(g, h) for g, h in pairs])
+    print(f"  ours: {cold:>12,.0f} comparisons/s cold, {warm:,.0f} comparisons/s warm")
+    if oracle:
+        theirs = median_rate(
+            repeats, len(pairs), lambda: [oracle[g] <= oracle[h] for g, h in pairs]
+        )
+        print(f"  cgt-py: {theirs:>10,.0f} comparisons/s")
+
+
+def cgt_py_values(games: list[int]) -> dict[int, Any]:
+    """cgt-py's value of each game, keyed by our id; empty when cgt-py is not installed."""
+    try:
+        cgt_py = importlib.import_module("cgt_py")
+    except ImportError:
+        print("cgt-py not installed: our figures only (pip install cgt-py anywidget)")
+        return {}
+    return {g: cgt_py.CanonicalForm(brace_text(Game(g))) for g in games}
+
+
+def brace_text(g: Game) -> str:
+    """g with every non-number written as nested braces, which cgt-py reads."""
+    if g.is_number:
+        return str(g)
+    lefts = ",".join(brace_text(x) for x in g.left_options)
+    rights = ",".join(brace_text(x) for x in g.right_options)
+    return "{" + lefts + "|" + rights + "}"
+
+
+def rate(count: int, work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return count / (time.perf_counter() - start)
+
+
+def median_rate(repeats: int, count: int, work: Callable[[], object]) -> float:
+    return statistics.median(rate(count, work) for _ in range(repeats))
+
+
+if __name__ == "__main__":
+    main()
