@@ -64,7 +64,7 @@ AI_STREAM = "ai:requests"  # stream of house-bot move requests
 CLAIM_GRACE_MS = 30_000
 REDIS_CONNECTIONS = 64  # a process's connections to Redis; more commands wait their turn
 REDIS_WAIT_SECONDS = 10
-POSITION_CACHE = 10_000  # games whose position a process keeps
+RECENT_GAMES = 10_000  # games a process keeps its last commit of
 # A connection's attendance in a game lapses this long after its process last renewed it.
 ATTENDANCE_MS = 15_000
 SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
@@ -337,8 +337,9 @@ class GameStore:
     def __init__(self, redis: aioredis.Redis, *, claim_grace_ms: int = CLAIM_GRACE_MS) -> None:
         self.redis = redis
         self.claim_grace_ms = claim_grace_ms
-        # Positions of recently played games, so a move is checked without reading the board.
-        self._positions: OrderedDict[str, tuple[int, Position]] = OrderedDict()
+        # The games this process committed a move of last, with their positions: the next
+        # move is checked without reading Redis or the board.
+        self._recent: OrderedDict[str, tuple[Game, Position]] = OrderedDict()
         self._commit_script = redis.register_script(COMMIT)
 
     async def load(self, game_id: str) -> Game:
@@ -399,82 +400,110 @@ class GameStore:
     ) -> list[GameEvent]:
         """Play move number `ply` for `name`: its `move_played`, and `game_ended` when the
         opponent is left without a move. A resend of a played move returns its `move_played`
-        again. A move that comes after the mover's clock ran out ends the game on time."""
+        again. A move that comes after the mover's clock ran out ends the game on time.
+
+        The game this process last committed is tried first without reading Redis; the commit
+        checks the version, so a stale copy only costs a retry, and a refusal is always
+        decided on the stored game."""
+        fresh = False
         for _ in range(self.ATTEMPTS):
-            game = await self.load(game_id)
-            colour = self._player_colour(game, name)
-            if ply < game.ply:
-                resent = await self._resent(game, colour, ply, text)
-                if resent is not None:
-                    return [resent]
-            self._require_playing(game)
-            if ply != game.ply:
-                raise _refuse(
-                    ErrorCode.STALE_PLY,
-                    f"ply {ply} is not the next move's number: {game.ply} moves have been played",
-                )
-            if colour is not game.to_move:
-                raise _refuse(ErrorCode.NOT_YOUR_TURN, f"it is {game.to_move}'s turn to move")
-            position = self._position(game)
+            game = None if fresh else self._recent_game(game_id)
+            if game is None:
+                game = await self.load(game_id)
+                fresh = True
             try:
-                move = position.parse_move(text)
-            except (NotationError, IllegalMoveError) as error:
-                raise _refuse(ErrorCode.ILLEGAL_MOVE, str(error)) from None
-            try:
-                clock, credit = game.clock.charge(now, lag_ms)
-            except LateMoveError as late:
-                if await self._time_up(game, late.timeout, now):
-                    raise _refuse(ErrorCode.GAME_OVER, _late(late.timeout, colour)) from None
-                continue
-            position.apply(move)
-            after = (clock.remaining(Side.WHITE, now), clock.remaining(Side.BLACK, now))
-            played = replace(
-                game,
-                moves=(*game.moves, str(move)),
-                move_ms=(*game.move_ms, max(0, game.clock.elapsed(now) - credit)),
-                clocks_after=(*game.clocks_after, after),
-                clock=clock,
-                version=game.version + 1,
-                current=position.text(),
-            )
-            events: list[GameEvent] = [
-                MovePlayed(
-                    game_id,
-                    played.version,
-                    ply=ply,
-                    move=str(move),
-                    clocks=Clocks(*after),
-                    lag_credit=credit,
-                )
-            ]
-            if position.is_terminal():
-                played = _finish(
-                    replace(played, version=played.version + 1),
-                    Termination.NO_LEGAL_MOVE,
-                    colour,
-                    now,
-                    after,
-                )
-                events.append(_ended(played))
-            if await self._commit(game.version, played, events, now):
-                self._remember(game_id, played.ply, position)
+                events = await self._try_move(game, name, ply, text, now, lag_ms)
+            except ProtocolError:
+                if fresh:
+                    raise
+                events = None
+            if events is not None:
                 return events
+            fresh = True
         raise _refuse(ErrorCode.INTERNAL, f"game {game_id} is too busy; try again")
 
+    async def _try_move(
+        self, game: Game, name: str, ply: int, text: str, now: int, lag_ms: int
+    ) -> list[GameEvent] | None:
+        """The events of the move on `game`, or None when the commit found the game changed."""
+        colour = self._player_colour(game, name)
+        if ply < game.ply:
+            resent = await self._resent(game, colour, ply, text)
+            if resent is not None:
+                return [resent]
+        self._require_playing(game)
+        if ply != game.ply:
+            raise _refuse(
+                ErrorCode.STALE_PLY,
+                f"ply {ply} is not the next move's number: {game.ply} moves have been played",
+            )
+        if colour is not game.to_move:
+            raise _refuse(ErrorCode.NOT_YOUR_TURN, f"it is {game.to_move}'s turn to move")
+        position = self._position(game)
+        try:
+            move = position.parse_move(text)
+        except (NotationError, IllegalMoveError) as error:
+            raise _refuse(ErrorCode.ILLEGAL_MOVE, str(error)) from None
+        try:
+            clock, credit = game.clock.charge(now, lag_ms)
+        except LateMoveError as late:
+            if await self._time_up(game, late.timeout, now):
+                raise _refuse(ErrorCode.GAME_OVER, _late(late.timeout, colour)) from None
+            return None
+        position.apply(move)
+        after = (clock.remaining(Side.WHITE, now), clock.remaining(Side.BLACK, now))
+        played = replace(
+            game,
+            moves=(*game.moves, str(move)),
+            move_ms=(*game.move_ms, max(0, game.clock.elapsed(now) - credit)),
+            clocks_after=(*game.clocks_after, after),
+            clock=clock,
+            version=game.version + 1,
+            current=position.text(),
+        )
+        events: list[GameEvent] = [
+            MovePlayed(
+                game.game_id,
+                played.version,
+                ply=ply,
+                move=str(move),
+                clocks=Clocks(*after),
+                lag_credit=credit,
+            )
+        ]
+        if position.is_terminal():
+            played = _finish(
+                replace(played, version=played.version + 1),
+                Termination.NO_LEGAL_MOVE,
+                colour,
+                now,
+                after,
+            )
+            events.append(_ended(played))
+        if not await self._commit(game.version, played, events, now):
+            return None
+        if played.status is GameStatus.PLAYING:
+            self._remember(played, position)
+        return events
+
+    def _recent_game(self, game_id: str) -> Game | None:
+        recent = self._recent.get(game_id)
+        return None if recent is None else recent[0]
+
     def _position(self, game: Game) -> Position:
-        """A working copy of the game's position: from this process's cache when it saw the
-        last move, else read from the stored text."""
-        cached = self._positions.get(game.game_id)
-        if cached is not None and cached[0] == game.ply:
-            self._positions.move_to_end(game.game_id)
-            return cached[1].clone()
+        """A working copy of the game's position: from this process's cache when it made the
+        last commit, else read from the stored text."""
+        recent = self._recent.get(game.game_id)
+        if recent is not None and recent[0].version == game.version:
+            self._recent.move_to_end(game.game_id)
+            return recent[1].clone()
         return game.position()
 
-    def _remember(self, game_id: str, ply: int, position: Position) -> None:
-        self._positions[game_id] = (ply, position)
-        self._positions.move_to_end(game_id)
-        while len(self._positions) > POSITION_CACHE:
-            self._positions.popitem(last=False)
+    def _remember(self, game: Game, position: Position) -> None:
+        self._recent[game.game_id] = (game, position)
+        self._recent.move_to_end(game.game_id)
+        while len(self._recent) > RECENT_GAMES:
+            self._recent.popitem(last=False)
 
     async def resign(self, game_id: str, name: str, now: int) -> list[GameEvent]:
         for _ in range(self.ATTEMPTS):
@@ -737,6 +766,8 @@ class GameStore:
                 *(event.to_wire() for event in events),
             ],
         )
+        # Whatever this process remembered of the game is out of date now (or was already).
+        self._recent.pop(game.game_id, None)
         if done and not live:
             log.info(
                 "game_ended",

@@ -8,6 +8,7 @@ kernels in `engine.amazons.kernels` work on, so search code can reach them direc
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
@@ -31,6 +32,14 @@ SETUPS: Final[dict[str, str]] = {
 
 _PIECE_LETTERS = {"W": kernels.WHITE, "B": kernels.BLACK, "x": kernels.ARROW}
 _LETTER_OF = {kernels.WHITE: "W", kernels.BLACK: "B", kernels.ARROW: "x"}
+# Square codes to the bytes of position text, "." for empty ("." runs become counts).
+_SYMBOLS = np.frombuffer(b".WBx", dtype="S1")
+_EMPTY_RUN = re.compile(r"\.+")
+
+
+def _count_run(run: re.Match[str]) -> str:
+    return str(len(run.group()))
+
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -138,23 +147,13 @@ class Position:
 
     def text(self) -> str:
         """Position text, as read by `parse` (multi-digit counts of empty squares)."""
-        rows = []
-        for rank in reversed(range(self.height)):
-            row = ""
-            empty = 0
-            for file in range(self.width):
-                piece = int(self._board[self._index(Square(file, rank))])
-                if piece == kernels.EMPTY:
-                    empty += 1
-                    continue
-                if empty:
-                    row += str(empty)
-                    empty = 0
-                row += _LETTER_OF[piece]
-            if empty:
-                row += str(empty)
-            rows.append(row)
-        return f"{'/'.join(rows)} {self.side_to_move.letter}"
+        stride = self.width + 2
+        grid = self._board.reshape(self.height + 2, stride)[self.height : 0 : -1, 1 : stride - 1]
+        # One byte per square, the top rank first, each rank ended by "/".
+        letters = np.full((self.height, self.width + 1), b"/", dtype="S1")
+        letters[:, : self.width] = _SYMBOLS[grid]
+        text = _EMPTY_RUN.sub(_count_run, letters.tobytes().decode()[:-1])
+        return f"{text} {self.side_to_move.letter}"
 
     def __str__(self) -> str:
         return self.text()
