@@ -1,10 +1,14 @@
 """CGT library speed: the census of games born by days 1-3, sums and comparisons of day-3 games
 (cold: values met for the first time; warm: answered from the caches), and the same sums and
-comparisons in cgt-py (Rust) when it is installed.
+comparisons in cgt-py (Rust) when it is installed; then the canonical form of an Amazons
+position (CGSuite's benchmark, B6/W6: a 2x7 board with one amazon each), by
+engine.cgt.amazons and by cgt-py in the same run.
 
-Run from the repository root: python -m bench.cgt [--pairs N] [--seed S]. Prints figures only.
-Sums and comparisons are timed on the same random pairs in both libraries; cgt-py's values
-are built beforehand from our text, so neither side pays for parsing inside the timing.
+Run from the repository root: python -m bench.cgt [--pairs N] [--seed S] [--amazons TEXT].
+Prints figures only. Sums and comparisons are timed on the same random pairs in both
+libraries; cgt-py's values are built beforehand from our text, so neither side pays for
+parsing inside the timing. The Amazons figure runs last, in a fresh solver with the numba
+kernels loaded (on B1W) beforehand.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.amazons import Position, Square
 from engine.cgt import Game, born_by, forms
+from engine.cgt.amazons import RegionSolver, follower_count
 
 
 def main() -> None:
@@ -28,6 +34,12 @@ def main() -> None:
     parser.add_argument("--triples", type=int, default=2_000, help="random three-game sums")
     parser.add_argument("--repeats", type=int, default=5, help="timed warm rounds (median)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--amazons", default="B6/W6", metavar="TEXT", help="position text of the Amazons figure"
+    )
+    parser.add_argument(
+        "--followers", action="store_true", help="also count the boards reachable (slow)"
+    )
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}")
 
@@ -62,6 +74,54 @@ def main() -> None:
         for s, (g, h) in zip(sums, pairs, strict=True):
             oracle.setdefault(s, oracle[g] + oracle[h])
     compare("sums of two day-3 games", big, oracle, args.repeats)
+
+    amazons(args.amazons, args.followers)
+
+
+def amazons(text: str, followers: bool) -> None:
+    """The canonical form of an Amazons position: ours (region positions solved per second)
+    against cgt-py's `Amazons(grid).canonical_form` on the same board."""
+    position = Position.parse(text)
+    print(f"\nAmazons {text}: canonical form ({position.width}x{position.height} board)")
+    RegionSolver().position_value(Position.parse("B1W"))  # load the kernels
+    solver = RegionSolver()
+    start = time.perf_counter()
+    ours = solver.position_value(position)
+    seconds = time.perf_counter() - start
+    solved = solver.stats.solved
+    print(
+        f"  ours: {seconds:>10.2f} s, {solved:,} region positions, "
+        f"{solved / seconds:,.0f} positions/s"
+    )
+    print(f"  value: {ours}  (mean {ours.mean}, temperature {ours.temperature})")
+    if followers:
+        count = follower_count(position)
+        print(f"  {count:,} boards reachable: {count / seconds:,.0f} boards/s ours")
+    try:
+        cgt_py = importlib.import_module("cgt_py")
+    except ImportError:
+        print("  cgt-py not installed: our figure only")
+        return
+    board = cgt_py.Amazons(cgt_py_grid(position))
+    start = time.perf_counter()
+    theirs = board.canonical_form
+    their_seconds = time.perf_counter() - start
+    text_theirs = repr(theirs)[len("CanonicalForm('") : -2]
+    print(
+        f"  cgt-py: {their_seconds:>8.2f} s ({their_seconds / seconds:.1f} times ours), "
+        f"same value: {Game.parse(text_theirs) == ours}"
+    )
+    if followers:
+        print(f"  {count / their_seconds:,.0f} boards/s cgt-py")
+
+
+def cgt_py_grid(position: Position) -> str:
+    """cgt-py's spelling of a board: `x` Left (Black), `o` Right (White), `#` burnt."""
+    letters = {None: ".", "B": "x", "W": "o", "x": "#"}
+    return "|".join(
+        "".join(letters[position.piece_at(Square(f, r))] for f in range(position.width))
+        for r in reversed(range(position.height))
+    )
 
 
 def census() -> list[int]:

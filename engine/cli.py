@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.amazons import SETUPS, Move, Position, RegionKind
+from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
 from engine.search.match import run_match
 from engine.search.registry import BOTS, make_bot
@@ -86,6 +87,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("bots", nargs="+", metavar="BOT", help="two or more bot specs")
     _add_match_options(tournament)
     tournament.set_defaults(run=_tournament)
+
+    cgt_cli.add_commands(commands)
 
 
 def _add_match_options(parser: argparse.ArgumentParser) -> None:

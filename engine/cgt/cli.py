@@ -1,0 +1,174 @@
+"""The `arena` commands of combinatorial game theory: `cgt eval` (a game in CGSuite notation,
+to its canonical form and properties), `cgt value` (a position's value) and `analyze` (a
+position region by region). Bad input exits with status 2 and one line naming the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+
+from engine.amazons.notation import Side
+from engine.amazons.position import Position
+from engine.cgt import amazons
+from engine.cgt.amazons import BudgetExceededError
+from engine.cgt.analysis import Analysis, analyze
+from engine.cgt.game import Game
+from engine.errors import NotationError
+
+__all__ = ["add_commands"]
+
+_STDIN = "-"
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `cgt` (with `eval` and `value`) and `analyze` to an `arena` parser."""
+    cgt = commands.add_parser(
+        "cgt",
+        help="combinatorial game theory: canonical forms of games and of positions",
+        description="Canonical forms in CGSuite's notation (Left = Black, Right = White).",
+    )
+    actions = cgt.add_subparsers(dest="cgt_command", required=True, metavar="ACTION")
+
+    evaluate = actions.add_parser(
+        "eval",
+        help="the canonical form of a game written in CGSuite notation",
+        description="Print the canonical form of EXPR, a game in CGSuite notation ('{3||2|1}', "
+        "'+-1 + ^*', '{0|^*}'). With EXPR - read one game per line from stdin and print one "
+        "result per line. Put -- before an EXPR that starts with a minus sign.",
+    )
+    evaluate.add_argument("expression", metavar="EXPR")
+    evaluate.add_argument(
+        "--props",
+        action="store_true",
+        help="also print the left and right stops, mean, temperature and outcome class",
+    )
+    evaluate.set_defaults(run=_eval)
+
+    value = actions.add_parser(
+        "value",
+        help="the canonical form of a position's value",
+        description="Print the value of a position (the sum of its regions' values, Left = "
+        "Black) as a canonical form. With --fen - read one position per line from stdin.",
+    )
+    value.add_argument("--fen", required=True, metavar="TEXT", help="position text, or -")
+    value.add_argument(
+        "--time",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a position after this long and print ? (default: no limit)",
+    )
+    value.set_defaults(run=_value)
+
+    analysis = commands.add_parser(
+        "analyze",
+        help="a position's regions, their values, who wins and the winning moves",
+        description="List every region of a position with its kind, size, amazons, canonical "
+        "value, mean and temperature; then their sum, who wins with each side to move and the "
+        "moves that keep a win for the side to move. A value not found within the time given "
+        "prints as ?.",
+    )
+    analysis.add_argument("--fen", required=True, metavar="TEXT", help="position text")
+    analysis.add_argument(
+        "--time",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="time for the whole analysis (default 10)",
+    )
+    analysis.add_argument("--json", action="store_true", help="print one JSON object")
+    analysis.set_defaults(run=_analyze)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value
+
+
+def _items(argument: str) -> Iterator[tuple[str, str]]:
+    """(text, where) for the argument, or for each non-blank stdin line when it is -."""
+    if argument != _STDIN:
+        yield argument, ""
+        return
+    for number, line in enumerate(sys.stdin, 1):
+        if line.strip():
+            yield line.strip(), f"stdin line {number}: "
+
+
+def _eval(args: argparse.Namespace) -> int:
+    for text, where in _items(args.expression):
+        try:
+            game = Game.parse(text)
+        except NotationError as error:
+            raise NotationError(f"{where}{error}") from None
+        line = str(game)
+        if args.props:
+            line += (
+                f" left_stop={game.left_stop} right_stop={game.right_stop} mean={game.mean}"
+                f" temperature={game.temperature} outcome={game.outcome}"
+            )
+        print(line, flush=True)
+    return 0
+
+
+def _value(args: argparse.Namespace) -> int:
+    for text, where in _items(args.fen):
+        try:
+            position = Position.parse(text)
+        except NotationError as error:
+            raise NotationError(f"{where}{error}") from None
+        try:
+            print(amazons.position_value(position, seconds=args.time), flush=True)
+        except BudgetExceededError:
+            print("?", flush=True)
+    return 0
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    result = analyze(Position.parse(args.fen), seconds=args.time)
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        print("\n".join(_report(result)))
+    return 0
+
+
+def _report(result: Analysis) -> list[str]:
+    count = len(result.regions)
+    lines = [
+        f"position {result.position.text()}",
+        f"{count} region{'s' if count != 1 else ''}:",
+    ]
+    for number, found in enumerate(result.regions, 1):
+        region = found.region
+        lines.append(
+            f"  {number}. {region.kind}: {len(region.squares)} squares, "
+            f"white {len(region.white)}, black {len(region.black)}: {_value_text(found.value)}"
+        )
+    lines.append(f"sum: {_value_text(result.total)}")
+    for side in (Side.BLACK, Side.WHITE):
+        won = result.winner(side)
+        lines.append(f"{side} to move: {'?' if won is None else f'{won} wins'}")
+    mover = result.position.side_to_move
+    if result.best_moves is None:
+        lines.append(f"best moves for {mover}: ?")
+    elif not result.best_moves:
+        lines.append(f"best moves for {mover}: none, every move loses")
+    else:
+        moves = " ".join(str(m) for m in result.best_moves)
+        lines.append(f"best moves for {mover} ({len(result.best_moves)}): {moves}")
+    return lines
+
+
+def _value_text(value: Game | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value} (mean {value.mean}, temperature {value.temperature})"
