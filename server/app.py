@@ -20,6 +20,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from engine.amazons import SETUPS
+from server.analysis import Analyst
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.protocol import (
@@ -71,6 +72,7 @@ class Arena:
         self.sessions: set[Session] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pairing = asyncio.Event()
+        self.analyst = Analyst()
 
     async def start(self) -> None:
         await self.hub.start()
@@ -86,6 +88,7 @@ class Arena:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.hub.close()
+        self.analyst.close()
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         """Run a task the process keeps until it ends (or the process closes)."""

@@ -184,6 +184,13 @@ class Game:
         """The position after the moves played."""
         return Position.parse(self.current or self.start)
 
+    def position_at(self, ply: int) -> Position:
+        """The position after the first `ply` moves."""
+        position = Position.parse(self.start)
+        for text in self.moves[:ply]:
+            position.apply(position.parse_move(text))
+        return position
+
     def player(self, colour: Colour) -> Player:
         return self.white if colour is Colour.WHITE else self.black
 

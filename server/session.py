@@ -590,7 +590,25 @@ class Session:
         self.reply(Synced(game.game_id, last, id=request.id))
 
     async def _analyze(self, request: Analyze) -> None:
-        raise ProtocolError(ErrorCode.UNAVAILABLE, "analysis is not offered yet")
+        if (request.position is None) == (request.game_id is None):
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD, "analyze takes either position or game_id", field="position"
+            )
+        if request.position is not None:
+            text = request.position
+        else:
+            assert request.game_id is not None
+            game = await self.arena.store.load(request.game_id)
+            ply = game.ply if request.ply is None else request.ply
+            if ply > game.ply:
+                raise ProtocolError(
+                    ErrorCode.BAD_FIELD,
+                    f"ply {ply} is past the end of game {game.game_id} ({game.ply} moves)",
+                    field="ply",
+                )
+            text = game.position_at(ply).text()
+        analysis = await self.arena.analyst.analyze(text)
+        self.reply(replace(analysis, id=request.id))
 
     # Leaving
 

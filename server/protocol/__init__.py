@@ -8,6 +8,7 @@ from server.protocol.connection import Phase, ServerConnection
 from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.events import (
     EVENTS,
+    Analysis,
     ChallengeAdded,
     ChallengeRemoved,
     ClockUpdate,
@@ -67,6 +68,7 @@ from server.protocol.values import (
     GameSummary,
     Player,
     PlayerKind,
+    RegionValue,
     SeekInfo,
     Termination,
     TimeControl,
@@ -82,6 +84,7 @@ __all__ = [
     "Abort",
     "AcceptChallenge",
     "AcceptSeek",
+    "Analysis",
     "Analyze",
     "BotLogin",
     "CancelChallenge",
@@ -125,6 +128,7 @@ __all__ = [
     "Presence",
     "ProtocolError",
     "QuickPair",
+    "RegionValue",
     "Request",
     "Resign",
     "Resume",

@@ -15,6 +15,7 @@ from server.protocol.limits import (
     MAX_MESSAGE_LENGTH,
     MAX_OWN_GAMES,
     MAX_PLY,
+    MAX_REGIONS,
     ChallengeId,
     EventVersion,
     FieldPath,
@@ -29,6 +30,7 @@ from server.protocol.limits import (
     SeekId,
     SetupName,
     Token,
+    ValueText,
 )
 from server.protocol.message import Event, GameEvent, by_tag
 from server.protocol.schema import Length
@@ -40,6 +42,7 @@ from server.protocol.values import (
     GameStatus,
     GameSummary,
     Player,
+    RegionValue,
     SeekInfo,
     Termination,
     TimeControl,
@@ -47,6 +50,7 @@ from server.protocol.values import (
 
 __all__ = [
     "EVENTS",
+    "Analysis",
     "ChallengeAdded",
     "ChallengeRemoved",
     "ClockUpdate",
@@ -223,6 +227,21 @@ class GameEnded(GameEvent, tag="game_ended"):
 
 
 @dataclass(frozen=True)
+class Analysis(Event, tag="analysis"):
+    """The reply to `analyze`: each region's value, their sum (`?` unless every region's value
+    was found), who wins with each side to move first (none when the sum is unknown), and the
+    moves that keep a win for the side to move (none when not known, empty when every move
+    loses)."""
+
+    position: PositionText
+    regions: Annotated[tuple[RegionValue, ...], Length(0, MAX_REGIONS)]
+    sum: ValueText
+    black_first: Colour | None = None
+    white_first: Colour | None = None
+    best_moves: Annotated[tuple[MoveText, ...], Length(0, MAX_LISTED)] | None = None
+
+
+@dataclass(frozen=True)
 class Synced(Event, tag="synced"):
     """The reply to `resync`: every event of the game up to `version` has now been sent."""
 
@@ -248,4 +267,5 @@ EVENTS = by_tag(
     Presence,
     GameEnded,
     Synced,
+    Analysis,
 )

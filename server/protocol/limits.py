@@ -30,12 +30,14 @@ __all__ = [
     "MAX_POSITION_LENGTH",
     "MAX_PROTOCOL_VERSION",
     "MAX_RATING",
+    "MAX_REGIONS",
     "MAX_REQUEST_FRAME",
     "MAX_REQUEST_ID",
     "MAX_RETRY_AFTER",
     "MAX_SETUP_LENGTH",
     "MAX_STRENGTH",
     "MAX_TOKEN_LENGTH",
+    "MAX_VALUE_LENGTH",
     "BaseSeconds",
     "ChallengeId",
     "ClientName",
@@ -59,6 +61,7 @@ __all__ = [
     "Strength",
     "Token",
     "UserName",
+    "ValueText",
 ]
 
 # Frames, in bytes. Server frames may be larger: a full game or a list of live games.
@@ -86,12 +89,14 @@ MAX_ID_LENGTH = 32
 MAX_SETUP_LENGTH = 32
 MAX_MOVE_LENGTH = 32
 MAX_POSITION_LENGTH = 1024  # a 26x26 position is at most 27 * 26 + 2 characters
+MAX_VALUE_LENGTH = 4096  # a CGT value in CGSuite notation; a longer one is sent as "?"
 MAX_CLIENT_LENGTH = 64
 MAX_MESSAGE_LENGTH = 1000
 MAX_FIELD_PATH_LENGTH = 200
 
 # Lists, in items.
 MAX_LISTED = 500  # seeks or live games in one list
+MAX_REGIONS = 676  # regions of one position: at most one per square of a 26x26 board
 MAX_OWN_GAMES = 100  # live games of one user
 
 RequestId = Annotated[int, Range(0, MAX_REQUEST_ID)]
@@ -115,6 +120,7 @@ ChallengeId = Annotated[str, Length(1, MAX_ID_LENGTH)]
 SetupName = Annotated[str, Length(1, MAX_SETUP_LENGTH)]
 MoveText = Annotated[str, Length(1, MAX_MOVE_LENGTH)]
 PositionText = Annotated[str, Length(1, MAX_POSITION_LENGTH)]
+ValueText = Annotated[str, Length(1, MAX_VALUE_LENGTH)]
 ClientName = Annotated[str, Length(1, MAX_CLIENT_LENGTH)]
 ReplyText = Annotated[str, Length(0, MAX_MESSAGE_LENGTH)]
 FieldPath = Annotated[str, Length(1, MAX_FIELD_PATH_LENGTH)]

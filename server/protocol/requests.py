@@ -237,10 +237,13 @@ class Resync(Request, tag="resync"):
 
 @dataclass(frozen=True)
 class Analyze(Request, tag="analyze"):
-    """Reserved for engine analysis of a position; until it is built the reply is the error
-    `unavailable`."""
+    """The combinatorial analysis of a position: given as text, or as a game and a ply (the
+    position after that many moves; the latest when `ply` is left out). The reply is
+    `analysis`."""
 
-    position: PositionText
+    position: PositionText | None = None
+    game_id: GameId | None = None
+    ply: Ply | None = None
 
 
 REQUESTS = by_tag(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Annotated
 
 from server.protocol.limits import (
     BaseSeconds,
@@ -20,7 +21,9 @@ from server.protocol.limits import (
     SeekId,
     SetupName,
     UserName,
+    ValueText,
 )
+from server.protocol.schema import Length
 
 __all__ = [
     "ChallengeInfo",
@@ -32,6 +35,7 @@ __all__ = [
     "GameSummary",
     "Player",
     "PlayerKind",
+    "RegionValue",
     "SeekInfo",
     "Termination",
     "TimeControl",
@@ -143,3 +147,18 @@ class GameSummary:
     to_move: Colour
     ply: Ply
     spectators: Count
+
+
+@dataclass(frozen=True)
+class RegionValue:
+    """One region of an analysed position: its kind (`settled`: only one colour's amazons or
+    none; `contested`), size, amazons, and combinatorial value in CGSuite notation with Left =
+    Black (`?` when not found within the server's time), with its mean and temperature."""
+
+    kind: Annotated[str, Length(1, 32)]
+    squares: Count
+    white: Count
+    black: Count
+    value: ValueText
+    mean: ValueText
+    temperature: ValueText

@@ -18,6 +18,8 @@ from server.identity import create_account
 from server.protocol import (
     AcceptChallenge,
     AcceptSeek,
+    Analysis,
+    Analyze,
     CancelChallenge,
     Challenge,
     ChallengeAdded,
@@ -351,3 +353,27 @@ async def test_a_challenge_made_while_the_user_was_away_is_sent_after_welcome(
     assert waiting.challenge == made.challenge
     for client in (ann, bob):
         await client.close()
+
+
+@pytest.mark.asyncio
+async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> None:
+    client = await _guest(arena_url)
+    analysis = await client.request(Analyze(position="B3/W3 b"), Analysis)
+    assert analysis.sum == "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}"
+    assert (analysis.black_first, analysis.white_first) == (Colour.BLACK, Colour.WHITE)
+    assert [(r.kind, r.squares, r.white, r.black) for r in analysis.regions] == [
+        ("contested", 8, 1, 1)
+    ]
+    assert analysis.best_moves
+    with pytest.raises(ArenaError) as bad:
+        await client.request(Analyze(position="B3/W4 b"))
+    assert (bad.value.code, bad.value.reply.field) == (ErrorCode.BAD_FIELD, "position")
+    white, black, game_id = await _start_game(arena_url)
+    at_start = await client.request(Analyze(game_id=game_id, ply=0), Analysis)
+    assert at_start.position == Position.setup("6x6").text()
+    assert at_start.sum == "?"  # the whole 6x6 board is one region, too big to solve in time
+    with pytest.raises(ArenaError) as past:
+        await client.request(Analyze(game_id=game_id, ply=3))
+    assert past.value.code is ErrorCode.BAD_FIELD
+    for c in (client, white, black):
+        await c.close()

@@ -4,6 +4,7 @@ from server.protocol import (
     Abort,
     AcceptChallenge,
     AcceptSeek,
+    Analysis,
     Analyze,
     BotLogin,
     CancelChallenge,
@@ -43,6 +44,7 @@ from server.protocol import (
     Pong,
     Presence,
     QuickPair,
+    RegionValue,
     Request,
     Resign,
     Resume,
@@ -115,6 +117,7 @@ REQUESTS: list[Request] = [
     ClaimVictory("g42"),
     Resync("g42", 17, id=11),
     Analyze(START),
+    Analyze(game_id="g42", ply=3),
 ]
 
 EVENTS: list[Event] = [
@@ -155,4 +158,13 @@ EVENTS: list[Event] = [
     GameEnded("g42", 8, Termination.RESIGNATION, CLOCKS, Colour.BLACK),
     GameEnded("g7", 2, Termination.ABORTED, Clocks(180_000, 180_000)),
     Synced("g42", 8, id=11),
+    Analysis(
+        "B3/W3 b",
+        (RegionValue("contested", 8, 1, 1, "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1}}", "0", "3"),),
+        "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1}}",
+        black_first=Colour.BLACK,
+        white_first=Colour.WHITE,
+        best_moves=("a2-b2/a2",),
+        id=12,
+    ),
 ]
