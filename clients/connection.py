@@ -45,6 +45,8 @@ from server.protocol import (
     Termination,
     TimeControl,
     Welcome,
+    colour_of,
+    colour_to_move,
     decode_event,
 )
 
@@ -89,15 +91,10 @@ class GameView:
 
     @property
     def to_move(self) -> Colour:
-        white_first = self.start.rstrip().endswith("w")
-        return Colour.WHITE if (self.ply % 2 == 0) == white_first else Colour.BLACK
+        return colour_to_move(self.start, self.ply)
 
     def colour_of(self, name: str) -> Colour | None:
-        if self.white.name.lower() == name.lower():
-            return Colour.WHITE
-        if self.black.name.lower() == name.lower():
-            return Colour.BLACK
-        return None
+        return colour_of(self.white, self.black, name)
 
     def copy(self) -> GameView:
         """An independent copy (the move list is not shared)."""

@@ -39,6 +39,8 @@ from server.protocol import (
     ProtocolError,
     Termination,
     TimeControl,
+    colour_of,
+    colour_to_move,
     decode_event,
 )
 from server.ratings import UNRATED, settle
@@ -177,8 +179,7 @@ class Game:
 
     @property
     def to_move(self) -> Colour:
-        white_first = self.start.rstrip().endswith("w")
-        return Colour.WHITE if (self.ply % 2 == 0) == white_first else Colour.BLACK
+        return colour_to_move(self.start, self.ply)
 
     def position(self) -> Position:
         """The position after the moves played."""
@@ -196,11 +197,7 @@ class Game:
 
     def colour_of(self, name: str) -> Colour | None:
         """The colour `name` plays here, or None for a spectator."""
-        if self.white.name.lower() == name.lower():
-            return Colour.WHITE
-        if self.black.name.lower() == name.lower():
-            return Colour.BLACK
-        return None
+        return colour_of(self.white, self.black, name)
 
     def clocks(self, now: int) -> Clocks:
         return Clocks(*self.clock_readings(now))
@@ -701,10 +698,7 @@ class GameStore:
     async def _resent(self, game: Game, colour: Colour, ply: int, text: str) -> MovePlayed | None:
         """The `move_played` of move `ply` when `text` is that move by the same player: a
         client resending a move whose reply it lost."""
-        mover = (
-            Colour.WHITE if (ply % 2 == 0) == game.start.rstrip().endswith("w") else Colour.BLACK
-        )
-        if mover is not colour:
+        if colour_to_move(game.start, ply) is not colour:
             return None
         try:
             move = Move.parse(text)
@@ -815,7 +809,8 @@ def start_clock(time: TimeControl, white: Player, black: Player, start: str, now
         return None
 
     clock = Clock.start(time.base, time.increment, now, white=policy(white), black=policy(black))
-    return clock if start.rstrip().endswith("w") else replace(clock, to_move=Side.BLACK)
+    first = colour_to_move(start, 0)
+    return clock if first is Colour.WHITE else replace(clock, to_move=Side.BLACK)
 
 
 def _late(timeout: Timeout, colour: Colour) -> str:

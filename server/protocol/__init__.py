@@ -72,6 +72,8 @@ from server.protocol.values import (
     SeekInfo,
     Termination,
     TimeControl,
+    colour_of,
+    colour_to_move,
 )
 
 __all__ = [
@@ -145,6 +147,8 @@ __all__ = [
     "Unwatch",
     "Watch",
     "Welcome",
+    "colour_of",
+    "colour_to_move",
     "decode_event",
     "decode_request",
 ]

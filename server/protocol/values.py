@@ -39,6 +39,8 @@ __all__ = [
     "SeekInfo",
     "Termination",
     "TimeControl",
+    "colour_of",
+    "colour_to_move",
 ]
 
 
@@ -162,3 +164,19 @@ class RegionValue:
     value: ValueText
     mean: ValueText
     temperature: ValueText
+
+
+def colour_to_move(start: str, ply: int) -> Colour:
+    """The colour to move after `ply` moves from the position text `start` (Amazons has no
+    passes, so the turn alternates)."""
+    white_first = not start.rstrip().endswith(" b")
+    return Colour.WHITE if (ply % 2 == 0) == white_first else Colour.BLACK
+
+
+def colour_of(white: Player, black: Player, name: str) -> Colour | None:
+    """The colour the user `name` (any case) plays, or None for someone else."""
+    if white.name.lower() == name.lower():
+        return Colour.WHITE
+    if black.name.lower() == name.lower():
+        return Colour.BLACK
+    return None
