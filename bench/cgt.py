@@ -4,7 +4,8 @@ comparisons in cgt-py (Rust) when it is installed; then the canonical form of an
 position (CGSuite's benchmark, B6/W6: a 2x7 board with one amazon each), by
 engine.cgt.amazons and by cgt-py in the same run.
 
-Run from the repository root: python -m bench.cgt [--pairs N] [--seed S] [--amazons TEXT].
+Run from the repository root: python -m bench.cgt [--pairs N] [--seed S] [--amazons TEXT];
+python -m bench.cgt --endgame PATH [--pairs N] times lookups in an endgame database instead.
 Prints figures only. Sums and comparisons are timed on the same random pairs in both
 libraries; cgt-py's values are built beforehand from our text, so neither side pays for
 parsing inside the timing. The Amazons figure runs last, in a fresh solver with the numba
@@ -24,8 +25,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.amazons import Position, Square
+from engine.amazons.regions import Region
 from engine.cgt import Game, born_by, forms
 from engine.cgt.amazons import RegionSolver, follower_count
+from engine.cgt.endgame import EndgameDatabase
 
 
 def main() -> None:
@@ -40,8 +43,17 @@ def main() -> None:
     parser.add_argument(
         "--followers", action="store_true", help="also count the boards reachable (slow)"
     )
+    parser.add_argument(
+        "--endgame",
+        default=None,
+        metavar="PATH",
+        help="only time lookups in this endgame database (engine.cgt.endgame)",
+    )
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}")
+    if args.endgame:
+        endgame_lookups(args.endgame, args.pairs, args.seed)
+        return
 
     day3 = census()
     rng = random.Random(args.seed)
@@ -178,6 +190,46 @@ def rate(count: int, work: Callable[[], object]) -> float:
 
 def median_rate(repeats: int, count: int, work: Callable[[], object]) -> float:
     return statistics.median(rate(count, work) for _ in range(repeats))
+
+
+def endgame_lookups(path: str, count: int, seed: int) -> None:
+    """Median time of `EndgameDatabase.value` on random regions of the built shapes, each a
+    random placement of one or two amazons of each colour, turned by a random symmetry."""
+    db = EndgameDatabase(path)
+    rng = random.Random(seed)
+    shapes = db.shape_cells()
+    most = db.counts().max_amazons
+    regions = []
+    while len(regions) < count:
+        cells = rng.choice(shapes)
+        n = len(cells)
+        whites, blacks = rng.randint(0, most), rng.randint(0, most)
+        if not 0 < whites + blacks < n:
+            continue
+        flip = rng.choice((1, -1))
+        squares = [Square(5 + flip * x, 5 + y) for x, y in cells]
+        picks = rng.sample(squares, whites + blacks)
+        ordered = tuple(sorted(squares, key=lambda s: (s.rank, s.file)))
+        white = tuple(sorted(picks[:whites], key=lambda s: (s.rank, s.file)))
+        black = tuple(sorted(picks[whites:], key=lambda s: (s.rank, s.file)))
+        regions.append(Region(ordered, white, black))
+    missing = 0
+    # First pass: each orientation, value and file page met for the first time or nearly.
+    # Second pass: the same regions again, as in play where few shapes recur.
+    for label in ("first pass", "second pass"):
+        times = []
+        for region in regions:
+            start = time.perf_counter()
+            value = db.value(region)
+            times.append(time.perf_counter() - start)
+            missing += value is None
+        times.sort()
+        print(
+            f"endgame lookups in {path}, {label}: {len(regions):,} random regions, "
+            f"median {1e6 * times[len(times) // 2]:.1f} us, "
+            f"95th percentile {1e6 * times[int(0.95 * len(times))]:.1f} us"
+        )
+    print(f"  {missing:,} not stored")
 
 
 if __name__ == "__main__":

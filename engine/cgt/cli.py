@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from engine.amazons.notation import Side
 from engine.amazons.position import Position
-from engine.cgt import amazons
+from engine.cgt import amazons, endgame_cli
 from engine.cgt.amazons import BudgetExceededError
 from engine.cgt.analysis import Analysis, analyze
 from engine.cgt.game import Game
@@ -81,6 +81,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     analysis.add_argument("--json", action="store_true", help="print one JSON object")
     analysis.set_defaults(run=_analyze)
+
+    endgame_cli.add_commands(commands)
 
 
 def _seconds(text: str) -> float:
