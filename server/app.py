@@ -21,6 +21,7 @@ from websockets.http11 import Response
 
 from engine.amazons import SETUPS
 from server.analysis import Analyst
+from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.protocol import (
@@ -30,7 +31,7 @@ from server.protocol import (
     PlayerKind,
     TimeControl,
 )
-from server.session import Session, now_ms
+from server.session import Session
 from server.worker import HOUSE_BOTS
 
 __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]

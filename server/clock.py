@@ -5,6 +5,7 @@ it from storage (`to_dict` / `from_dict`) and get the same answer.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -18,6 +19,7 @@ __all__ = [
     "LateMoveError",
     "Side",
     "Timeout",
+    "now_ms",
 ]
 
 # Lichess's LagTracker numbers, converted from centiseconds. The max gain per move is
@@ -366,6 +368,12 @@ class Clock:
             white_lag=LagPolicy(number("white_max_gain_ms"), flag("white_flat")),
             black_lag=LagPolicy(number("black_max_gain_ms"), flag("black_flat")),
         )
+
+
+def now_ms() -> int:
+    """Server time in ms: the wall clock, so every server process of one Redis agrees (their
+    clocks are kept in step by NTP; `Clock.elapsed` never counts a turn as negative)."""
+    return int(time.time() * 1000)
 
 
 # Stored as the engine numbers its sides: White 0, Black 1.

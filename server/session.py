@@ -19,6 +19,7 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.exceptions import ConnectionClosed
 
 from server import identity
+from server.clock import now_ms
 from server.games import channel
 from server.hub import LOBBY, user_channel
 from server.lobby import MAX_SEEKS
@@ -72,22 +73,18 @@ from server.protocol import (
     Welcome,
 )
 from server.protocol.limits import MAX_OWN_GAMES
+from server.worker import workers_ready
 
 if TYPE_CHECKING:
     from server.app import Arena
 
-__all__ = ["Session", "now_ms"]
+__all__ = ["Session"]
 
 log = structlog.get_logger(__name__)
 
 SEND_QUEUE = 512  # frames a client may fall behind before it is disconnected
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
-
-
-def now_ms() -> int:
-    """Server time in ms: wall clock, so every server process of one Redis agrees."""
-    return int(time.time() * 1000)
 
 
 class TokenBucket:
@@ -435,6 +432,12 @@ class Session:
         self._check_terms(request.setup, request.rated)
         house = self.arena.house_bot(request.opponent)
         if house is not None:
+            if not await workers_ready(self.arena.redis, now_ms()):
+                raise ProtocolError(
+                    ErrorCode.UNAVAILABLE,
+                    "no house-bot worker is ready (one may still be starting); try again soon",
+                    retry_after=10,
+                )
             started = await self.arena.start_game(
                 me,
                 house,

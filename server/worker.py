@@ -19,17 +19,19 @@ from redis.exceptions import ResponseError
 from engine.search.bot import Budget
 from engine.search.bot import Clock as BotClock
 from engine.search.registry import bot_names, make_bot
+from server.clock import now_ms
 from server.games import AI_STREAM, GameStore, open_redis
 from server.protocol import Colour, GameStatus, ProtocolError
-from server.session import now_ms
 
-__all__ = ["GROUP", "HOUSE_BOTS", "RECLAIM_MS", "Worker"]
+__all__ = ["GROUP", "HOUSE_BOTS", "RECLAIM_MS", "WORKERS", "Worker", "workers_ready"]
 
 log = structlog.get_logger(__name__)
 
 # House bots are the engine's own bots but OpenSpiel's (a benchmark partner, not a product).
 HOUSE_BOTS = tuple(name for name in bot_names() if not name.startswith("openspiel"))
 GROUP = "workers"
+WORKERS = "workers:ready"  # sorted set: worker name -> server ms until which it counts as ready
+HEARTBEAT_MS = 10_000
 # A request nobody has touched for this long belongs to a dead worker. A thinking worker
 # touches its request every TOUCH_SECONDS, so a long think is never taken for a death.
 RECLAIM_MS = 3_000
@@ -62,8 +64,25 @@ class Worker:
         # for it (seconds from the on-disk cache, longer on a fresh install).
         for name in HOUSE_BOTS:
             await asyncio.to_thread(make_bot(name).prepare)
+        await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
         self.ready.set()
         self.log.info("worker_started")
+        beat = asyncio.create_task(self._heartbeat())
+        try:
+            await self._serve_requests(stop)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+            await self.redis.zrem(WORKERS, self.name)
+
+    async def _heartbeat(self) -> None:
+        """Tell the servers a worker is ready, so they offer the house bots."""
+        while True:
+            await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
+            await asyncio.sleep(HEARTBEAT_MS / 3000)
+
+    async def _serve_requests(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 entry = await self._next()
@@ -179,3 +198,8 @@ async def run_worker(redis_url: str, stop: asyncio.Event) -> None:
         await Worker(redis).run(stop)
     finally:
         await redis.aclose()
+
+
+async def workers_ready(redis: aioredis.Redis, now: int) -> int:
+    """How many workers are ready to compute house-bot moves."""
+    return int(await redis.zcount(WORKERS, now, "+inf"))

@@ -377,3 +377,13 @@ async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> 
     assert past.value.code is ErrorCode.BAD_FIELD
     for c in (client, white, black):
         await c.close()
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_is_unavailable_until_a_worker_is_ready(arena_url: str) -> None:
+    client = await _guest(arena_url)
+    with pytest.raises(ArenaError) as refused:
+        await client.request(Challenge("greedy", TimeControl(60, 0), setup="6x6"))
+    assert refused.value.code is ErrorCode.UNAVAILABLE
+    assert refused.value.reply.retry_after == 10
+    await client.close()
