@@ -1,10 +1,15 @@
 """`invader`, the strongest bot: MCTS whose playouts stop after a few random moves and score
-the evaluation, with progressive widening over moves ordered by the evaluation, and exact play
-once every region is settled.
+the evaluation, with progressive widening over moves ordered by the evaluation, implicit
+minimax backups of the evaluation, and exact play once every region is settled.
 
 A node is expanded once it has been visited `expand` times: its moves are ranked (every queen
-step scored by the evaluation, then the arrows of the best `queens` of them) and the best `keep`
-are stored; children are added in that order as the node's visits grow (about 2 + sqrt(n)).
+step scored by the evaluation with its arrow shot back where it came from, then the other
+arrows of the best `queens` steps and the arrows that shut a rival amazon in) and the best
+`keep` are stored with their scores; the root ranks every move and keeps `root`. Children are
+added in that order as the node's visits grow (about 2 + widen sqrt(n)).
+Each node also holds an implicit minimax value (Lanctot, Winands, Pepels and Sturtevant 2014):
+a new child's is its ranking score as a win chance, a parent's is 1 - its best reply's, and
+selection weighs it against the playouts' win rate by `mix`.
 In a settled position the side to move wins if it can make more moves than the opponent, so
 the bot plays a move that keeps its own longest sequence of moves intact, found by a depth-first
 search. An `endgame` hook, when set, is asked first (the CGT solver plugs in there).
@@ -13,10 +18,13 @@ search. An `endgame` hook, when set, is asked first (the CGT solver plugs in the
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from engine.amazons import SETUPS, Move, Position, kernels
@@ -37,11 +45,10 @@ from engine.search.mcts import (
     link_child,
     moves_left,
     seed_state,
-    uct_child,
 )
 from engine.search.timing import think_time
 
-__all__ = ["Endgame", "InvaderBot", "longest_sequence"]
+__all__ = ["Endgame", "InvaderBot", "ValuedTree", "longest_sequence"]
 
 # Columns of the node table beyond the ones shared with `mcts`: where a node's ranked moves
 # start in the move pool (-1 until ranked) and how many there are.
@@ -52,6 +59,9 @@ Endgame = Callable[[Position], Move | None]
 # Nodes of the settled-position search per second of budget, measured low on 10x10 regions.
 FILL_NODES_PER_SECOND = 5_000
 SETTLED_SAMPLE = "W1xx2B/xxxxxxx w"
+# A rival amazon with at most this many free neighbours can be shut in by one arrow or two.
+SHUT_IN = 2
+ALL = 1 << 30  # as `queens`: the arrows of every queen step
 
 
 @njit(cache=True)
@@ -67,6 +77,49 @@ def _init_node(nodes: np.ndarray, index: int, move: int, parent: int, total: int
     nodes[index, VISITS] = 0
 
 
+@njit(cache=True, inline="always")
+def _shutting_arrows(
+    board: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    dirs: tuple[int, ...],
+    origin: int,
+    target: int,
+    hot: np.ndarray,
+    moves: np.ndarray,
+    m: int,
+) -> int:
+    """With the amazon moved from `origin` to `target` on `board`: write to moves[m:] each
+    arrow from `target`, other than back onto `origin`, onto a free neighbour of a rival amazon
+    left with at most SHUT_IN free neighbours, and return the new m (counting only, past the
+    end of `moves`). Such arrows shut an amazon in, which the step's score does not show."""
+    rival = 1 - meta[kernels.SIDE]
+    weak = False
+    for i in range(meta[kernels.COUNT + rival]):
+        r = amazons[rival, i]
+        free = 0
+        for e in range(8):
+            if board[r + dirs[e]] == kernels.EMPTY:
+                free += 1
+        if free <= SHUT_IN:
+            weak = True
+            for e in range(8):
+                if board[r + dirs[e]] == kernels.EMPTY:
+                    hot[r + dirs[e]] = True
+    if not weak:
+        return m
+    for e in range(8):
+        x = target + dirs[e]
+        while board[x] == kernels.EMPTY:
+            if hot[x] and x != origin:
+                if m < moves.shape[0]:
+                    moves[m] = kernels.encode(origin, target, x)
+                m += 1
+            x += dirs[e]
+    hot[:] = False
+    return m
+
+
 @njit(cache=True)
 def rank_moves(
     board: np.ndarray,
@@ -78,13 +131,18 @@ def rank_moves(
     queens: int,
     keep: int,
     out: np.ndarray,
+    out_scores: np.ndarray,
 ) -> int:
-    """Write up to `keep` good moves of the side to move into `out`, best first; return how
-    many. Queen steps are scored by the evaluation with the amazon moved and no arrow yet; the
-    arrows of the best `queens` steps are then scored one by one."""
+    """Write up to `keep` good moves of the side to move into `out`, best first, and their
+    scores (the evaluation after the move, for the side playing it) into `out_scores`; return
+    how many.
+
+    Every queen step is scored with its arrow shot back onto the square it left: that is a
+    move of its own, often the best one (it takes back the room the step opens), and its score
+    ranks the steps. The other arrows of the best `queens` steps, and those of the other steps
+    that shut a rival amazon in, are then scored one by one."""
     side = meta[kernels.SIDE]
-    stride = meta[kernels.STRIDE]
-    dirs = kernels.directions(stride)
+    dirs = kernels.directions(meta[kernels.STRIDE])
     count = meta[kernels.COUNT + side]
     steps = 0
     for i in range(count):
@@ -96,7 +154,6 @@ def rank_moves(
                 t += dirs[d]
     origins = np.empty(steps, dtype=np.int64)
     targets = np.empty(steps, dtype=np.int64)
-    slots = np.empty(steps, dtype=np.int64)
     scores = np.empty(steps, dtype=np.float64)
     n = 0
     for i in range(count):
@@ -105,51 +162,68 @@ def rank_moves(
         for d in range(8):
             t = a + dirs[d]
             while board[t] == kernels.EMPTY:
-                board[a] = kernels.EMPTY
+                board[a] = kernels.ARROW
                 board[t] = piece
                 amazons[side, i] = t
-                scores[n] = evaluate(board, amazons, meta, scratch)
+                meta[kernels.SIDE] = 1 - side
+                scores[n] = -evaluate(board, amazons, meta, scratch)
+                meta[kernels.SIDE] = side
                 amazons[side, i] = a
                 board[t] = kernels.EMPTY
                 board[a] = piece
                 origins[n] = a
                 targets[n] = t
-                slots[n] = i
                 n += 1
                 t += dirs[d]
-    best_steps = np.argsort(-scores)[: min(queens, n)]
-    arrows = 0
-    for j in best_steps:
-        board[origins[j]] = kernels.EMPTY
-        for e in range(8):
-            x = targets[j] + dirs[e]
-            while board[x] == kernels.EMPTY:
-                arrows += 1
-                x += dirs[e]
-        board[origins[j]] = side + 1
-    moves = np.empty(arrows, dtype=np.int64)
-    move_scores = np.empty(arrows, dtype=np.float64)
-    m = 0
-    for j in best_steps:
-        o = origins[j]
-        t = targets[j]
-        board[o] = kernels.EMPTY
-        for e in range(8):
-            x = t + dirs[e]
-            while board[x] == kernels.EMPTY:
-                moves[m] = kernels.encode(o, t, x)
-                m += 1
-                x += dirs[e]
-        board[o] = side + 1
-    for k in range(arrows):
+    chosen = np.zeros(n, dtype=np.bool_)
+    chosen[np.argsort(-scores)[: min(queens, n)]] = True
+    hot = np.zeros(board.shape[0], dtype=np.bool_)
+    # The moves after the n shots back: two passes over the steps, to count them and then to
+    # write them.
+    moves = np.empty(0, dtype=np.int64)
+    for write in range(2):
+        m = n
+        for j in range(n):
+            o = origins[j]
+            t = targets[j]
+            piece = board[o]
+            board[o] = kernels.EMPTY
+            board[t] = piece
+            if write:
+                moves[j] = kernels.encode(o, t, o)
+            if chosen[j]:
+                for e in range(8):
+                    x = t + dirs[e]
+                    while board[x] == kernels.EMPTY:
+                        if x != o:
+                            if write:
+                                moves[m] = kernels.encode(o, t, x)
+                            m += 1
+                        x += dirs[e]
+            else:
+                m = _shutting_arrows(board, amazons, meta, dirs, o, t, hot, moves, m)
+            board[t] = kernels.EMPTY
+            board[o] = piece
+        if not write:
+            moves = np.empty(m, dtype=np.int64)
+    move_scores = np.empty(m, dtype=np.float64)
+    move_scores[:n] = scores
+    for k in range(n, m):
         kernels.make_move(board, mob, amazons, meta, zob, moves[k])
         move_scores[k] = -evaluate(board, amazons, meta, scratch)
         kernels.unmake_move(board, mob, amazons, meta, zob, moves[k])
     order = np.argsort(-move_scores)
-    kept = min(keep, arrows)
+    kept = min(keep, m)
     for k in range(kept):
         out[k] = moves[order[k]]
+        out_scores[k] = move_scores[order[k]]
     return kept
+
+
+@njit(cache=True, inline="always")
+def _chance(score: float, slope: float) -> float:
+    """An evaluation score turned into a chance to win."""
+    return 1.0 / (1.0 + math.exp(-slope * score))
 
 
 @njit(cache=True)
@@ -176,15 +250,55 @@ def _playout(
     if not kernels.has_moves(board, amazons, meta):
         chance = 0.0
     else:
-        chance = 1.0 / (1.0 + math.exp(-slope * evaluate(board, amazons, meta, scratch)))
+        chance = _chance(evaluate(board, amazons, meta, scratch), slope)
     return chance if side == 0 else 1.0 - chance
+
+
+@njit(cache=True, inline="always")
+def _select(
+    nodes: np.ndarray, wins: np.ndarray, values: np.ndarray, node: int, c: float, mix: float
+) -> int:
+    """The child of `node` (every child visited) with the best upper confidence bound on its
+    win rate mixed with its minimax value: (1 - mix) wins/n + mix value + c sqrt(ln N / n)."""
+    log_n = math.log(nodes[node, VISITS])
+    best = -1
+    best_value = -math.inf
+    child = nodes[node, FIRST]
+    while child >= 0:
+        n = nodes[child, VISITS]
+        value = (1.0 - mix) * wins[child] / n + mix * values[child] + c * math.sqrt(log_n / n)
+        if value > best_value:
+            best_value = value
+            best = child
+        child = nodes[child, NEXT]
+    return best
+
+
+@njit(cache=True, inline="always")
+def _best_reply(
+    nodes: np.ndarray, values: np.ndarray, scores: np.ndarray, node: int, slope: float
+) -> float:
+    """The best value among the replies at `node` (implicit minimax): its tried children's
+    values and, standing for the moves not tried yet, the chance of the best of them by its
+    ranking score (the next in the list)."""
+    best = 0.0
+    child = nodes[node, FIRST]
+    while child >= 0:
+        best = max(best, values[child])
+        child = nodes[child, NEXT]
+    tried = nodes[node, TRIED]
+    if tried < nodes[node, LENGTH]:
+        best = max(best, _chance(scores[nodes[node, LIST] + tried], slope))
+    return best
 
 
 @njit(cache=True)
 def iterate(
     nodes: np.ndarray,
     wins: np.ndarray,
-    pool: np.ndarray,
+    values: np.ndarray,
+    ranked: np.ndarray,
+    scores: np.ndarray,
     sizes: np.ndarray,
     board: np.ndarray,
     mob: np.ndarray,
@@ -197,10 +311,10 @@ def iterate(
     params: np.ndarray,
 ) -> int:
     """Run up to `iterations` iterations from the root position the arrays hold (left as they
-    are); return how many ran: fewer when the node table or the move pool is full, or when an
-    iteration ranked a node's moves.
+    are); return how many ran: fewer when the node table or the ranked-move pool is full, or
+    when an iteration ranked a node's moves. The arrays are those of `ValuedTree`;
     sizes = [nodes used, pool entries used]; params = [c, cutoff, slope, expand, queens, keep,
-    widen]."""
+    widen, mix, root]."""
     c = params[0]
     cutoff = int(params[1])
     slope = params[2]
@@ -208,14 +322,16 @@ def iterate(
     queens = int(params[4])
     keep = int(params[5])
     widen = params[6]
+    mix = params[7]
+    root = int(params[8])
+    longest = max(keep, root)
     b = board.copy()
     m = mob.copy()
     a = amazons.copy()
     t = meta.copy()
     weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
-    ranked = np.empty(keep, dtype=np.int64)
     for done in range(iterations):
-        if sizes[0] + 1 >= nodes.shape[0] or sizes[1] + keep >= pool.shape[0]:
+        if sizes[0] + 1 >= nodes.shape[0] or sizes[1] + longest >= ranked.shape[0]:
             return done
         b[:] = board
         m[:] = mob
@@ -229,24 +345,37 @@ def iterate(
             if node != 0 and nodes[node, VISITS] < expand:
                 break
             if nodes[node, LIST] < 0:
-                length = rank_moves(b, m, a, t, zob, scratch, queens, keep, ranked)
-                nodes[node, LIST] = sizes[1]
+                start = sizes[1]
+                if node == 0:
+                    # Ranked once a move: the arrows of every queen step, and more moves kept.
+                    length = rank_moves(
+                        b, m, a, t, zob, scratch, ALL, root, ranked[start:], scores[start:]
+                    )
+                else:
+                    length = rank_moves(
+                        b, m, a, t, zob, scratch, queens, keep, ranked[start:], scores[start:]
+                    )
+                nodes[node, LIST] = start
                 nodes[node, LENGTH] = length
-                pool[sizes[1] : sizes[1] + length] = ranked[:length]
                 sizes[1] += length
                 ranked_one = True
             allowed = min(nodes[node, LENGTH], 2 + int(widen * math.sqrt(nodes[node, VISITS])))
             tried = nodes[node, TRIED]
             if tried < allowed:
-                move = pool[nodes[node, LIST] + tried]
+                move = ranked[nodes[node, LIST] + tried]
                 kernels.make_move(b, m, a, t, zob, move)
                 child = sizes[0]
                 sizes[0] += 1
-                _init_node(nodes, child, move, node, kernels.count_moves(b, m, a, t))
+                total = kernels.count_moves(b, m, a, t)
+                _init_node(nodes, child, move, node, total)
                 link_child(nodes, wins, node, child)
+                # The mover's chance by the score its parent ranked the move with; certain
+                # when the move leaves the opponent without a move.
+                score = scores[nodes[node, LIST] + tried]
+                values[child] = 1.0 if total == 0 else _chance(score, slope)
                 node = child
                 break
-            best = uct_child(nodes, wins, node, c)
+            best = _select(nodes, wins, values, node, c, mix)
             kernels.make_move(b, m, a, t, zob, nodes[best, MOVE])
             node = best
         # Each node keeps the result for the player who moved into it: the side not to move
@@ -259,6 +388,8 @@ def iterate(
         while node >= 0:
             nodes[node, VISITS] += 1
             wins[node] += white if mover == 0 else 1.0 - white
+            if nodes[node, FIRST] >= 0:
+                values[node] = 1.0 - _best_reply(nodes, values, scores, node, slope)
             mover = 1 - mover
             node = nodes[node, PARENT]
         if ranked_one:
@@ -346,6 +477,39 @@ def longest_sequence(position: Position, side: int, nodes: int) -> tuple[int, in
     return int(best[0]), int(best[1]), budget[0] > 0 or best[0] == bound
 
 
+@dataclass(slots=True)
+class ValuedTree(Tree):
+    """The MCTS tree, with each node's implicit minimax value for the player who moved into it
+    (see `iterate`), and the ranked moves of every ranked node: node n's are
+    ranked[nodes[n, LIST] : nodes[n, LIST] + nodes[n, LENGTH]], best first, with their scores
+    (the evaluation after the move, for the side playing it)."""
+
+    values: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0, np.float64))
+    ranked: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    scores: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0, np.float64))
+
+    @classmethod
+    def empty(cls, capacity: int = 1 << 15) -> ValuedTree:
+        plain = Tree.empty(capacity)
+        return cls(
+            plain.nodes,
+            plain.wins,
+            values=np.zeros(capacity, np.float64),
+            ranked=np.zeros(2 * capacity, np.int64),
+            scores=np.zeros(2 * capacity, np.float64),
+        )
+
+    def grow(self) -> None:
+        Tree.grow(self)
+        values = np.zeros(self.nodes.shape[0], np.float64)
+        values[: self.size] = self.values[: self.size]
+        self.values = values
+
+    def grow_ranked(self) -> None:
+        self.ranked = np.concatenate([self.ranked, np.zeros_like(self.ranked)])
+        self.scores = np.concatenate([self.scores, np.zeros_like(self.scores)])
+
+
 class InvaderBot:
     """MCTS with evaluation cut-off playouts, ordered progressive widening and exact play in
     settled positions."""
@@ -359,15 +523,19 @@ class InvaderBot:
         queens: int = 12,
         keep: int = 40,
         widen: float = 1.0,
+        mix: float = 0.4,
+        root: int = 80,
         playouts: int = 0,
         seed: int = 0,
         endgame: Endgame | None = None,
     ) -> None:
         self.spec = (
             f"invader:c={c},cutoff={cutoff},slope={slope},expand={expand},queens={queens},"
-            f"keep={keep},widen={widen},playouts={playouts},seed={seed}"
+            f"keep={keep},widen={widen},mix={mix},root={root},playouts={playouts},seed={seed}"
         )
-        self.params = np.array([c, cutoff, slope, expand, queens, keep, widen], dtype=np.float64)
+        self.params = np.array(
+            [c, cutoff, slope, expand, queens, keep, widen, mix, root], dtype=np.float64
+        )
         self.playouts = playouts
         self.endgame = endgame
         self._rng = np.array([seed_state(seed)], dtype=np.uint64)
@@ -390,24 +558,24 @@ class InvaderBot:
         for text in (SETUPS["6x6"], SETTLED_SAMPLE):
             InvaderBot(playouts=16).choose(Position.parse(text), Budget(seconds=1.0))
 
-    def search(self, position: Position, deadline: float) -> Tree:
+    def search(self, position: Position, deadline: float) -> ValuedTree:
         board, mob, amazons, meta, zob = position.clone().arrays()
-        tree = Tree.empty()
-        pool = np.zeros(1 << 16, dtype=np.int64)
+        tree = ValuedTree.empty()
         sizes = np.array([1, 0], dtype=np.int64)
         tree.nodes[0] = 0
         tree.nodes[0, [FIRST, NEXT, LIST, PARENT, MOVE]] = -1
         tree.nodes[0, TOTAL] = kernels.count_moves(board, mob, amazons, meta)
         scratch = make_scratch(board)
-        keep = int(self.params[5])
+        longest = int(max(self.params[5], self.params[8]))
 
         def run(batch: int) -> int:
-            nonlocal pool
             ran = int(
                 iterate(
                     tree.nodes,
                     tree.wins,
-                    pool,
+                    tree.values,
+                    tree.ranked,
+                    tree.scores,
                     sizes,
                     board,
                     mob,
@@ -424,12 +592,17 @@ class InvaderBot:
                 if sizes[0] + 1 >= tree.nodes.shape[0]:
                     tree.size = int(sizes[0])
                     tree.grow()
-                if sizes[1] + keep >= pool.shape[0]:
-                    pool = np.concatenate([pool, np.zeros_like(pool)])
+                if sizes[1] + longest >= tree.ranked.shape[0]:
+                    tree.grow_ranked()
             return ran
 
+        # The first iteration ranks the root, which takes several times longer than ranking
+        # any other node: run it apart, so that the driver does not stop early for fear of
+        # another such iteration.
+        run(1)
         limit = 1 if tree.nodes[0, TOTAL] == 1 else self.playouts
-        drive(run, deadline, limit)
+        if limit != 1:
+            drive(run, deadline, max(limit - 1, 0), clock=time.thread_time)
         tree.size = int(sizes[0])
         return tree
 

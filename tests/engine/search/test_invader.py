@@ -1,10 +1,16 @@
 import functools
+import math
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 
-from engine.amazons import Position, Side
+from engine.amazons import Position, Side, Square
+from engine.search.alphabeta import one_ply
 from engine.search.bot import Budget
-from engine.search.invader import InvaderBot, longest_sequence
+from engine.search.evaluation import evaluate_position, make_scratch
+from engine.search.invader import LENGTH, LIST, InvaderBot, longest_sequence, rank_moves
+from engine.search.mcts import MOVE, PARENT, TRIED
 from tests.engine.strategies import positions
 
 
@@ -61,3 +67,120 @@ def test_the_endgame_hook_is_asked_first() -> None:
     chosen = next(iter(position.legal_moves))
     bot = InvaderBot(endgame=lambda p: chosen)
     assert bot.choose(position, Budget(seconds=0.1)).move == chosen
+
+
+def _played(position: Position, plies: int) -> Position:
+    for ply in range(plies):
+        position.apply(position.random_move(ply))  # type: ignore[arg-type]
+    return position
+
+
+def _chance(score: float, slope: float) -> float:
+    return 1.0 / (1.0 + math.exp(-slope * score))
+
+
+@pytest.mark.parametrize("setup", ["6x6", "10x10"])
+def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str) -> None:
+    position = _played(Position.setup(setup), 6)
+    bot = InvaderBot(playouts=600, expand=2)
+    tree = bot.search(position, deadline=0.0)
+    slope = bot.params[2]
+    inner = leaves = untried = 0
+    for node in range(1, tree.size):
+        children = tree.children(node)
+        if children:
+            inner += 1
+            replies = [tree.values[child] for child in children]
+            tried, length = tree.nodes[node, TRIED], tree.nodes[node, LENGTH]
+            if tried < length:
+                # The best move not tried yet stands for the rest, by its ranking score.
+                untried += 1
+                replies.append(_chance(tree.scores[tree.nodes[node, LIST] + tried], slope))
+            assert tree.values[node] == 1.0 - max(replies)
+            continue
+        leaves += 1
+        line = []
+        up = node
+        while up > 0:
+            line.append(int(tree.nodes[up, MOVE]))
+            up = int(tree.nodes[up, PARENT])
+        after = position.clone()
+        for move in reversed(line):
+            after.apply_index(move)
+        # The leaf keeps the chance its parent's ranking gave the move: the evaluation after
+        # it, for the side that played it, or a certain win when the opponent cannot move.
+        expected = 1.0
+        if not after.is_terminal():
+            expected = _chance(-evaluate_position(after), slope)
+        assert tree.values[node] == pytest.approx(expected, rel=1e-12)
+    assert inner > 10
+    assert untried > 10
+    assert leaves > 10
+
+
+def test_the_root_keeps_the_best_moves_of_all() -> None:
+    position = _played(Position.setup("10x10"), 12)
+    tree = InvaderBot(playouts=20, root=10).search(position, deadline=0.0)
+    start, length = tree.nodes[0, LIST], tree.nodes[0, LENGTH]
+    board, mob, amazons, meta, zob = position.clone().arrays()
+    every = one_ply(board, mob, amazons, meta, zob, make_scratch(board), position.move_indices())
+    assert length == 10
+    assert list(tree.scores[start : start + length]) == sorted(every, reverse=True)[:10]
+    for move, score in zip(
+        tree.ranked[start : start + length], tree.scores[start : start + length], strict=True
+    ):
+        after = position.clone()
+        after.apply_index(int(move))
+        assert score == -evaluate_position(after)
+
+
+def _shutting_moves(position: Position) -> set[str]:
+    """Plain search: the moves whose arrow lands next to a rival amazon that the queen step
+    leaves with at most two free neighbours."""
+    rival = position.amazons(position.side_to_move.other)
+    found = set()
+    for move in position.legal_moves:
+        for amazon in rival:
+            near = [
+                sq
+                for sq in _neighbours(position, amazon)
+                if sq == move.origin or (sq != move.target and position.piece_at(sq) is None)
+            ]
+            if len(near) <= 2 and move.arrow in near:
+                found.add(str(move))
+    return found
+
+
+def _neighbours(position: Position, square: Square) -> list[Square]:
+    return [
+        Square(square.file + df, square.rank + dr)
+        for df in (-1, 0, 1)
+        for dr in (-1, 0, 1)
+        if (df or dr)
+        and 0 <= square.file + df < position.width
+        and 0 <= square.rank + dr < position.height
+    ]
+
+
+@given(positions(max_size=6))
+@settings(max_examples=150, deadline=None)
+def test_ranking_always_holds_the_shots_back_and_the_arrows_that_shut_an_amazon_in(
+    position: Position,
+) -> None:
+    # With no queen step's other arrows asked for, the ranking holds exactly the moves that
+    # shoot back onto the square left and those whose arrow shuts a rival amazon in, or
+    # nearly: a step's score (its shot back) does not show the latter. Each with its score.
+    if position.is_terminal():
+        return
+    board, mob, amazons, meta, zob = position.clone().arrays()
+    out = np.zeros(position.count_moves(), dtype=np.int64)
+    scores = np.zeros(out.shape[0])
+    count = rank_moves(board, mob, amazons, meta, zob, make_scratch(board), 0, 10**6, out, scores)
+    found = {str(position.decode(int(move))) for move in out[:count]}
+    shots_back = {str(move) for move in position.legal_moves if move.arrow == move.origin}
+    assert found == shots_back | _shutting_moves(position)
+    assert list(scores[:count]) == sorted(scores[:count], reverse=True)
+    for move, score in zip(out[:count], scores[:count], strict=True):
+        after = position.clone()
+        after.apply_index(int(move))
+        assert score == -evaluate_position(after)
