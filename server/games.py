@@ -269,9 +269,10 @@ class Game:
             "rated": self.rated,
             "clock": self.clock.to_dict(),
             "created": self.created,
-            "moves": list(self.moves),
-            "move_ms": list(self.move_ms),
-            "clocks_after": [list(c) for c in self.clocks_after],
+            # msgpack writes tuples as arrays: no copies of lists that grow with every move.
+            "moves": self.moves,
+            "move_ms": self.move_ms,
+            "clocks_after": self.clocks_after,
             "status": str(self.status),
             "winner": None if self.winner is None else str(self.winner),
             "termination": None if self.termination is None else str(self.termination),
@@ -563,8 +564,13 @@ class GameStore:
     async def lapse_attendance(self, now: int) -> None:
         """Drop attendances no process renewed (their server died); a player left with none
         is away."""
-        for game_id in [g.decode() for g in await self.redis.smembers(LIVE)]:
-            attendance = await self._attendance(game_id)
+        live = [g.decode() for g in await self.redis.smembers(LIVE)]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in live:
+                pipe.hgetall(online_key(game_id))
+            tables = await pipe.execute()
+        for game_id, fields in zip(live, tables, strict=True):
+            attendance = {name.decode(): int(until) for name, until in fields.items()}
             lapsed = [name for name, until in attendance.items() if until <= now]
             if not lapsed:
                 continue

@@ -75,8 +75,9 @@ class Hub:
     async def _run(self) -> None:
         while True:
             try:
+                # No timeout: a read that waits without one costs no timer per message.
                 message: dict[str, Any] | None = await self._pubsub.get_message(
-                    ignore_subscribe_messages=True, timeout=1.0
+                    ignore_subscribe_messages=True, timeout=None
                 )
             except asyncio.CancelledError:
                 raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import msgpack
@@ -176,6 +177,14 @@ class Lobby:
             pipe.publish(LOBBY, SeekAdded(seek).to_wire())
             await pipe.execute()
         return seek
+
+    async def open_seeks(self, seek_ids: Collection[str]) -> set[str]:
+        """Those of `seek_ids` that are still open (not taken, cancelled or expired)."""
+        if not seek_ids:
+            return set()
+        ids = list(seek_ids)
+        found = await self.redis.hmget(SEEKS, ids)
+        return {seek_id for seek_id, data in zip(ids, found, strict=True) if data is not None}
 
     async def refresh_seeks(self, seek_ids: list[str], now: int) -> None:
         if seek_ids:

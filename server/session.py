@@ -9,9 +9,8 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgpack
 import structlog
@@ -85,6 +84,33 @@ log = structlog.get_logger(__name__)
 SEND_QUEUE = 512  # frames a client may fall behind before it is disconnected
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
+
+# The handler method of each request type (a name, so that no connection holds bound methods).
+HANDLERS: dict[type[Request], str] = {
+    Login: "_login",
+    BotLogin: "_bot_login",
+    Guest: "_guest",
+    Resume: "_resume",
+    Seek: "_seek",
+    CancelSeek: "_cancel_seek",
+    ListSeeks: "_list_seeks",
+    AcceptSeek: "_accept_seek",
+    Challenge: "_challenge",
+    AcceptChallenge: "_accept_challenge",
+    DeclineChallenge: "_decline_challenge",
+    CancelChallenge: "_cancel_challenge",
+    QuickPair: "_quick_pair",
+    CancelQuickPair: "_cancel_quick_pair",
+    ListGames: "_list_games",
+    Watch: "_watch",
+    Unwatch: "_unwatch",
+    PlayMove: "_move",
+    Resign: "_resign",
+    Abort: "_abort",
+    ClaimVictory: "_claim",
+    Resync: "_resync",
+    Analyze: "_analyze",
+}
 
 
 class TokenBucket:
@@ -227,37 +253,10 @@ class Session:
             )
 
     async def _handle(self, request: Request) -> None:
-        handler = self._handlers().get(type(request))
-        if handler is None:
+        name = HANDLERS.get(type(request))
+        if name is None:
             raise ProtocolError(ErrorCode.UNAVAILABLE, f"{request.TAG} is not offered yet")
-        await handler(request)
-
-    def _handlers(self) -> dict[type[Any], Callable[[Any], Awaitable[None]]]:
-        return {
-            Login: self._login,
-            BotLogin: self._bot_login,
-            Guest: self._guest,
-            Resume: self._resume,
-            Seek: self._seek,
-            CancelSeek: self._cancel_seek,
-            ListSeeks: self._list_seeks,
-            AcceptSeek: self._accept_seek,
-            Challenge: self._challenge,
-            AcceptChallenge: self._accept_challenge,
-            DeclineChallenge: self._decline_challenge,
-            CancelChallenge: self._cancel_challenge,
-            QuickPair: self._quick_pair,
-            CancelQuickPair: self._cancel_quick_pair,
-            ListGames: self._list_games,
-            Watch: self._watch,
-            Unwatch: self._unwatch,
-            PlayMove: self._move,
-            Resign: self._resign,
-            Abort: self._abort,
-            ClaimVictory: self._claim,
-            Resync: self._resync,
-            Analyze: self._analyze,
-        }
+        await getattr(self, name)(request)
 
     # Logging in
 
@@ -375,6 +374,8 @@ class Session:
 
     async def _seek(self, request: Seek) -> None:
         self._check_terms(request.setup, request.rated)
+        # Seeks taken by others or expired no longer count.
+        self.seek_ids = await self.arena.lobby.open_seeks(self.seek_ids)
         if len(self.seek_ids) >= MAX_SEEKS:
             raise ProtocolError(ErrorCode.CONFLICT, f"at most {MAX_SEEKS} open seeks at a time")
         seek = await self.arena.lobby.add_seek(

@@ -387,3 +387,20 @@ async def test_a_house_bot_is_unavailable_until_a_worker_is_ready(arena_url: str
     assert refused.value.code is ErrorCode.UNAVAILABLE
     assert refused.value.reply.retry_after == 10
     await client.close()
+
+
+@pytest.mark.asyncio
+async def test_only_open_seeks_count_against_the_limit_of_three(arena_url: str) -> None:
+    seeker, taker = await _guest(arena_url), await _guest(arena_url)
+    # Seeks that others took no longer count: a fourth and fifth seek are welcome.
+    for _ in range(5):
+        added = await seeker.request(Seek(TimeControl(300, 0), setup="6x6"))
+        await taker.request(AcceptSeek(added.seek.seek_id), GameStarted)
+    for _ in range(3):
+        await seeker.request(Seek(TimeControl(300, 0), setup="6x6"))
+    with pytest.raises(ArenaError) as refused:
+        await seeker.request(Seek(TimeControl(300, 0), setup="6x6"))
+    assert refused.value.code is ErrorCode.CONFLICT
+    assert "at most 3 open seeks" in str(refused.value)
+    await seeker.close()
+    await taker.close()
