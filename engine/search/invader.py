@@ -9,7 +9,9 @@ arrows of the best `queens` steps and the arrows that shut a rival amazon in) an
 added in that order as the node's visits grow (about 2 + widen sqrt(n)).
 Each node also holds an implicit minimax value (Lanctot, Winands, Pepels and Sturtevant 2014):
 a new child's is its ranking score as a win chance, a parent's is 1 - its best reply's, and
-selection weighs it against the playouts' win rate by `mix`.
+selection weighs it against the playouts' win rate by `mix`. Scores become win chances
+1 / (1 + e^(-slope (x - par))) with a par of `komi` times the root's evaluation, so that a
+search well ahead or behind still sees which moves gain and which lose.
 In a settled position the side to move wins if it can make more moves than the opponent, so
 the bot plays a move that keeps its own longest sequence of moves intact, found by a depth-first
 search. An `endgame` hook, when set, is asked first (the CGT solver plugs in there).
@@ -238,9 +240,10 @@ def _playout(
     scratch: np.ndarray,
     cutoff: int,
     slope: float,
+    par: float,
 ) -> float:
-    """Play up to `cutoff` random moves, then turn the evaluation into White's chance to win
-    (a game that ends on the way counts exactly)."""
+    """Play up to `cutoff` random moves, then turn the evaluation, less `par` (for White),
+    into White's chance to win (a game that ends on the way counts exactly)."""
     for _ in range(cutoff):
         move = kernels.draw_move(board, mob, amazons, meta, rng, weights)
         if move < 0:
@@ -248,10 +251,9 @@ def _playout(
         kernels.make_move(board, mob, amazons, meta, zob, move)
     side = meta[kernels.SIDE]
     if not kernels.has_moves(board, amazons, meta):
-        chance = 0.0
-    else:
-        chance = _chance(evaluate(board, amazons, meta, scratch), slope)
-    return chance if side == 0 else 1.0 - chance
+        return 0.0 if side == 0 else 1.0
+    score = evaluate(board, amazons, meta, scratch)
+    return _chance(score - par if side == 0 else -score - par, slope)
 
 
 @njit(cache=True, inline="always")
@@ -276,11 +278,11 @@ def _select(
 
 @njit(cache=True, inline="always")
 def _best_reply(
-    nodes: np.ndarray, values: np.ndarray, scores: np.ndarray, node: int, slope: float
+    nodes: np.ndarray, values: np.ndarray, scores: np.ndarray, node: int, slope: float, par: float
 ) -> float:
     """The best value among the replies at `node` (implicit minimax): its tried children's
     values and, standing for the moves not tried yet, the chance of the best of them by its
-    ranking score (the next in the list)."""
+    ranking score (the next in the list) less `par`, the replying side's."""
     best = 0.0
     child = nodes[node, FIRST]
     while child >= 0:
@@ -288,7 +290,7 @@ def _best_reply(
         child = nodes[child, NEXT]
     tried = nodes[node, TRIED]
     if tried < nodes[node, LENGTH]:
-        best = max(best, _chance(scores[nodes[node, LIST] + tried], slope))
+        best = max(best, _chance(scores[nodes[node, LIST] + tried] - par, slope))
     return best
 
 
@@ -309,12 +311,14 @@ def iterate(
     scratch: np.ndarray,
     iterations: int,
     params: np.ndarray,
+    par: float,
 ) -> int:
     """Run up to `iterations` iterations from the root position the arrays hold (left as they
     are); return how many ran: fewer when the node table or the ranked-move pool is full, or
     when an iteration ranked a node's moves. The arrays are those of `ValuedTree`;
     sizes = [nodes used, pool entries used]; params = [c, cutoff, slope, expand, queens, keep,
-    widen, mix, root]."""
+    widen, mix, root, komi]. Scores count from a par: `par` for White (komi times the root's
+    evaluation for White), -par for Black."""
     c = params[0]
     cutoff = int(params[1])
     slope = params[2]
@@ -372,7 +376,8 @@ def iterate(
                 # The mover's chance by the score its parent ranked the move with; certain
                 # when the move leaves the opponent without a move.
                 score = scores[nodes[node, LIST] + tried]
-                values[child] = 1.0 if total == 0 else _chance(score, slope)
+                side_par = par if t[kernels.SIDE] == 1 else -par
+                values[child] = 1.0 if total == 0 else _chance(score - side_par, slope)
                 node = child
                 break
             best = _select(nodes, wins, values, node, c, mix)
@@ -384,12 +389,14 @@ def iterate(
         if nodes[node, TOTAL] == 0:
             white = 0.0 if t[kernels.SIDE] == 0 else 1.0
         else:
-            white = _playout(b, m, a, t, zob, rng, weights, scratch, cutoff, slope)
+            white = _playout(b, m, a, t, zob, rng, weights, scratch, cutoff, slope, par)
         while node >= 0:
             nodes[node, VISITS] += 1
             wins[node] += white if mover == 0 else 1.0 - white
             if nodes[node, FIRST] >= 0:
-                values[node] = 1.0 - _best_reply(nodes, values, scores, node, slope)
+                # The reply is the other player's: its par is White's or its opposite.
+                reply_par = -par if mover == 0 else par
+                values[node] = 1.0 - _best_reply(nodes, values, scores, node, slope, reply_par)
             mover = 1 - mover
             node = nodes[node, PARENT]
         if ranked_one:
@@ -525,16 +532,18 @@ class InvaderBot:
         widen: float = 1.0,
         mix: float = 0.4,
         root: int = 80,
+        komi: float = 1.0,
         playouts: int = 0,
         seed: int = 0,
         endgame: Endgame | None = None,
     ) -> None:
         self.spec = (
             f"invader:c={c},cutoff={cutoff},slope={slope},expand={expand},queens={queens},"
-            f"keep={keep},widen={widen},mix={mix},root={root},playouts={playouts},seed={seed}"
+            f"keep={keep},widen={widen},mix={mix},root={root},komi={komi},playouts={playouts},"
+            f"seed={seed}"
         )
         self.params = np.array(
-            [c, cutoff, slope, expand, queens, keep, widen, mix, root], dtype=np.float64
+            [c, cutoff, slope, expand, queens, keep, widen, mix, root, komi], dtype=np.float64
         )
         self.playouts = playouts
         self.endgame = endgame
@@ -567,6 +576,10 @@ class InvaderBot:
         tree.nodes[0, TOTAL] = kernels.count_moves(board, mob, amazons, meta)
         scratch = make_scratch(board)
         longest = int(max(self.params[5], self.params[8]))
+        # Scores count from a share of the root's: a search well ahead or behind still tells
+        # a better move from a worse one before the win chance saturates.
+        score = evaluate(board, amazons, meta, scratch)
+        par = float(self.params[9] * (score if meta[kernels.SIDE] == 0 else -score))
 
         def run(batch: int) -> int:
             ran = int(
@@ -586,6 +599,7 @@ class InvaderBot:
                     scratch,
                     batch,
                     self.params,
+                    par,
                 )
             )
             if ran < batch:

@@ -79,14 +79,23 @@ def _chance(score: float, slope: float) -> float:
     return 1.0 / (1.0 + math.exp(-slope * score))
 
 
-@pytest.mark.parametrize("setup", ["6x6", "10x10"])
-def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str) -> None:
+@pytest.mark.parametrize(("setup", "komi"), [("6x6", 0.0), ("10x10", 0.0), ("10x10", 1.0)])
+def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi: float) -> None:
     position = _played(Position.setup(setup), 6)
-    bot = InvaderBot(playouts=600, expand=2)
+    bot = InvaderBot(playouts=600, expand=2, komi=komi)
     tree = bot.search(position, deadline=0.0)
     slope = bot.params[2]
+    # Each side's scores count from its share of the root's evaluation.
+    root = position.current_player
+    white_par = komi * evaluate_position(position) * (1 if root == 0 else -1)
     inner = leaves = untried = 0
     for node in range(1, tree.size):
+        line = []
+        up = node
+        while up > 0:
+            line.append(int(tree.nodes[up, MOVE]))
+            up = int(tree.nodes[up, PARENT])
+        mover = root if len(line) % 2 else 1 - root
         children = tree.children(node)
         if children:
             inner += 1
@@ -95,15 +104,11 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str) -> N
             if tried < length:
                 # The best move not tried yet stands for the rest, by its ranking score.
                 untried += 1
-                replies.append(_chance(tree.scores[tree.nodes[node, LIST] + tried], slope))
+                score = tree.scores[tree.nodes[node, LIST] + tried]
+                replies.append(_chance(score - (white_par if mover == 1 else -white_par), slope))
             assert tree.values[node] == 1.0 - max(replies)
             continue
         leaves += 1
-        line = []
-        up = node
-        while up > 0:
-            line.append(int(tree.nodes[up, MOVE]))
-            up = int(tree.nodes[up, PARENT])
         after = position.clone()
         for move in reversed(line):
             after.apply_index(move)
@@ -111,7 +116,8 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str) -> N
         # it, for the side that played it, or a certain win when the opponent cannot move.
         expected = 1.0
         if not after.is_terminal():
-            expected = _chance(-evaluate_position(after), slope)
+            score = -evaluate_position(after)
+            expected = _chance(score - (white_par if mover == 0 else -white_par), slope)
         assert tree.values[node] == pytest.approx(expected, rel=1e-12)
     assert inner > 10
     assert untried > 10
