@@ -24,6 +24,8 @@ from engine.cgt.game import Game
 
 __all__ = [
     "BudgetExceededError",
+    "LocalMove",
+    "LocalValues",
     "MoveValue",
     "RegionSolver",
     "SolverStats",
@@ -68,6 +70,22 @@ class MoveValue:
 
     move: Move
     value: Game
+
+
+@dataclass(frozen=True, slots=True)
+class LocalMove:
+    """A move, the region it is played in (an index into `LocalValues.regions`) and that
+    region's value after it."""
+
+    move: Move
+    region: int
+    after: Game
+
+
+@dataclass(frozen=True, slots=True)
+class LocalValues:
+    regions: tuple[Game, ...]  # the value of each region that matters (Left = Black)
+    moves: tuple[LocalMove, ...]  # every legal move of the side to move
 
 
 class RegionSolver:
@@ -141,14 +159,15 @@ class RegionSolver:
         stride, rows = ks.load_key(array, 0, board)
         return self._board_value(board, stride, rows, _Budget(seconds, positions, self))
 
-    def move_values(
+    def local_move_values(
         self, position: Position, *, seconds: float | None = None, positions: int | None = None
-    ) -> list[MoveValue]:
-        """Every legal move of the side to move, with the value of the position after it."""
+    ) -> LocalValues:
+        """The values of the position's regions and, for every legal move of the side to
+        move, the region it is played in and that region's value after it: the sum of the
+        regions it falls into (the other regions keep their values)."""
         budget = _Budget(seconds, positions, self)
         board, stride, rows = _position_board(position)
         regions = self._regions(board, stride, rows, budget)
-        total = _sum(value for _, value in regions)
         # The region each square belongs to, by the regions that matter.
         owner = np.full(board.shape[0], -1, dtype=np.int64)
         for number, (cells, _) in enumerate(regions):
@@ -172,12 +191,21 @@ class RegionSolver:
             for at, length, swapped, index in out_parts[:n_parts].tolist():
                 g = self._key_value(out_keys[at : at + length], budget)
                 after[index] = forms.add(after[index], forms.negate(g) if swapped else g)
-        values = []
-        for i, move in enumerate(moves[:n].tolist()):
-            region_before = regions[int(owner[move & 1023])][1]
-            value = forms.add(forms.subtract(total, region_before), after[i])
-            values.append(MoveValue(position.decode(move), Game(value)))
-        return values
+        return LocalValues(
+            tuple(Game(value) for _, value in regions),
+            tuple(
+                LocalMove(position.decode(move), int(owner[move & 1023]), Game(after[i]))
+                for i, move in enumerate(moves[:n].tolist())
+            ),
+        )
+
+    def move_values(
+        self, position: Position, *, seconds: float | None = None, positions: int | None = None
+    ) -> list[MoveValue]:
+        """Every legal move of the side to move, with the value of the position after it."""
+        local = self.local_move_values(position, seconds=seconds, positions=positions)
+        total = Game(_sum(g.id for g in local.regions))
+        return [MoveValue(m.move, total - local.regions[m.region] + m.after) for m in local.moves]
 
     def best_moves(
         self, position: Position, *, seconds: float | None = None, positions: int | None = None

@@ -430,7 +430,10 @@ class EndgameDatabase:
                 f"no endgame database at {self.path}: build one with 'arena endgame build'"
             )
         try:
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+            # Read-only, so one connection may serve any thread (a bot thinks in a worker's).
+            self._db = sqlite3.connect(
+                f"file:{self.path}?mode=ro", uri=True, check_same_thread=False
+            )
             rows = self._db.execute("SELECT shape, id, cells, amazons FROM shapes").fetchall()
         except sqlite3.DatabaseError as error:
             raise DatabaseError(f"{self.path} is not an endgame database ({error})") from None

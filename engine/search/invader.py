@@ -1,6 +1,6 @@
 """`invader`, the strongest bot: MCTS whose playouts stop after a few random moves and score
 the evaluation, with progressive widening over moves ordered by the evaluation, implicit
-minimax backups of the evaluation, and exact play once every region is settled.
+minimax backups of the evaluation, and exact play in the endgame.
 
 A node is expanded once it has been visited `expand` times: its moves are ranked (every queen
 step scored by the evaluation with its arrow shot back where it came from, then the other
@@ -14,7 +14,10 @@ selection weighs it against the playouts' win rate by `mix`. Scores become win c
 search well ahead or behind still sees which moves gain and which lose.
 In a settled position the side to move wins if it can make more moves than the opponent, so
 the bot plays a move that keeps its own longest sequence of moves intact, found by a depth-first
-search. An `endgame` hook, when set, is asked first (the CGT solver plugs in there).
+search. Before that, once the contested regions are small (`exact` empty squares in all), the
+exact endgame player (engine.cgt.player: regions' values from the endgame database or the CGT
+solver, perfect play in their sum) is given half of the move's time; it answers when it can
+play exactly and the search runs when it cannot. Any other `endgame` hook may take its place.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy.typing as npt
 from numba import njit
 
 from engine.amazons import SETUPS, Move, Position, kernels
+from engine.cgt.player import ExactEndgame
 from engine.game import GameState
 from engine.search.basic import amazons_position
 from engine.search.bot import Budget, Decision, now, require_moves
@@ -57,10 +61,13 @@ __all__ = ["Endgame", "InvaderBot", "ValuedTree", "longest_sequence"]
 LIST = 6
 LENGTH = 7
 
-Endgame = Callable[[Position], Move | None]
+# An exact endgame player: a move for the position within the seconds given, or None.
+Endgame = Callable[[Position, float], Move | None]
+ENDGAME_SHARE = 0.5  # of a move's time, for the endgame player; the search has the rest
 # Nodes of the settled-position search per second of budget, measured low on 10x10 regions.
 FILL_NODES_PER_SECOND = 5_000
 SETTLED_SAMPLE = "W1xx2B/xxxxxxx w"
+ENDGAME_SAMPLE = "B2W/xxxx/2xx b"  # one small contested region, for the endgame player
 # A rival amazon with at most this many free neighbours can be shut in by one arrow or two.
 SHUT_IN = 2
 ALL = 1 << 30  # as `queens`: the arrows of every queen step
@@ -535,17 +542,20 @@ class InvaderBot:
         komi: float = 1.0,
         playouts: int = 0,
         seed: int = 0,
+        exact: int = 12,
         endgame: Endgame | None = None,
     ) -> None:
         self.spec = (
             f"invader:c={c},cutoff={cutoff},slope={slope},expand={expand},queens={queens},"
             f"keep={keep},widen={widen},mix={mix},root={root},komi={komi},playouts={playouts},"
-            f"seed={seed}"
+            f"seed={seed},exact={exact}"
         )
         self.params = np.array(
             [c, cutoff, slope, expand, queens, keep, widen, mix, root, komi], dtype=np.float64
         )
         self.playouts = playouts
+        if endgame is None and exact > 0:
+            endgame = ExactEndgame.with_default_database(max_empty=exact)
         self.endgame = endgame
         self._rng = np.array([seed_state(seed)], dtype=np.uint64)
 
@@ -553,11 +563,11 @@ class InvaderBot:
         start = now()
         require_moves(state)
         position = amazons_position(state, self.spec)
+        seconds = think_time(budget, moves_left=moves_left(position))
         if self.endgame is not None:
-            move = self.endgame(position)
+            move = self.endgame(position, seconds * ENDGAME_SHARE)
             if move is not None:
                 return Decision(move, seconds=now() - start)
-        seconds = think_time(budget, moves_left=moves_left(position))
         if _settled(position):
             return self._fill(position, start, seconds)
         deadline = start + seconds
@@ -565,7 +575,9 @@ class InvaderBot:
 
     def prepare(self) -> None:
         for text in (SETUPS["6x6"], SETTLED_SAMPLE):
-            InvaderBot(playouts=16).choose(Position.parse(text), Budget(seconds=1.0))
+            InvaderBot(playouts=16, exact=0).choose(Position.parse(text), Budget(seconds=1.0))
+        if self.endgame is not None:
+            self.endgame(Position.parse(ENDGAME_SAMPLE), 10.0)
 
     def search(self, position: Position, deadline: float) -> ValuedTree:
         board, mob, amazons, meta, zob = position.clone().arrays()

@@ -65,7 +65,7 @@ BOTS: dict[str, BotType] = {
         BotType(
             "invader",
             "the strongest: MCTS with evaluation cut-off playouts, ordered progressive "
-            "widening, exact play once every region is settled",
+            "widening, exact endgame play by CGT values",
             (
                 Param("c", float, 0.3, "exploration constant"),
                 Param("cutoff", int, 2, "random moves before a playout is scored"),
@@ -76,6 +76,13 @@ BOTS: dict[str, BotType] = {
                 Param("widen", float, 1.0, "children allowed: 2 + widen * sqrt(visits)"),
                 Param("playouts", int, 0, "playouts per move, 0 for as many as time allows"),
                 SEED,
+                Param(
+                    "exact",
+                    int,
+                    12,
+                    "exact endgame by CGT values once the contested regions have at most "
+                    "this many empty squares in all, 0 never",
+                ),
             ),
             InvaderBot,
         ),

@@ -5,12 +5,20 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from engine.amazons import Position, Side, Square
+from engine.amazons import Move, Position, Side, Square
 from engine.search.alphabeta import one_ply
 from engine.search.bot import Budget
 from engine.search.evaluation import evaluate_position, make_scratch
-from engine.search.invader import LENGTH, LIST, InvaderBot, longest_sequence, rank_moves
+from engine.search.invader import (
+    ENDGAME_SHARE,
+    LENGTH,
+    LIST,
+    InvaderBot,
+    longest_sequence,
+    rank_moves,
+)
 from engine.search.mcts import MOVE, PARENT, TRIED
+from engine.search.timing import SAFETY
 from tests.engine.strategies import positions
 
 
@@ -62,11 +70,18 @@ def test_settled_play_keeps_every_square() -> None:
     assert decision.score == own - longest_sequence(position, 1, 10_000)[0]
 
 
-def test_the_endgame_hook_is_asked_first() -> None:
+def test_the_endgame_hook_is_asked_first_with_half_the_time() -> None:
     position = Position.setup("6x6")
     chosen = next(iter(position.legal_moves))
-    bot = InvaderBot(endgame=lambda p: chosen)
-    assert bot.choose(position, Budget(seconds=0.1)).move == chosen
+    asked: list[float] = []
+
+    def endgame(p: Position, seconds: float) -> Move:
+        asked.append(seconds)
+        return chosen
+
+    bot = InvaderBot(endgame=endgame)
+    assert bot.choose(position, Budget(seconds=0.4)).move == chosen
+    assert asked == [pytest.approx((0.4 - SAFETY) * ENDGAME_SHARE)]
 
 
 def _played(position: Position, plies: int) -> Position:
