@@ -115,7 +115,7 @@ class ExactEndgame:
         if len(hot) > self.exact_hot:
             chosen = _hottest(local, black)
             return "hottest", chosen.move, None
-        return _best_in_sum(local, black)
+        return _best_in_sum(local, black, deadline)
 
     def _in_database(self, regions: list[Region]) -> bool:
         assert self.database is not None
@@ -132,15 +132,20 @@ def _open(path: Path, mtime_ns: int) -> EndgameDatabase:
     return EndgameDatabase(path)
 
 
-def _best_in_sum(local: LocalValues, black: bool) -> tuple[str, Move | None, Game | None]:
+def _best_in_sum(
+    local: LocalValues, black: bool, deadline: float
+) -> tuple[str, Move | None, Game | None]:
     """A move that keeps the sum a win for the mover, with the best mean for it (then the
-    coolest sum left, then board order); "lost" when there is none."""
+    coolest sum left, then board order); "lost" when there is none, "unsolved" when the sums
+    take past the deadline."""
     total = ZERO
     for g in local.regions:
         total = total + g
     best: tuple[Fraction, Fraction] | None = None
     chosen: tuple[Move, Game] | None = None
     for m in local.moves:
+        if time.perf_counter() > deadline:
+            return "unsolved", None, None
         after = total - local.regions[m.region] + m.after
         if not (after >= ZERO if black else after <= ZERO):
             continue
