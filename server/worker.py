@@ -116,7 +116,8 @@ class Worker:
     async def _serve(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
         game_id = _text(fields[b"game_id"])
         ply = int(fields[b"ply"])
-        touch = asyncio.create_task(self._touch(entry_id))
+        thought = asyncio.Event()
+        touch = asyncio.create_task(self._touch(entry_id, thought))
         try:
             await self._move(game_id, ply)
         except Exception:
@@ -125,9 +126,14 @@ class Worker:
                 raise
             self.log.exception("request_dropped", game_id=game_id, ply=ply)
         finally:
-            touch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            # Stopped by an event, never cancelled: a Redis command cancelled while it waits
+            # for its reply can leave the connection stuck (redis-py #2624, #2665), and the
+            # worker with it.
+            thought.set()
+            try:
                 await touch
+            except Exception:
+                self.log.exception("touch_failed", game_id=game_id)
         await self.redis.xack(AI_STREAM, GROUP, entry_id)
         await self.redis.xdel(AI_STREAM, entry_id)
 
@@ -179,10 +185,12 @@ class Worker:
             return
         self.log.info("house_move", game_id=game_id, ply=ply, move=text, seconds=decision.seconds)
 
-    async def _touch(self, entry_id: str) -> None:
-        """Keep claiming our own request while thinking, so no one reclaims it."""
+    async def _touch(self, entry_id: str, thought: asyncio.Event) -> None:
+        """Keep claiming our own request until `thought` is set, so no one reclaims it."""
         while True:
-            await asyncio.sleep(TOUCH_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(thought.wait(), TOUCH_SECONDS)
+                return
             await self.redis.xclaim(
                 AI_STREAM, GROUP, self.name, min_idle_time=0, message_ids=[entry_id], justid=True
             )

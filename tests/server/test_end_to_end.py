@@ -404,3 +404,42 @@ async def test_only_open_seeks_count_against_the_limit_of_three(arena_url: str) 
     assert "at most 3 open seeks" in str(refused.value)
     await seeker.close()
     await taker.close()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_touches_its_requests_while_thinking_serves_the_next_one(
+    arena_url: str, redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The touch that keeps a request claimed runs many times during each think and is
+    stopped, not cancelled, when the move is made: a cancel in the middle of its Redis command
+    once left the worker waiting for it forever after its first move."""
+    import server.worker
+    from server.worker import Worker
+
+    monkeypatch.setattr(server.worker, "TOUCH_SECONDS", 0.002)
+    stop = asyncio.Event()
+    house = Worker(redis, "touching-worker")
+    worker = asyncio.create_task(house.run(stop))
+    await asyncio.wait_for(house.ready.wait(), 300)
+    human = await _guest(arena_url)
+    started: GameStarted = await human.request(
+        Challenge("mcts", TimeControl(60, 1), setup="6x6", colour="white", strength=1),
+        GameStarted,
+    )
+    game_id = started.game_id
+    for _ in range(6):
+        view = human.games[game_id]
+        if view.status is GameStatus.ENDED:
+            break
+        if view.to_move is Colour.WHITE:
+            position = Position.parse(view.start)
+            for text in view.moves:
+                position.apply(position.parse_move(text))
+            move = position.random_move(view.ply)
+            assert move is not None
+            await human.request(PlayMove(game_id, view.ply, str(move)))
+        await human.wait_for(_moved_since(game_id, human.games[game_id].ply), timeout=30)
+    assert human.games[game_id].ply >= 6
+    stop.set()
+    await asyncio.wait_for(worker, 5)
+    await human.close()
