@@ -15,7 +15,7 @@ import math
 import multiprocessing
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
@@ -45,6 +45,7 @@ _EMPTY, _WHITE, _BLACK = 0, 1, 2
 # Region positions the build's solver may hold before it forgets them all.
 _MEMO_LIMIT: Final = 4_000_000
 _BATCH: Final = 16  # shapes per worker task and per commit
+_MMAP_BYTES: Final = 1 << 30  # of the file a lookup reads through memory
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS shapes (
@@ -53,6 +54,8 @@ CREATE TABLE IF NOT EXISTS shapes (
 CREATE TABLE IF NOT EXISTS game_values (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS positions (key INTEGER PRIMARY KEY, value INTEGER NOT NULL)
     WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS orientations (
+    cells INTEGER PRIMARY KEY, shape INTEGER NOT NULL, perms BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counts (
     cells INTEGER, white INTEGER, black INTEGER, positions INTEGER NOT NULL,
     PRIMARY KEY (cells, white, black)) WITHOUT ROWID;
@@ -101,15 +104,45 @@ def _canonical_cells(cells: Sequence[tuple[int, int]]) -> Cells:
     return min(tuple((x, y) for y, x, _ in image) for image in _oriented(cells))
 
 
+def _canonical_orientation(cells: Cells) -> tuple[Cells, list[tuple[int, ...]]]:
+    """The canonical orientation of cells (sorted by (y, x), at the origin) and the
+    permutations that take them to it (cell i there is cell perm[i] here): one for each
+    symmetry that does."""
+    shape: Cells | None = None
+    perms: list[tuple[int, ...]] = []
+    for image in _oriented(cells):
+        turned = tuple((x, y) for y, x, _ in image)
+        if shape is None or turned < shape:
+            shape, perms = turned, []
+        if turned == shape:
+            perms.append(tuple(i for _, _, i in image))
+    assert shape is not None
+    return shape, perms
+
+
+def _mask(bits: Iterable[int]) -> int:
+    """Cells at the origin, each as its bit 8y + x (x, y < 8), in one signed 64-bit integer
+    (SQLite's)."""
+    mask = 0
+    for bit in bits:
+        mask |= 1 << bit
+    return mask - (1 << 64) if mask >> 63 else mask
+
+
+def _orientation_rows(shape_id: int, cells: Cells) -> Iterator[tuple[int, int, bytes]]:
+    """(mask, shape id, permutations) of each distinct orientation of a shape."""
+    seen = set()
+    for image in _oriented(cells):
+        turned = tuple((x, y) for y, x, _ in image)
+        if turned not in seen:
+            seen.add(turned)
+            _, perms = _canonical_orientation(turned)
+            yield _mask(8 * y + x for x, y in turned), shape_id, b"".join(bytes(p) for p in perms)
+
+
 def _shape(cells: Cells) -> Shape:
-    perms = sorted(
-        {
-            tuple(i for _, _, i in image)
-            for image in _oriented(cells)
-            if tuple((x, y) for y, x, _ in image) == cells
-        }
-    )
-    return Shape(cells, tuple(perms))
+    _, perms = _canonical_orientation(cells)
+    return Shape(cells, tuple(sorted(set(perms))))
 
 
 def shapes(max_cells: int) -> list[list[Shape]]:
@@ -272,6 +305,18 @@ def build(
                     (next_id, len(shape.cells), shape.text()),
                 )
                 next_id += 1
+    # In the same transaction as the shapes: a file with any orientation has them all.
+    oriented = {shape for (shape,) in db.execute("SELECT DISTINCT shape FROM orientations")}
+    db.executemany(
+        "INSERT INTO orientations (cells, shape, perms) VALUES (?, ?, ?)",
+        (
+            row
+            for level in levels
+            for shape in level
+            if known[shape.text()] not in oriented
+            for row in _orientation_rows(known[shape.text()], shape.cells)
+        ),
+    )
     db.commit()
     done = {
         shape
@@ -434,26 +479,41 @@ class EndgameDatabase:
             self._db = sqlite3.connect(
                 f"file:{self.path}?mode=ro", uri=True, check_same_thread=False
             )
-            rows = self._db.execute("SELECT shape, id, cells, amazons FROM shapes").fetchall()
+            self._db.execute("SELECT shape, id, cells, amazons FROM shapes LIMIT 1").fetchall()
+            # Pages read through a memory map, not a system call each.
+            self._db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
+            # Files built before orientations were stored turn each shape met instead.
+            self._stored_orientations = (
+                self._db.execute("SELECT 1 FROM orientations LIMIT 1").fetchone() is not None
+            )
+        except sqlite3.OperationalError as error:
+            if "no such table: orientations" not in str(error):
+                raise DatabaseError(f"{self.path} is not an endgame database ({error})") from None
+            self._stored_orientations = False
         except sqlite3.DatabaseError as error:
             raise DatabaseError(f"{self.path} is not an endgame database ({error})") from None
-        self._shapes: dict[Cells, int] = {}
-        self._amazons: dict[int, int] = {}
-        for text, shape_id, _, amazons in rows:
-            cells = tuple(tuple(int(c) for c in p.split(",")) for p in text.split())
-            self._shapes[cells] = shape_id  # type: ignore[index]
-            self._amazons[shape_id] = amazons
         self._games: dict[int, Game] = {}
-        # Shape ids and permutations of the shapes met, in the orientation met.
-        self._orientations: dict[Cells, tuple[int, list[tuple[int, ...]]]] = {}
+        # Shape ids and permutations of the shapes met, by the mask of the orientation met.
+        self._orientations: dict[int, tuple[int, list[tuple[int, ...]]]] = {}
         self._query = self._db.execute
 
     def close(self) -> None:
         self._db.close()
 
+    @functools.cached_property
+    def _shapes(self) -> dict[Cells, int]:
+        """Every shape's id by its canonical cells, read when first needed (a lookup in an
+        older file, `shape_cells`)."""
+        shapes: dict[Cells, int] = {}
+        for text, shape_id in self._query("SELECT shape, id FROM shapes"):
+            cells = tuple(tuple(int(c) for c in p.split(",")) for p in text.split())
+            shapes[cells] = shape_id  # type: ignore[index]
+        return shapes
+
     def shape_cells(self) -> list[Cells]:
         """The cells of every built shape, in canonical orientation."""
-        return [cells for cells, i in self._shapes.items() if self._amazons[i] >= 0]
+        built = {i for (i,) in self._query("SELECT id FROM shapes WHERE amazons >= 0")}
+        return [cells for cells, i in self._shapes.items() if i in built]
 
     def value(self, region: Region) -> Game | None:
         """The region's value (Left = Black): 0 without an amazon or an empty square; None when
@@ -477,50 +537,50 @@ class EndgameDatabase:
     def key(self, region: Region) -> tuple[int, bool] | None:
         """The stored key of a region and whether it is the colour-swapped one (worth minus
         the stored value); None for a shape not in the database."""
-        white = set(region.white)
-        black = set(region.black)
-        x0 = min(s.file for s in region.squares)
-        y0 = min(s.rank for s in region.squares)
-        ordered = sorted(
-            (
-                s.rank - y0,
-                s.file - x0,
-                _WHITE if s in white else _BLACK if s in black else _EMPTY,
-            )
-            for s in region.squares
-        )
-        cells = tuple((x, y) for y, x, _ in ordered)
-        orientation = self._orientations.get(cells)
+        squares = region.squares
+        if len(squares) > MAX_CELLS:
+            return None
+        x0 = min([x for x, _ in squares])
+        y0 = min([y for _, y in squares])
+        colour: dict[tuple[int, int], int] = dict.fromkeys(region.white, _WHITE)
+        colour.update(dict.fromkeys(region.black, _BLACK))
+        # Cells at the origin as bit 8y + x (x, y < 8): sorting by it sorts by (y, x).
+        cells = sorted([((y - y0) << 3 | (x - x0), colour.get((x, y), _EMPTY)) for x, y in squares])
+        mask = _mask([bit for bit, _ in cells])
+        orientation = self._orientations.get(mask)
         if orientation is None:
-            orientation = self._orientations[cells] = self._orientation(cells)
+            orientation = self._orientations[mask] = self._orientation(mask, cells)
         shape_id, perms = orientation
         if shape_id < 0:
             return None
-        labels = [label for _, _, label in ordered]
+        labels = [label for _, label in cells]
         best = (1 << _CODE_BITS, False)
         for perm in perms:
             code = 0
             swapped = 0
             for i, j in enumerate(perm):
                 label = labels[j]
-                code |= label << (2 * i)
-                swapped |= (3 - label if label else 0) << (2 * i)
+                if label:
+                    code |= label << (2 * i)
+                    swapped |= (3 - label) << (2 * i)
             best = min(best, (code, False), (swapped, True))
         return (shape_id << _CODE_BITS) | best[0], best[1]
 
-    def _orientation(self, cells: Cells) -> tuple[int, list[tuple[int, ...]]]:
-        """The shape id of cells (sorted by (y, x), at the origin), -1 if not stored, and the
-        permutations that take them to its canonical orientation (cell i there is cell perm[i]
-        here): one for each symmetry that does."""
-        shape: Cells | None = None
-        perms: list[tuple[int, ...]] = []
-        for image in _oriented(cells):
-            turned = tuple((x, y) for y, x, _ in image)
-            if shape is None or turned < shape:
-                shape, perms = turned, []
-            if turned == shape:
-                perms.append(tuple(i for _, _, i in image))
-        assert shape is not None
+    def _orientation(
+        self, mask: int, cells: list[tuple[int, int]]
+    ) -> tuple[int, list[tuple[int, ...]]]:
+        """The shape id of `cells` (bit 8y + x and label, sorted), -1 if not stored, and the
+        permutations that take them to its canonical orientation."""
+        if self._stored_orientations:
+            row = self._query(
+                "SELECT shape, perms FROM orientations WHERE cells = ?", (mask,)
+            ).fetchone()
+            if row is None:
+                return -1, []
+            shape_id, packed = row
+            n = len(cells)
+            return shape_id, [tuple(packed[i : i + n]) for i in range(0, len(packed), n)]
+        shape, perms = _canonical_orientation(tuple((bit & 7, bit >> 3) for bit, _ in cells))
         return self._shapes.get(shape, -1), perms
 
     def position_value(self, position: Position) -> Game | None:
@@ -563,7 +623,7 @@ class EndgameDatabase:
         return Counts(
             by_size,
             shapes_done,
-            max(self._amazons.values(), default=-1),
+            q("SELECT COALESCE(MAX(amazons), -1) FROM shapes").fetchone()[0],
             values,
             self.path.stat().st_size,
         )

@@ -16,12 +16,13 @@ import pytest
 from engine.amazons.position import Position
 from engine.amazons.regions import Region
 from engine.cgt.amazons import RegionSolver
-from engine.cgt.endgame import EndgameDatabase, build, shapes
+from engine.cgt.endgame import EndgameDatabase, _orientation_rows, build, shapes
 from engine.cgt.game import Game
 from engine.cli import main
 
-# Free polyplets, OEIS A030222.
+# Free polyplets, OEIS A030222; fixed polyplets (every orientation apart), OEIS A006535.
 SHAPES = [1, 2, 5, 22, 94, 524]
+ORIENTED_SHAPES = [1, 4, 20, 110, 638, 3832]
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +184,54 @@ def test_a_build_resumes_without_recomputing_done_shapes(tmp_path: Path) -> None
         rows_a = [(k, texts_a[v]) for k, v in a.execute(query)]
         rows_b = [(k, texts_b[v]) for k, v in b.execute(query)]
     assert rows_a == rows_b
+
+
+def test_every_orientation_of_every_shape_is_stored(db_path: Path) -> None:
+    with sqlite3.connect(db_path) as file:
+        (count,) = file.execute("SELECT COUNT(*) FROM orientations").fetchone()
+    assert count == sum(ORIENTED_SHAPES[:5])
+
+
+def test_a_diagonal_of_eight_fits_a_stored_key() -> None:
+    """Its far corner is bit 63 of the orientation key, stored as a negative integer."""
+    diagonal = tuple((i, i) for i in range(8))
+    rows = list(_orientation_rows(7, diagonal))
+    assert len(rows) == 2
+    with sqlite3.connect(":memory:") as file:
+        file.execute("CREATE TABLE t (cells INTEGER PRIMARY KEY, shape, perms)")
+        file.executemany("INSERT INTO t VALUES (?, ?, ?)", rows)
+        assert sorted(file.execute("SELECT * FROM t")) == sorted(rows)
+    assert min(cells for cells, _, _ in rows) < 0
+
+
+def older_file(db_path: Path, tmp_path: Path) -> Path:
+    """A copy of the database as files were before orientations were stored."""
+    path = tmp_path / "older.sqlite"
+    path.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(path) as file:
+        file.execute("DROP TABLE orientations")
+    return path
+
+
+def test_a_file_without_stored_orientations_turns_the_shapes_it_meets(
+    db_path: Path, db: EndgameDatabase, tmp_path: Path
+) -> None:
+    older = EndgameDatabase(older_file(db_path, tmp_path))
+    rng = random.Random(8)
+    for _ in range(30):
+        for image in images(random_region_rows(rng)):
+            region = region_of(image)
+            assert older.key(region) == db.key(region)
+            assert older.value(region) == db.value(region)
+    older.close()
+
+
+def test_a_build_on_an_older_file_stores_its_orientations(db_path: Path, tmp_path: Path) -> None:
+    older = older_file(db_path, tmp_path)
+    assert build(older, max_cells=5, max_amazons=1).shapes_built == 0
+    with sqlite3.connect(older) as file:
+        (count,) = file.execute("SELECT COUNT(*) FROM orientations").fetchone()
+    assert count == sum(ORIENTED_SHAPES[:5])
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
