@@ -1,11 +1,10 @@
 """One client's connection: reads frames through the sans-I/O protocol, acts on each request
-in order, and writes replies and followed news through one bounded send queue (a client that
-falls too far behind is disconnected and may resume; it never slows anyone else).
+in order, and writes replies and followed news to the socket at once, without waiting (a client
+whose unsent frames pass a bound is disconnected and may resume; it never slows anyone else).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import secrets
 import time
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 import msgpack
 import structlog
 from websockets.asyncio.server import ServerConnection as Socket
+from websockets.asyncio.server import broadcast
 from websockets.exceptions import ConnectionClosed
 
 from server import identity
@@ -81,7 +81,8 @@ __all__ = ["Session"]
 
 log = structlog.get_logger(__name__)
 
-SEND_QUEUE = 512  # frames a client may fall behind before it is disconnected
+SEND_BUFFER = 256 * 1024  # bytes unsent to a client before it is disconnected
+TOO_FAR_BEHIND = (1008, "too far behind; reconnect and resync")
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
 
@@ -140,7 +141,6 @@ class Session:
         self.arena = arena
         self.socket = socket
         self.protocol = ServerConnection()
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
         self.user: Player | None = None
         self.versions: dict[str, int] = {}  # game id -> last event version sent
         self.watching: set[str] = set()
@@ -155,42 +155,31 @@ class Session:
     # Running
 
     async def run(self) -> None:
-        sender = asyncio.create_task(self._send_loop())
         try:
             async for frame in self.socket:
                 await self._receive(frame)
                 if self.protocol.phase is Phase.CLOSING or self.overflowed:
                     break
+            if self.overflowed:
+                await self.socket.close(*TOO_FAR_BEHIND)
         except ConnectionClosed:
             pass
         finally:
             await self._leave()
-            with contextlib.suppress(asyncio.QueueFull):
-                self.queue.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(sender, 2.0)
-            sender.cancel()
-
-    async def _send_loop(self) -> None:
-        while True:
-            frame = await self.queue.get()
-            if frame is None:
-                return
-            try:
-                await self.socket.send(frame)
-            except ConnectionClosed:
-                return
 
     def push(self, frame: bytes) -> None:
-        """Queue a frame; a client too far behind is cut off (it may resume and resync)."""
+        """Write a frame to the socket now, in order with every other; a client that has
+        more than SEND_BUFFER bytes still unsent is cut off (it may resume and resync)."""
         if self.overflowed:
             return
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if self.socket.transport.get_write_buffer_size() > SEND_BUFFER:
             self.overflowed = True
-            self.log.warning("send_queue_full")
-            self.arena.spawn(self.socket.close(1008, "too far behind; reconnect and resync"))
+            self.log.warning("send_buffer_full")
+            self.arena.spawn(self.socket.close(*TOO_FAR_BEHIND))
+            return
+        # One write, no task switch: websockets' broadcast() to this one socket (a socket no
+        # longer open is skipped, as a send to it would fail).
+        broadcast((self.socket,), frame)
 
     def reply(self, event: Event) -> None:
         self.protocol.send(event)

@@ -443,3 +443,34 @@ async def test_a_worker_that_touches_its_requests_while_thinking_serves_the_next
     stop.set()
     await asyncio.wait_for(worker, 5)
     await human.close()
+
+
+@pytest.mark.asyncio
+async def test_a_client_past_the_send_bound_is_cut_off_and_others_play_on(
+    arena_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames go straight to the socket; a client with more unsent than the bound is closed
+    with 1008. Loopback's kernel buffers hold megabytes, so the bound is set below zero here:
+    the first frame to the client (the reply to its hello) is already past it."""
+    import msgpack
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    import server.session
+    from server.protocol import PROTOCOL_VERSION
+
+    monkeypatch.setattr(server.session, "SEND_BUFFER", -1)
+    async with connect(arena_url) as raw:
+        hello = {"t": "hello", "id": 1, "protocol": PROTOCOL_VERSION, "client": "slow"}
+        await raw.send(msgpack.packb(hello))
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(raw.recv(), 10)
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1008
+    assert "too far behind" in closed.value.rcvd.reason
+    monkeypatch.undo()
+    white, black, game_id = await _start_game(arena_url)
+    played = await white.request(PlayMove(game_id, 0, _random_game("6x6", seed=1)[0]))
+    assert played.ply == 0
+    await white.close()
+    await black.close()
