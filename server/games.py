@@ -16,12 +16,14 @@ from typing import Any
 import msgpack
 import redis.asyncio as aioredis
 import structlog
+from redis.commands.core import AsyncScript
 
 from engine.amazons import Move, Position
 from engine.errors import IllegalMoveError, NotationError
 from engine.records import GameRecord
 from server.clock import Clock, LagPolicy, LateMoveError, Side, Timeout
 from server.hub import user_channel
+from server.lane import ScriptLane
 from server.protocol import (
     Clocks,
     Colour,
@@ -345,7 +347,18 @@ class GameStore:
         # The games this process committed a move of last, with their positions: the next
         # move is checked without reading Redis or the board.
         self._recent: OrderedDict[str, tuple[Game, Position]] = OrderedDict()
-        self._commit_script = redis.register_script(COMMIT)
+        # The commit is on every move's path: through a lane of its own where the connection
+        # allows (plain TCP or a unix socket), else through redis-py.
+        self._commit_script: ScriptLane | AsyncScript
+        try:
+            self._commit_script = ScriptLane(redis, COMMIT)
+        except ValueError:
+            self._commit_script = redis.register_script(COMMIT)
+
+    async def close(self) -> None:
+        """Close the commit's connection (the Redis client is the caller's)."""
+        if isinstance(self._commit_script, ScriptLane):
+            await self._commit_script.close()
 
     async def load(self, game_id: str) -> Game:
         data = await self.redis.hget(game_key(game_id), "doc")

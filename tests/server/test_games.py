@@ -4,8 +4,10 @@ processes acting on one game."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 
 import pytest
+import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.clock import FIRST_MOVE_MS
@@ -28,6 +30,23 @@ ANN = Player("ann", PlayerKind.HUMAN)
 BOB = Player("bob", PlayerKind.HUMAN)
 
 
+StoreFactory = Callable[..., GameStore]
+
+
+@pytest_asyncio.fixture
+async def new_store(redis: Redis) -> AsyncIterator[StoreFactory]:
+    """GameStore(redis, **options), each closed after the test (its commit connection)."""
+    made: list[GameStore] = []
+
+    def make(**options: int) -> GameStore:
+        made.append(GameStore(redis, **options))
+        return made[-1]
+
+    yield make
+    for store in made:
+        await store.close()
+
+
 async def _game(store: GameStore, base: int = 60, now: int = 0) -> str:
     started = await store.create(
         ANN, BOB, time=TimeControl(base, 0), rated=False, now=now, setup="6x6"
@@ -36,8 +55,10 @@ async def _game(store: GameStore, base: int = 60, now: int = 0) -> str:
 
 
 @pytest.mark.asyncio
-async def test_a_first_move_not_made_in_time_aborts_the_game(redis: Redis) -> None:
-    store = GameStore(redis)
+async def test_a_first_move_not_made_in_time_aborts_the_game(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    store = new_store()
     game_id = await _game(store)
     assert await store.due(FIRST_MOVE_MS - 1) == []
     assert await store.expire(game_id, FIRST_MOVE_MS - 1) is None
@@ -49,8 +70,10 @@ async def test_a_first_move_not_made_in_time_aborts_the_game(redis: Redis) -> No
 
 
 @pytest.mark.asyncio
-async def test_the_clock_runs_from_the_second_move_on_and_flags(redis: Redis) -> None:
-    store = GameStore(redis)
+async def test_the_clock_runs_from_the_second_move_on_and_flags(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    store = new_store()
     game_id = await _game(store, base=10)
     await store.play(game_id, "ann", 0, "b1-b4/d4", now=5_000)
     await store.play(game_id, "bob", 1, "e6-e2/f3", now=9_000)
@@ -69,8 +92,10 @@ async def test_the_clock_runs_from_the_second_move_on_and_flags(redis: Redis) ->
 
 
 @pytest.mark.asyncio
-async def test_two_processes_playing_the_same_move_play_it_once(redis: Redis) -> None:
-    first, second = GameStore(redis), GameStore(redis)
+async def test_two_processes_playing_the_same_move_play_it_once(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    first, second = new_store(), new_store()
     game_id = await _game(first)
     results = await asyncio.gather(
         first.play(game_id, "ann", 0, "b1-b4/d4", now=1_000),
@@ -85,8 +110,8 @@ async def test_two_processes_playing_the_same_move_play_it_once(redis: Redis) ->
 
 
 @pytest.mark.asyncio
-async def test_two_sweepers_end_a_game_once(redis: Redis) -> None:
-    stores = [GameStore(redis) for _ in range(4)]
+async def test_two_sweepers_end_a_game_once(redis: Redis, new_store: StoreFactory) -> None:
+    stores = [new_store() for _ in range(4)]
     game_id = await _game(stores[0])
     ended = await asyncio.gather(*(s.expire(game_id, FIRST_MOVE_MS) for s in stores))
     assert sum(isinstance(e, GameEnded) for e in ended) == 1
@@ -94,8 +119,10 @@ async def test_two_sweepers_end_a_game_once(redis: Redis) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_house_bot_to_move_gets_one_request_per_move(redis: Redis) -> None:
-    store = GameStore(redis)
+async def test_a_house_bot_to_move_gets_one_request_per_move(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    store = new_store()
     house = Player("greedy", PlayerKind.HOUSE)
     started = await store.create(
         ANN,
@@ -115,8 +142,9 @@ async def test_a_house_bot_to_move_gets_one_request_per_move(redis: Redis) -> No
 @pytest.mark.asyncio
 async def test_a_player_whose_server_died_is_away_once_the_attendance_lapses(
     redis: Redis,
+    new_store: StoreFactory,
 ) -> None:
-    store = GameStore(redis, claim_grace_ms=1_000)
+    store = new_store(claim_grace_ms=1_000)
     game_id = await _game(store)
     await store.attend(game_id, Colour.WHITE, "c1", present=True, now=0)
     await store.attend(game_id, Colour.BLACK, "c2", present=True, now=0)
