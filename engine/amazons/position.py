@@ -8,7 +8,6 @@ kernels in `engine.amazons.kernels` work on, so search code can reach them direc
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
@@ -33,12 +32,12 @@ SETUPS: Final[dict[str, str]] = {
 _PIECE_LETTERS = {"W": kernels.WHITE, "B": kernels.BLACK, "x": kernels.ARROW}
 _LETTER_OF = {kernels.WHITE: "W", kernels.BLACK: "B", kernels.ARROW: "x"}
 # Square codes to the bytes of position text, "." for empty ("." runs become counts).
-_SYMBOLS = np.frombuffer(b".WBx", dtype="S1")
-_EMPTY_RUN = re.compile(r"\.+")
-
-
-def _count_run(run: re.Match[str]) -> str:
-    return str(len(run.group()))
+_SYMBOLS: Final = bytes.maketrans(
+    bytes((kernels.EMPTY, kernels.WHITE, kernels.BLACK, kernels.ARROW)), b".WBx"
+)
+# Runs of empty squares and their counts, longest first: replaced in this order, each
+# whole run becomes its count (a run of n is untouched until n comes).
+_EMPTY_RUNS: Final = [("." * n, str(n)) for n in range(MAX_SIZE, 0, -1)]
 
 
 Int64Array = npt.NDArray[np.int64]
@@ -147,12 +146,14 @@ class Position:
 
     def text(self) -> str:
         """Position text, as read by `parse` (multi-digit counts of empty squares)."""
-        stride = self.width + 2
+        width = self.width
+        stride = width + 2
         grid = self._board.reshape(self.height + 2, stride)[self.height : 0 : -1, 1 : stride - 1]
-        # One byte per square, the top rank first, each rank ended by "/".
-        letters = np.full((self.height, self.width + 1), b"/", dtype="S1")
-        letters[:, : self.width] = _SYMBOLS[grid]
-        text = _EMPTY_RUN.sub(_count_run, letters.tobytes().decode()[:-1])
+        # One letter per square, the top rank first.
+        letters = grid.astype(np.uint8).tobytes().translate(_SYMBOLS).decode()
+        text = "/".join([letters[i : i + width] for i in range(0, len(letters), width)])
+        for run, count in _EMPTY_RUNS[MAX_SIZE - width :]:
+            text = text.replace(run, count)
         return f"{text} {self.side_to_move.letter}"
 
     def __str__(self) -> str:
