@@ -74,6 +74,9 @@ BOTS: dict[str, BotType] = {
                 Param("queens", int, 12, "best queen steps whose arrows are ranked"),
                 Param("keep", int, 40, "ranked moves kept per node"),
                 Param("widen", float, 1.0, "children allowed: 2 + widen * sqrt(visits)"),
+                Param("mix", float, 0.4, "weight of a node's minimax value against its win rate"),
+                Param("root", int, 80, "ranked moves kept at the root"),
+                Param("komi", float, 1.0, "par of the evaluation, as a share of the root's"),
                 Param("playouts", int, 0, "playouts per move, 0 for as many as time allows"),
                 SEED,
                 Param(

@@ -94,6 +94,17 @@ def test_spec_parameters_are_applied() -> None:
     assert make_bot("random:seed=7", seed=3).spec == "random:seed=3"
 
 
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_a_bots_own_spec_names_every_parameter_it_takes(name: str) -> None:
+    """What a bot writes in its records can be read back, and `arena bots` lists it all."""
+    if name == "openspiel-mcts":
+        pytest.importorskip("pyspiel")
+    bot = make_bot(name)
+    written = {item.partition("=")[0] for item in bot.spec.partition(":")[2].split(",") if item}
+    assert written == {p.name for p in BOTS[name].params}
+    assert make_bot(bot.spec).spec == bot.spec
+
+
 def test_budget_is_one_of_seconds_or_clock() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         Budget()
