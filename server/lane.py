@@ -102,6 +102,9 @@ class _Wire(asyncio.Protocol):
         self._reader = hiredis.Reader(replyError=ResponseError)
         self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         self._transport: asyncio.WriteTransport | None = None
+        # Commands of this turn of the event loop, written together at its end: one system
+        # call (and one wake-up of Redis) for all the moves committed meanwhile.
+        self._unsent: list[bytes] = []
         self.open = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -130,10 +133,18 @@ class _Wire(asyncio.Protocol):
     def call(self, command: bytes) -> asyncio.Future[Any]:
         if not self.open or self._transport is None:
             raise ConnectionError("the connection to Redis is closed")
-        waiter = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
         self._waiting.append(waiter)
-        self._transport.write(command)
+        if not self._unsent:
+            loop.call_soon(self._flush)
+        self._unsent.append(command)
         return waiter
+
+    def _flush(self) -> None:
+        if self.open and self._transport is not None:
+            self._transport.writelines(self._unsent)
+        self._unsent = []
 
     def close(self) -> None:
         if self._transport is not None:
