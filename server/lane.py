@@ -2,11 +2,11 @@
 
 redis-py's client takes about 130 µs of CPU for each script call here (a connection from the
 pool, locks, timeouts, packing), most of a move's Redis cost. A lane keeps one connection of
-its own: a call writes its command at once and waits for its reply, replies come back in the
-order the commands went out (Redis answers a connection in order), and hiredis packs the
-commands and parses the replies.
-Calls from many sessions share the connection without waiting for each other, so under load
-the commands travel pipelined. About 10 µs a call.
+its own: a call queues its command and waits for its reply, the commands of one turn of the
+event loop go out in one write, replies come back in the order the commands went out (Redis
+answers a connection in order), and hiredis packs the commands and parses the replies. Calls
+from many sessions share the connection without waiting for each other, so under load the
+commands travel pipelined. About 10 µs a call.
 
 A connection that breaks fails the calls waiting on it (`ConnectionError`: the caller cannot
 know whether Redis ran the command, as with any client) and the next call connects again. A
@@ -81,10 +81,14 @@ class ScriptLane:
             if self._wire is not None and self._wire.open:
                 return self._wire
             loop = asyncio.get_running_loop()
-            if self._path is not None:
-                _, wire = await loop.create_unix_connection(_Wire, self._path)
-            else:
-                _, wire = await loop.create_connection(_Wire, self._host, self._port)
+            try:
+                if self._path is not None:
+                    _, wire = await loop.create_unix_connection(_Wire, self._path)
+                else:
+                    _, wire = await loop.create_connection(_Wire, self._host, self._port)
+            except OSError as error:
+                where = self._path or f"{self._host}:{self._port}"
+                raise ConnectionError(f"cannot connect to Redis at {where}: {error}") from error
             try:
                 for command in self._setup:
                     await wire.call(command)

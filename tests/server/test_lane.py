@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -107,3 +108,10 @@ async def test_a_password_and_a_database_number_from_the_url(redis: Redis, redis
 def test_a_tls_connection_is_left_to_redis_py() -> None:
     with pytest.raises(ValueError, match="plain TCP or a unix socket"):
         ScriptLane(from_url("rediss://localhost:6380/0"), ECHO)
+
+
+@pytest.mark.asyncio
+async def test_no_redis_there_is_a_connection_error_naming_where(tmp_path: Path) -> None:
+    lane = ScriptLane(from_url(f"unix://{tmp_path}/none.sock"), ECHO)
+    with pytest.raises(ConnectionError, match=r"cannot connect to Redis at .*none\.sock"):
+        await lane(keys=["k"], args=["v", 0])
