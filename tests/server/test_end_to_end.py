@@ -77,6 +77,23 @@ async def _start_game(
     return white, black, started.game_id
 
 
+async def _play_white_against_the_house(human: ArenaClient, game_id: str, turns: int) -> None:
+    """Up to `turns` times, or until the game ends: a random move when White is to move, then
+    wait for the next move (the house bot's, as Black)."""
+    for _ in range(turns):
+        view = human.games[game_id]
+        if view.status is GameStatus.ENDED:
+            return
+        if view.to_move is Colour.WHITE:
+            position = Position.parse(view.start)
+            for text in view.moves:
+                position.apply(position.parse_move(text))
+            move = position.random_move(view.ply)
+            assert move is not None
+            await human.request(PlayMove(game_id, view.ply, str(move)))
+        await human.wait_for(_moved_since(game_id, human.games[game_id].ply), timeout=30)
+
+
 def _random_game(setup: str, seed: int) -> list[str]:
     position = Position.setup(setup)
     moves = []
@@ -166,18 +183,7 @@ async def test_a_game_against_a_house_bot_is_played_through_a_worker(
     )
     assert started.black.kind == "house"
     game_id = started.game_id
-    for _ in range(60):
-        view = human.games[game_id]
-        if view.status is GameStatus.ENDED:
-            break
-        if view.to_move is Colour.WHITE:
-            position = Position.parse(view.start)
-            for text in view.moves:
-                position.apply(position.parse_move(text))
-            move = position.random_move(view.ply)
-            assert move is not None
-            await human.request(PlayMove(game_id, view.ply, str(move)))
-        await human.wait_for(_moved_since(game_id, human.games[game_id].ply), timeout=30)
+    await _play_white_against_the_house(human, game_id, turns=60)
     view = human.games[game_id]
     assert view.status is GameStatus.ENDED
     assert view.termination is Termination.NO_LEGAL_MOVE
@@ -427,18 +433,7 @@ async def test_a_worker_that_touches_its_requests_while_thinking_serves_the_next
         GameStarted,
     )
     game_id = started.game_id
-    for _ in range(6):
-        view = human.games[game_id]
-        if view.status is GameStatus.ENDED:
-            break
-        if view.to_move is Colour.WHITE:
-            position = Position.parse(view.start)
-            for text in view.moves:
-                position.apply(position.parse_move(text))
-            move = position.random_move(view.ply)
-            assert move is not None
-            await human.request(PlayMove(game_id, view.ply, str(move)))
-        await human.wait_for(_moved_since(game_id, human.games[game_id].ply), timeout=30)
+    await _play_white_against_the_house(human, game_id, turns=6)
     assert human.games[game_id].ply >= 6
     stop.set()
     await asyncio.wait_for(worker, 5)
