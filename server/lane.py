@@ -57,7 +57,7 @@ class ScriptLane:
         self._script = script
         self._sha = hashlib.sha1(script.encode()).hexdigest()
         self._wire: _Wire | None = None
-        self._connecting: asyncio.Lock | None = None
+        self._connecting = asyncio.Lock()  # bound to a loop only when first waited on
 
     async def __call__(self, keys: Sequence[Arg] = (), args: Sequence[Arg] = ()) -> Any:
         wire = await self._connected()
@@ -75,8 +75,6 @@ class ScriptLane:
         wire = self._wire
         if wire is not None and wire.open:
             return wire
-        if self._connecting is None:
-            self._connecting = asyncio.Lock()
         async with self._connecting:
             if self._wire is not None and self._wire.open:
                 return self._wire

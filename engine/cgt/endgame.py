@@ -480,16 +480,14 @@ class EndgameDatabase:
                 f"file:{self.path}?mode=ro", uri=True, check_same_thread=False
             )
             self._db.execute("SELECT shape, id, cells, amazons FROM shapes LIMIT 1").fetchall()
-            # Pages read through a memory map, not a system call each.
-            self._db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
+            tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master")}
             # Files built before orientations were stored turn each shape met instead.
             self._stored_orientations = (
-                self._db.execute("SELECT 1 FROM orientations LIMIT 1").fetchone() is not None
+                "orientations" in tables
+                and self._db.execute("SELECT 1 FROM orientations LIMIT 1").fetchone() is not None
             )
-        except sqlite3.OperationalError as error:
-            if "no such table: orientations" not in str(error):
-                raise DatabaseError(f"{self.path} is not an endgame database ({error})") from None
-            self._stored_orientations = False
+            # Pages read through a memory map, not a system call each.
+            self._db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
         except sqlite3.DatabaseError as error:
             raise DatabaseError(f"{self.path} is not an endgame database ({error})") from None
         self._games: dict[int, Game] = {}

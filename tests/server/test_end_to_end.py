@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -171,26 +172,35 @@ async def test_moves_out_of_turn_illegal_or_by_a_spectator_are_refused(arena_url
 async def test_a_game_against_a_house_bot_is_played_through_a_worker(
     arena_url: str, redis: Redis
 ) -> None:
+    async with _worker(redis, "test-worker"):
+        human = await _guest(arena_url)
+        started: GameStarted = await human.request(
+            Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted
+        )
+        assert started.black.kind == "house"
+        game_id = started.game_id
+        await _play_white_against_the_house(human, game_id, turns=60)
+        view = human.games[game_id]
+        assert view.status is GameStatus.ENDED
+        assert view.termination is Termination.NO_LEGAL_MOVE
+        assert len(view.moves) >= 8
+    await human.close()
+
+
+@contextlib.asynccontextmanager
+async def _worker(redis: Redis, name: str) -> AsyncIterator[None]:
+    """A house-bot worker running on this loop, ready (its bots compiled) when entered."""
     from server.worker import Worker
 
     stop = asyncio.Event()
-    house = Worker(redis, "test-worker")
+    house = Worker(redis, name)
     worker = asyncio.create_task(house.run(stop))
     await asyncio.wait_for(house.ready.wait(), 300)
-    human = await _guest(arena_url)
-    started: GameStarted = await human.request(
-        Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted
-    )
-    assert started.black.kind == "house"
-    game_id = started.game_id
-    await _play_white_against_the_house(human, game_id, turns=60)
-    view = human.games[game_id]
-    assert view.status is GameStatus.ENDED
-    assert view.termination is Termination.NO_LEGAL_MOVE
-    assert len(view.moves) >= 8
-    stop.set()
-    await asyncio.wait_for(worker, 5)
-    await human.close()
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(worker, 5)
 
 
 def _moved_since(game_id: str, ply: int) -> Callable[[ArenaClient], bool]:
@@ -420,23 +430,17 @@ async def test_a_worker_that_touches_its_requests_while_thinking_serves_the_next
     stopped, not cancelled, when the move is made: a cancel in the middle of its Redis command
     once left the worker waiting for it forever after its first move."""
     import server.worker
-    from server.worker import Worker
 
     monkeypatch.setattr(server.worker, "TOUCH_SECONDS", 0.002)
-    stop = asyncio.Event()
-    house = Worker(redis, "touching-worker")
-    worker = asyncio.create_task(house.run(stop))
-    await asyncio.wait_for(house.ready.wait(), 300)
-    human = await _guest(arena_url)
-    started: GameStarted = await human.request(
-        Challenge("mcts", TimeControl(60, 1), setup="6x6", colour="white", strength=1),
-        GameStarted,
-    )
-    game_id = started.game_id
-    await _play_white_against_the_house(human, game_id, turns=6)
-    assert human.games[game_id].ply >= 6
-    stop.set()
-    await asyncio.wait_for(worker, 5)
+    async with _worker(redis, "touching-worker"):
+        human = await _guest(arena_url)
+        started: GameStarted = await human.request(
+            Challenge("mcts", TimeControl(60, 1), setup="6x6", colour="white", strength=1),
+            GameStarted,
+        )
+        game_id = started.game_id
+        await _play_white_against_the_house(human, game_id, turns=6)
+        assert human.games[game_id].ply >= 6
     await human.close()
 
 
