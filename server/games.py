@@ -172,7 +172,7 @@ class Game:
     ended: int | None = None
     version: int = 0
     house: tuple[str | None, str | None] = (None, None)  # bot specs of house players
-    current: str = ""  # position text after the moves ("" before the first)
+    current: bytes = b""  # the position after the moves, Position.to_bytes (b"" before one)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -185,7 +185,7 @@ class Game:
 
     def position(self) -> Position:
         """The position after the moves played."""
-        return Position.parse(self.current or self.start)
+        return Position.from_bytes(self.current) if self.current else Position.parse(self.start)
 
     def position_at(self, ply: int) -> Position:
         """The position after the first `ply` moves."""
@@ -309,9 +309,17 @@ class Game:
             ended=doc["ended"],
             version=doc["version"],
             house=(doc["house"][0], doc["house"][1]),
-            current=doc["current"],
+            current=_position_bytes(doc["current"]),
             extra=doc["extra"],
         )
+
+
+def _position_bytes(stored: bytes | str) -> bytes:
+    """A stored game's position as `Position.to_bytes`: games stored by earlier versions of
+    the server keep it as position text."""
+    if isinstance(stored, bytes):
+        return stored
+    return Position.parse(stored).to_bytes() if stored else b""
 
 
 def _refuse(code: ErrorCode, message: str) -> ProtocolError:
@@ -477,7 +485,7 @@ class GameStore:
             clocks_after=(*game.clocks_after, after),
             clock=clock,
             version=game.version + 1,
-            current=position.text(),
+            current=position.to_bytes(),
         )
         events: list[GameEvent] = [
             MovePlayed(

@@ -71,16 +71,19 @@ class Position:
         for rank in range(height):
             start = (rank + 1) * stride + 1
             board[start : start + width] = kernels.EMPTY
-        placed: list[list[int]] = [[], []]
-        for square, letter in sorted(pieces.items(), key=lambda item: (item[0].rank, item[0].file)):
+        for square, letter in pieces.items():
             if not (0 <= square.file < width and 0 <= square.rank < height):
                 raise NotationError(f"{square} is off the {width}x{height} board")
             if letter not in _PIECE_LETTERS:
                 raise NotationError(f"{letter!r} on {square} is not W, B or x")
-            index = (square.rank + 1) * stride + square.file + 1
-            board[index] = _PIECE_LETTERS[letter]
-            if letter != "x":
-                placed["WB".index(letter)].append(index)
+            board[(square.rank + 1) * stride + square.file + 1] = _PIECE_LETTERS[letter]
+        self._take(board, side)
+
+    def _take(self, board: npt.NDArray[np.int8], side: int) -> None:
+        """Make the padded `board` this position's, with `side` to move: the amazon lists (in
+        board order), the mobility map, the hash and an empty move stack follow from it."""
+        stride = self.width + 2
+        placed = [np.flatnonzero(board == kernels.WHITE), np.flatnonzero(board == kernels.BLACK)]
         amazons = np.zeros((2, max(1, len(placed[0]), len(placed[1]))), dtype=np.int64)
         for s in (0, 1):
             amazons[s, : len(placed[s])] = placed[s]
@@ -155,6 +158,43 @@ class Position:
         for run, count in _EMPTY_RUNS[MAX_SIZE - width :]:
             text = text.replace(run, count)
         return f"{text} {self.side_to_move.letter}"
+
+    def to_bytes(self) -> bytes:
+        """The board and side to move in a compact binary form that `from_bytes` reads back,
+        for storage (no move stack): width, height and side (0 White, 1 Black) as one byte
+        each, then one byte a square of the board padded by a ring of burnt squares, rank by
+        rank from the bottom (0 empty, 1 White, 2 Black, 3 burnt). Much cheaper than `text`."""
+        return bytes((self.width, self.height, self.current_player)) + self._board.tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Position:
+        """Read what `to_bytes` wrote; NotationError names what is wrong with other bytes."""
+        if len(data) < 3:
+            raise NotationError(f"position bytes too short: {len(data)} bytes")
+        width, height, side = data[0], data[1], data[2]
+        if not (1 <= width <= MAX_SIZE and 1 <= height <= MAX_SIZE):
+            raise NotationError(f"position bytes: a {width}x{height} board is not allowed")
+        if side > 1:
+            raise NotationError(f"position bytes: side to move {side} is neither 0 nor 1")
+        squares = (width + 2) * (height + 2)
+        if len(data) != 3 + squares:
+            raise NotationError(
+                f"position bytes: a {width}x{height} board takes {3 + squares} bytes, "
+                f"not {len(data)}"
+            )
+        board = np.frombuffer(data, dtype=np.int8, offset=3).copy()
+        if board.min() < kernels.EMPTY or board.max() > kernels.ARROW:
+            raise NotationError("position bytes: a square is not empty, W, B or burnt")
+        grid = board.reshape(height + 2, width + 2)
+        if not (
+            (grid[[0, -1], :] == kernels.ARROW).all() and (grid[:, [0, -1]] == kernels.ARROW).all()
+        ):
+            raise NotationError("position bytes: the ring around the board is not burnt")
+        position = cls.__new__(cls)
+        position.width = width
+        position.height = height
+        position._take(board, side)
+        return position
 
     def __str__(self) -> str:
         return self.text()

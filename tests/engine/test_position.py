@@ -72,6 +72,36 @@ def test_bad_position_text_names_the_problem(text: str, message: str) -> None:
         Position.parse(text)
 
 
+@given(st.one_of(positions(max_size=26), game_positions()))
+@settings(max_examples=60)
+def test_position_bytes_round_trip(position: Position) -> None:
+    again = Position.from_bytes(position.to_bytes())
+    assert again == position
+    assert again.zobrist == position.zobrist
+    assert again.count_moves() == position.count_moves()
+    for side in Side:
+        assert again.amazons(side) == position.amazons(side)
+
+
+_START_BYTES = Position.setup("6x6").to_bytes()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x06\x06", "too short: 2 bytes"),
+        (b"\x00\x06\x00" + bytes(64), "a 0x6 board is not allowed"),
+        (b"\x06\x06\x02" + _START_BYTES[3:], "side to move 2 is neither 0 nor 1"),
+        (_START_BYTES[:-1], "a 6x6 board takes 67 bytes, not 66"),
+        (_START_BYTES[:20] + b"\x07" + _START_BYTES[21:], "a square is not empty, W, B or burnt"),
+        (_START_BYTES[:3] + b"\x00" + _START_BYTES[4:], "the ring around the board is not burnt"),
+    ],
+)
+def test_bad_position_bytes_name_the_problem(data: bytes, message: str) -> None:
+    with pytest.raises(NotationError, match=message):
+        Position.from_bytes(data)
+
+
 def test_unknown_setup_lists_the_known_ones() -> None:
     with pytest.raises(NotationError, match="unknown setup '7x7': known setups are 10x10, 8x8"):
         Position.setup("7x7")

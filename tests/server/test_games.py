@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
+import msgpack
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.clock import FIRST_MOVE_MS
-from server.games import AI_STREAM, ATTENDANCE_MS, GameStore
+from server.games import AI_STREAM, ATTENDANCE_MS, GameStore, game_key
 from server.protocol import (
     Colour,
     ErrorCode,
@@ -164,3 +165,21 @@ async def test_a_player_whose_server_died_is_away_once_the_attendance_lapses(
     ended = await store.claim(game_id, "bob", ATTENDANCE_MS + 1_000)
     assert isinstance(ended[0], GameEnded)
     assert (ended[0].winner, ended[0].termination) == (Colour.BLACK, Termination.ABANDONED)
+
+
+@pytest.mark.asyncio
+async def test_a_game_stored_with_its_position_as_text_plays_on(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    # Earlier versions stored the position after the moves as position text, not bytes.
+    store = new_store()
+    game_id = await _game(store)
+    await store.play(game_id, "ann", 0, "b1-b4/d4", now=1_000)
+    stored = await store.load(game_id)
+    old = msgpack.unpackb(stored.to_bytes())
+    old["current"] = stored.position().text()
+    await redis.hset(game_key(game_id), "doc", msgpack.packb(old))
+    other = new_store()  # nothing cached: the game is read from Redis
+    assert (await other.load(game_id)).position() == stored.position()
+    await other.play(game_id, "bob", 1, "b6-b5/c5", now=2_000)
+    assert (await other.load(game_id)).moves == ("b1-b4/d4", "b6-b5/c5")
