@@ -307,11 +307,26 @@ class Clock:
         if left <= 0:
             raise LateMoveError(side, Timeout.TIME_FORFEIT)
         left += self.increment_ms
+        # One replace, not one for the mover's time and one for the turn: every move pays it.
         if side is Side.WHITE:
-            after = replace(self, white_ms=left, white_quota_ms=quota)
+            after = replace(
+                self,
+                white_ms=left,
+                white_quota_ms=quota,
+                to_move=Side.BLACK,
+                turn_start=now,
+                ply=self.ply + 1,
+            )
         else:
-            after = replace(self, black_ms=left, black_quota_ms=quota)
-        return replace(after, to_move=side.other, turn_start=now, ply=self.ply + 1), credit
+            after = replace(
+                self,
+                black_ms=left,
+                black_quota_ms=quota,
+                to_move=Side.WHITE,
+                turn_start=now,
+                ply=self.ply + 1,
+            )
+        return after, credit
 
     def to_dict(self) -> dict[str, int]:
         """The clock as plain ints, for storage; `from_dict` reads it back."""

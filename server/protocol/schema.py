@@ -73,8 +73,17 @@ Decoder: TypeAlias = Callable[[object, str, Context], object]
 
 def encode_fields(value: DataclassInstance) -> dict[str, Wire]:
     """A dataclass as a wire map; fields that are None are left out, as absent means None."""
-    found = ((field.name, getattr(value, field.name)) for field in fields(value))
-    return {name: _encode(item) for name, item in found if item is not None}
+    return {
+        name: _encode(item)
+        for name in _field_names(type(value))
+        if (item := getattr(value, name)) is not None
+    }
+
+
+@functools.cache
+def _field_names(cls: type[DataclassInstance]) -> tuple[str, ...]:
+    # `fields()` builds its tuple anew on each call; every event sent asks for it.
+    return tuple(field.name for field in fields(cls))
 
 
 def _encode(value: object) -> Wire:
