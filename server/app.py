@@ -89,7 +89,6 @@ class Arena:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.hub.close()
-        await self.store.close()
         self.analyst.close()
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:

@@ -16,14 +16,13 @@ from typing import Any
 import msgpack
 import redis.asyncio as aioredis
 import structlog
-from redis.commands.core import AsyncScript
 
 from engine.amazons import Move, Position
 from engine.errors import IllegalMoveError, NotationError
 from engine.records import GameRecord
 from server.clock import Clock, LagPolicy, LateMoveError, Side, Timeout
 from server.hub import user_channel
-from server.lane import ScriptLane
+from server.lane import LaneRedis
 from server.protocol import (
     Clocks,
     Colour,
@@ -75,12 +74,13 @@ SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
 
 
 def open_redis(url: str, connections: int = REDIS_CONNECTIONS) -> aioredis.Redis:
-    """A client for the server's Redis whose pool makes a command wait for a free connection
-    (up to REDIS_WAIT_SECONDS) rather than fail when all are busy."""
+    """A client for the server's Redis: the short commands of the hot paths go through a lane
+    of their own (server.lane), and the pool of the others makes a command wait for a free
+    connection (up to REDIS_WAIT_SECONDS) rather than fail when all are busy."""
     pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=connections, timeout=REDIS_WAIT_SECONDS
+        url, max_connections=connections, timeout=REDIS_WAIT_SECONDS, protocol=2
     )
-    return aioredis.Redis(connection_pool=pool)
+    return LaneRedis.from_pool(pool)
 
 
 def game_key(game_id: str) -> str:
@@ -355,18 +355,7 @@ class GameStore:
         # The games this process committed a move of last, with their positions: the next
         # move is checked without reading Redis or the board.
         self._recent: OrderedDict[str, tuple[Game, Position]] = OrderedDict()
-        # The commit is on every move's path: through a lane of its own where the connection
-        # allows (plain TCP or a unix socket), else through redis-py.
-        self._commit_script: ScriptLane | AsyncScript
-        try:
-            self._commit_script = ScriptLane(redis, COMMIT)
-        except ValueError:
-            self._commit_script = redis.register_script(COMMIT)
-
-    async def close(self) -> None:
-        """Close the commit's connection (the Redis client is the caller's)."""
-        if isinstance(self._commit_script, ScriptLane):
-            await self._commit_script.close()
+        self._commit_script = redis.register_script(COMMIT)
 
     async def load(self, game_id: str) -> Game:
         data = await self.redis.hget(game_key(game_id), "doc")

@@ -1,46 +1,91 @@
-"""A lane to Redis for the one command on every move's path, the commit script.
+"""A lane to Redis for the short commands on the server's hot paths (the commit script of every
+move; game loads, event logs, attendance and seeks for every game).
 
-redis-py's client takes about 130 µs of CPU for each script call here (a connection from the
-pool, locks, timeouts, packing), most of a move's Redis cost. A lane keeps one connection of
-its own: a call queues its command and waits for its reply, the commands of one turn of the
-event loop go out in one write, replies come back in the order the commands went out (Redis
-answers a connection in order), and hiredis packs the commands and parses the replies. Calls
-from many sessions share the connection without waiting for each other, so under load the
-commands travel pipelined. About 10 µs a call.
+redis-py's client takes about 45 µs of CPU for each command here (a connection from the pool,
+retries, timeouts, metrics, packing in Python), most of what the server spends on Redis. A lane
+keeps one connection of its own: a command is queued and waits for its reply, the commands of
+one turn of the event loop go out in one write, replies come back in the order the commands
+went out (Redis answers a connection in order), and hiredis packs the commands and parses the
+replies. Commands from many sessions share the connection without waiting for each other, so
+under load they travel pipelined. About 4 µs a command.
 
-A connection that breaks fails the calls waiting on it (`ConnectionError`: the caller cannot
-know whether Redis ran the command, as with any client) and the next call connects again. A
-script Redis does not know (after a restart or SCRIPT FLUSH) is sent whole once and then by
-its SHA1 again.
+`LaneRedis` is redis-py's asyncio client with the commands of `LANE_COMMANDS` sent through a
+lane and read back through redis-py's own reply callbacks, so callers see the replies
+redis-py would give. Everything else (blocking reads, pipelines, pub/sub, connection state)
+goes through redis-py as usual, as does everything over TLS.
+
+A connection that breaks fails the commands waiting on it (`ConnectionError`: the caller
+cannot know whether Redis ran the command, as with any client) and the next command connects
+again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import hashlib
-from collections.abc import Sequence
-from typing import Any, cast
+import inspect
+from typing import Any, Final, cast
 
 import hiredis
 import redis.asyncio as aioredis
+from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
-__all__ = ["ScriptLane"]
+__all__ = ["LANE_COMMANDS", "NAME", "Lane", "LaneRedis"]
+
+NAME: Final = "arena-lane"  # the lane's connection name in Redis
 
 Arg = bytes | str | int | float
 
+# Commands that answer at once and leave the connection as it was: never a blocking read
+# (BLPOP, XREAD BLOCK) that would hold up every command behind it, nor one that changes the
+# connection's state (SELECT, WATCH, MULTI, SUBSCRIBE).
+LANE_COMMANDS: Final = frozenset(
+    {
+        "EVALSHA",
+        "GET",
+        "SET",
+        "DEL",
+        "EXISTS",
+        "HGET",
+        "HSET",
+        "HDEL",
+        "HGETALL",
+        "HMGET",
+        "HINCRBY",
+        "LRANGE",
+        "SADD",
+        "SREM",
+        "SMEMBERS",
+        "ZADD",
+        "ZREM",
+        "ZSCORE",
+        "ZCOUNT",
+        "ZRANGE",
+        "ZRANGEBYSCORE",
+        "PUBLISH",
+    }
+)
 
-class ScriptLane:
-    """Calls one Lua script like redis-py's `register_script`: `await lane(keys=, args=)`."""
 
-    def __init__(self, redis: aioredis.Redis, script: str) -> None:
-        kwargs = redis.connection_pool.connection_kwargs
-        if redis.connection_pool.connection_class not in (
+class Lane:
+    """One connection to Redis shared by any number of callers: `await lane.execute(*args)`
+    returns the raw reply (bytes, ints, lists) or raises the error Redis answered."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        pool = redis.connection_pool
+        kwargs = pool.connection_kwargs
+        if pool.connection_class not in (
             aioredis.Connection,
             aioredis.UnixDomainSocketConnection,
         ):
-            raise ValueError("a script lane speaks plain TCP or a unix socket only")
+            raise ValueError("a lane speaks plain TCP or a unix socket only")
+        if kwargs.get("decode_responses"):
+            raise ValueError("a lane returns bytes: the client must not decode responses")
+        if kwargs.get("protocol") not in (2, "2"):
+            # redis-py reads replies by the protocol its connections speak (RESP3 by default
+            # from redis-py 8); a lane speaks RESP2, so the client must too.
+            raise ValueError("a lane speaks RESP2: open the client with protocol=2")
         self._path: str | None = kwargs.get("path")
         self._host: str = kwargs.get("host", "localhost")
         self._port: int = int(kwargs.get("port", 6379))
@@ -53,18 +98,15 @@ class ScriptLane:
                 else []
             ),
             *([_command("SELECT", int(kwargs["db"]))] if int(kwargs.get("db") or 0) else []),
+            # So that CLIENT LIST tells the lanes from redis-py's pooled connections.
+            _command("CLIENT", "SETNAME", NAME),
         ]
-        self._script = script
-        self._sha = hashlib.sha1(script.encode()).hexdigest()
         self._wire: _Wire | None = None
         self._connecting = asyncio.Lock()  # bound to a loop only when first waited on
 
-    async def __call__(self, keys: Sequence[Arg] = (), args: Sequence[Arg] = ()) -> Any:
+    async def execute(self, *args: Arg) -> Any:
         wire = await self._connected()
-        try:
-            return await wire.call(_command("EVALSHA", self._sha, len(keys), *keys, *args))
-        except NoScriptError:
-            return await wire.call(_command("EVAL", self._script, len(keys), *keys, *args))
+        return await wire.call(_command(*args))
 
     async def close(self) -> None:
         if self._wire is not None:
@@ -95,6 +137,42 @@ class ScriptLane:
                 raise
             self._wire = wire
             return wire
+
+
+class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyped (pyproject)
+    """redis-py's asyncio client, with the commands of `LANE_COMMANDS` through a `Lane` where
+    the connection allows one (plain TCP or a unix socket, replies as bytes)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        try:
+            self._lane: Lane | None = Lane(self)
+        except ValueError:
+            self._lane = None
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        name = args[0]
+        if self._lane is None or name not in LANE_COMMANDS:
+            return await super().execute_command(*args, **options)
+        # As redis-py's parse_response: its options, then its callback for the command.
+        try:
+            reply = await self._lane.execute(*args)
+        except ResponseError:
+            if EMPTY_RESPONSE in options:
+                return options[EMPTY_RESPONSE]
+            raise
+        for option in (EMPTY_RESPONSE, NEVER_DECODE, "keys"):
+            options.pop(option, None)
+        callback = self.response_callbacks.get(name)
+        if callback is None:
+            return reply
+        result = callback(reply, **options)
+        return await result if inspect.isawaitable(result) else result
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        if self._lane is not None:
+            await self._lane.close()
+        await super().aclose(close_connection_pool)
 
 
 class _Wire(asyncio.Protocol):
@@ -154,6 +232,7 @@ class _Wire(asyncio.Protocol):
 
 
 def _error(reply: ResponseError) -> ResponseError:
+    # redis-py's script objects load a script again on NoScriptError.
     text = str(reply)
     return NoScriptError(text) if text.startswith("NOSCRIPT") else reply
 

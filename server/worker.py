@@ -75,7 +75,6 @@ class Worker:
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
             await self.redis.zrem(WORKERS, self.name)
-            await self.store.close()
 
     async def _heartbeat(self) -> None:
         """Tell the servers a worker is ready, so they offer the house bots."""

@@ -12,7 +12,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.clock import FIRST_MOVE_MS
-from server.games import AI_STREAM, ATTENDANCE_MS, GameStore, game_key
+from server.games import AI_STREAM, ATTENDANCE_MS, GameStore, game_key, open_redis
 from server.protocol import (
     Colour,
     ErrorCode,
@@ -35,17 +35,17 @@ StoreFactory = Callable[..., GameStore]
 
 
 @pytest_asyncio.fixture
-async def new_store(redis: Redis) -> AsyncIterator[StoreFactory]:
-    """GameStore(redis, **options), each closed after the test (its commit connection)."""
+async def new_store(redis: Redis, redis_url: str) -> AsyncIterator[StoreFactory]:
+    """GameStore(**options) on a client of its own, as a server process has."""
     made: list[GameStore] = []
 
     def make(**options: int) -> GameStore:
-        made.append(GameStore(redis, **options))
+        made.append(GameStore(open_redis(redis_url), **options))
         return made[-1]
 
     yield make
     for store in made:
-        await store.close()
+        await store.redis.aclose()
 
 
 async def _game(store: GameStore, base: int = 60, now: int = 0) -> str:
