@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import gc
 import importlib
-import logging
 import os
 import signal
 import socket
@@ -29,6 +28,7 @@ from engine import cli as engine_cli
 from server import identity
 from server.app import Arena
 from server.games import GameStore, open_redis
+from server.logs import configure_logging
 from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
 from server.worker import run_worker
 
@@ -156,26 +156,6 @@ def _count(text: str) -> int:
     if count < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return count
-
-
-def configure_logging() -> None:
-    """Readable lines on a terminal, JSON lines otherwise (for log collectors)."""
-    renderer: structlog.typing.Processor = (
-        structlog.dev.ConsoleRenderer()
-        if sys.stderr.isatty()
-        else structlog.processors.JSONRenderer()
-    )
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-    )
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from server.clock import now_ms
 from server.games import channel
 from server.hub import LOBBY, user_channel
 from server.lobby import MAX_SEEKS
+from server.logs import REQUEST
 from server.protocol import (
     PROTOCOL_VERSION,
     Abort,
@@ -229,10 +230,12 @@ class Session:
             self.push(data)
         if request is None:
             return
-        context = {k: getattr(request, k) for k in ("game_id", "ply") if hasattr(request, k)}
+        # Every line logged meanwhile names the game and ply the request is about.
+        context = REQUEST.set(
+            {k: getattr(request, k) for k in ("game_id", "ply") if hasattr(request, k)}
+        )
         try:
-            with structlog.contextvars.bound_contextvars(**context):
-                await self._handle(request)
+            await self._handle(request)
         except ProtocolError as error:
             self.reply(ErrorReply.of(error, id=request.id))
         except Exception:
@@ -240,6 +243,8 @@ class Session:
             self.reply(
                 ErrorReply(ErrorCode.INTERNAL, "the server failed; try again", id=request.id)
             )
+        finally:
+            REQUEST.reset(context)
 
     async def _handle(self, request: Request) -> None:
         name = HANDLERS.get(type(request))

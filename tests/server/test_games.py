@@ -4,6 +4,7 @@ processes acting on one game."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 
 import msgpack
@@ -11,12 +12,22 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from engine.amazons import SETUPS
 from server.clock import FIRST_MOVE_MS
-from server.games import AI_STREAM, ATTENDANCE_MS, GameStore, game_key, open_redis
+from server.games import (
+    AI_STREAM,
+    ATTENDANCE_MS,
+    Game,
+    GameStore,
+    game_key,
+    open_redis,
+    start_clock,
+)
 from server.protocol import (
     Colour,
     ErrorCode,
     GameEnded,
+    GameStatus,
     MovePlayed,
     Player,
     PlayerKind,
@@ -183,3 +194,43 @@ async def test_a_game_stored_with_its_position_as_text_plays_on(
     assert (await other.load(game_id)).position() == stored.position()
     await other.play(game_id, "bob", 1, "b6-b5/c5", now=2_000)
     assert (await other.load(game_id)).moves == ("b1-b4/d4", "b6-b5/c5")
+
+
+def test_a_move_changes_only_the_moves_clock_position_and_version() -> None:
+    # Every field set away from its default, so that one with_move forgot would show.
+    clock = start_clock(TimeControl(60, 2), ANN, BOB, SETUPS["6x6"], now=0)
+    game = Game(
+        "g1",
+        ANN,
+        BOB,
+        SETUPS["6x6"],
+        "6x6",
+        TimeControl(60, 2),
+        True,
+        clock,
+        created=5,
+        moves=("b1-b4/d4",),
+        move_ms=(700,),
+        clocks_after=((60_000, 60_000),),
+        status=GameStatus.ENDED,
+        winner=Colour.BLACK,
+        termination=Termination.RESIGNATION,
+        ended=9,
+        version=4,
+        house=("greedy", None),
+        current=b"before",
+        extra={"away": {"white": 3}},
+    )
+    later, _ = clock.charge(1_000, 0)
+    played = game.with_move("b6-b5/c5", 300, (59_000, 60_000), later, b"after")
+    changed = {
+        "moves": ("b1-b4/d4", "b6-b5/c5"),
+        "move_ms": (700, 300),
+        "clocks_after": ((60_000, 60_000), (59_000, 60_000)),
+        "clock": later,
+        "version": 5,
+        "current": b"after",
+    }
+    for field in dataclasses.fields(Game):
+        expected = changed.get(field.name, getattr(game, field.name))
+        assert getattr(played, field.name) == expected, field.name
