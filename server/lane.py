@@ -11,8 +11,9 @@ under load they travel pipelined. About 4 µs a command.
 
 `LaneRedis` is redis-py's asyncio client with the commands of `LANE_COMMANDS` sent through a
 lane and read back through redis-py's own reply callbacks, so callers see the replies
-redis-py would give. Everything else (blocking reads, pipelines, pub/sub, connection state)
-goes through redis-py as usual, as does everything over TLS.
+redis-py would give, and its Lua scripts called through the lane too. Everything else
+(blocking reads, pipelines, pub/sub, connection state) goes through redis-py as usual, as
+does everything over TLS.
 
 A connection that breaks fails the commands waiting on it (`ConnectionError`: the caller
 cannot know whether Redis ran the command, as with any client) and the next command connects
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
 import inspect
+from collections.abc import Sequence
 from typing import Any, Final, cast
 
 import hiredis
@@ -31,7 +34,7 @@ import redis.asyncio as aioredis
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
-__all__ = ["LANE_COMMANDS", "NAME", "Lane", "LaneRedis"]
+__all__ = ["LANE_COMMANDS", "NAME", "Lane", "LaneRedis", "LaneScript"]
 
 NAME: Final = "arena-lane"  # the lane's connection name in Redis
 
@@ -169,10 +172,33 @@ class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyp
         result = callback(reply, **options)
         return await result if inspect.isawaitable(result) else result
 
+    def register_script(self, script: str) -> Any:
+        """A Lua script to call as `await script(keys=..., args=...)`, as redis-py's: through
+        the lane, by its SHA1 and whole once when Redis does not know it (after a restart or
+        SCRIPT FLUSH). Its replies are raw, as redis-py's are."""
+        if self._lane is None:
+            return super().register_script(script)
+        return LaneScript(self._lane, script)
+
     async def aclose(self, close_connection_pool: bool | None = None) -> None:
         if self._lane is not None:
             await self._lane.close()
         await super().aclose(close_connection_pool)
+
+
+class LaneScript:
+    """A Lua script called through a lane (see `LaneRedis.register_script`)."""
+
+    def __init__(self, lane: Lane, script: str) -> None:
+        self._lane = lane
+        self.script = script
+        self.sha = hashlib.sha1(script.encode()).hexdigest()
+
+    async def __call__(self, keys: Sequence[Arg] = (), args: Sequence[Arg] = ()) -> Any:
+        try:
+            return await self._lane.execute("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self._lane.execute("EVAL", self.script, len(keys), *keys, *args)
 
 
 class _Wire(asyncio.Protocol):

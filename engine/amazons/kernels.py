@@ -235,6 +235,37 @@ def generate_moves(
     return n
 
 
+@njit(cache=True, inline="always")
+def _line_is_clear(board: np.ndarray, stride: int, start: int, end: int, vacated: int) -> bool:
+    """Whether a queen goes from `start` to `end` (padded indices of on-board squares) over
+    empty squares, `vacated` counting as empty, and lands on an empty one."""
+    rank_step = end // stride - start // stride
+    file_step = end % stride - start % stride
+    if rank_step == 0 and file_step == 0:
+        return False
+    if rank_step != 0 and file_step != 0 and abs(rank_step) != abs(file_step):
+        return False
+    step = ((rank_step > 0) - (rank_step < 0)) * stride + (file_step > 0) - (file_step < 0)
+    p = start
+    while p != end:
+        p += step
+        if board[p] != EMPTY and p != vacated:
+            return False
+    return True
+
+
+@njit(cache=True)
+def is_legal(board: np.ndarray, meta: np.ndarray, origin: int, target: int, arrow: int) -> bool:
+    """Whether the side to move may play origin-target/arrow (padded indices of on-board
+    squares)."""
+    stride = meta[STRIDE]
+    return (
+        board[origin] == meta[SIDE] + 1
+        and _line_is_clear(board, stride, origin, target, -1)
+        and _line_is_clear(board, stride, target, arrow, origin)
+    )
+
+
 @njit(cache=True)
 def has_moves(board: np.ndarray, amazons: np.ndarray, meta: np.ndarray) -> bool:
     """True when the side to move has a legal move (an amazon with an empty neighbour)."""

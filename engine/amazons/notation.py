@@ -54,13 +54,20 @@ class Square(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Square:
-        match = _SQUARE.fullmatch(text.strip().lower())
-        if match is None or match[2].startswith("0"):
+        word = text.strip().lower()
+        if _SQUARE.fullmatch(word) is None:
             raise NotationError(f"{text!r} is not a square: expected a file a-z and a rank 1-26")
-        rank = int(match[2])
+        return cls._read(word, text)
+
+    @classmethod
+    def _read(cls, word: str, text: str) -> Square:
+        """The square of `word`, a letter and one or two digits (matched already)."""
+        if word[1] == "0":
+            raise NotationError(f"{text!r} is not a square: expected a file a-z and a rank 1-26")
+        rank = int(word[1:])
         if rank > MAX_SIZE:
             raise NotationError(f"{text!r} is not a square: ranks run from 1 to {MAX_SIZE}")
-        return cls(FILES.index(match[1]), rank - 1)
+        return cls(ord(word[0]) - ord("a"), rank - 1)
 
     def __str__(self) -> str:
         return f"{FILES[self.file]}{self.rank + 1}"
@@ -88,8 +95,10 @@ class Move:
             raise NotationError(
                 f"cannot read move {text!r}: expected from-to/arrow such as d1-d7/g7"
             )
-        origin, target, *arrows = (group for group in match.groups() if group is not None)
-        return cls(Square.parse(origin), Square.parse(target), Square.parse(arrows[0]))
+        origin, target, arrow = (group for group in match.groups() if group is not None)
+        return cls(
+            Square._read(origin, origin), Square._read(target, target), Square._read(arrow, arrow)
+        )
 
     def __str__(self) -> str:
         return f"{self.origin}-{self.target}/{self.arrow}"

@@ -303,6 +303,17 @@ class Position:
     def check(self, move: Move) -> None:
         """Raise IllegalMoveError (GameOverError once the game is over) naming why `move`
         cannot be played here; return quietly when it can."""
+        squares = (move.origin, move.target, move.arrow)
+        if all(0 <= s.file < self.width and 0 <= s.rank < self.height for s in squares):
+            origin, target, arrow = (self._index(s) for s in squares)
+            if kernels.is_legal(self._board, self._meta, origin, target, arrow):
+                return
+        self._explain(move)
+        raise AssertionError(f"the rules found no fault with {move}, the kernel did")
+
+    def _explain(self, move: Move) -> None:
+        """Raise the error that says why `move` cannot be played here (the rules step by step,
+        in Python: `check` asks a kernel first and comes here for the words)."""
         if self.is_terminal():
             raise GameOverError(
                 f"the game is over: {self.side_to_move} has no legal move and has lost"

@@ -73,7 +73,7 @@ def test_bad_position_text_names_the_problem(text: str, message: str) -> None:
 
 
 @given(st.one_of(positions(max_size=26), game_positions()))
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)  # the first example may compile kernels
 def test_position_bytes_round_trip(position: Position) -> None:
     again = Position.from_bytes(position.to_bytes())
     assert again == position
@@ -172,6 +172,25 @@ def test_legal_moves_view() -> None:
     assert Move.parse("b1-b4/b1") in position.legal_moves
     assert Move.parse("b1-b6/b1") not in position.legal_moves
     assert "b1-b4/b1" not in position.legal_moves
+
+
+@given(st.one_of(positions(max_size=5), game_positions()), st.data())
+@settings(max_examples=100, deadline=None)  # the first example may compile kernels
+def test_a_move_is_legal_exactly_when_generated(position: Position, data: st.DataObject) -> None:
+    legal = set(position.legal_moves)
+    on_board = st.builds(
+        Square, st.integers(0, position.width - 1), st.integers(0, position.height - 1)
+    )
+    tried = data.draw(st.lists(st.builds(Move, on_board, on_board, on_board), max_size=40))
+    # Near misses too: each legal move with one square moved.
+    for move in list(legal)[:20]:
+        tried.append(Move(move.origin, move.target, data.draw(on_board)))
+        tried.append(Move(move.origin, data.draw(on_board), move.arrow))
+    for move in tried:
+        assert position.is_legal(move) == (move in legal), move
+        if move not in legal:
+            with pytest.raises(IllegalMoveError):
+                position.check(move)
 
 
 def _state(position: Position) -> tuple[object, ...]:

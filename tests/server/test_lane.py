@@ -14,7 +14,7 @@ from redis.asyncio import Redis, from_url
 from redis.exceptions import ConnectionError, ResponseError
 
 from server.games import open_redis
-from server.lane import NAME, Lane, LaneRedis
+from server.lane import NAME, Lane, LaneRedis, LaneScript
 
 ECHO = "redis.call('SET', KEYS[1], ARGV[1]); return {KEYS[1], ARGV[1], tonumber(ARGV[2]) + 1}"
 
@@ -35,6 +35,7 @@ async def _lane_connections(redis: Redis) -> int:
 @pytest.mark.asyncio
 async def test_concurrent_calls_each_get_their_own_reply(client: Redis, redis: Redis) -> None:
     echo = client.register_script(ECHO)
+    assert isinstance(echo, LaneScript)
     replies = await asyncio.gather(
         *(echo(keys=[f"k{i}"], args=[f"v{i}".encode(), i]) for i in range(300))
     )
