@@ -26,15 +26,25 @@ import asyncio
 import collections
 import hashlib
 import inspect
-from collections.abc import Sequence
-from typing import Any, Final, cast
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar, cast
 
 import hiredis
 import redis.asyncio as aioredis
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
-__all__ = ["LANE_COMMANDS", "NAME", "Lane", "LaneRedis", "LaneScript"]
+__all__ = [
+    "LANE_COMMANDS",
+    "NAME",
+    "Caller",
+    "Endpoint",
+    "Lane",
+    "LaneRedis",
+    "LaneScript",
+    "command",
+]
 
 NAME: Final = "arena-lane"  # the lane's connection name in Redis
 
@@ -71,45 +81,94 @@ LANE_COMMANDS: Final = frozenset(
 )
 
 
-class Lane:
-    """One connection to Redis shared by any number of callers: `await lane.execute(*args)`
-    returns the raw reply (bytes, ints, lists) or raises the error Redis answered."""
+class Caller(asyncio.Protocol):
+    """A connection's protocol that sends a command and gives its reply (see `Endpoint`)."""
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def call(self, command: bytes) -> asyncio.Future[Any]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+C = TypeVar("C", bound=Caller)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where the Redis of a redis-py client is, and the commands a new connection to it sends
+    first (AUTH, SELECT): what a connection of our own needs, outside redis-py's pool."""
+
+    path: str | None
+    host: str
+    port: int
+    setup: tuple[bytes, ...]
+
+    @classmethod
+    def of(cls, redis: aioredis.Redis) -> Endpoint:
+        """The client's endpoint; ValueError over TLS, which only redis-py's pool speaks."""
         pool = redis.connection_pool
         kwargs = pool.connection_kwargs
         if pool.connection_class not in (
             aioredis.Connection,
             aioredis.UnixDomainSocketConnection,
         ):
-            raise ValueError("a lane speaks plain TCP or a unix socket only")
+            raise ValueError("a connection of our own speaks plain TCP or a unix socket only")
+        auth = (
+            [command("AUTH", kwargs["username"], kwargs["password"])]
+            if kwargs.get("username")
+            else [command("AUTH", kwargs["password"])]
+            if kwargs.get("password")
+            else []
+        )
+        select = [command("SELECT", int(kwargs["db"]))] if int(kwargs.get("db") or 0) else []
+        return cls(
+            kwargs.get("path"),
+            kwargs.get("host", "localhost"),
+            int(kwargs.get("port", 6379)),
+            (*auth, *select),
+        )
+
+    async def connect(self, protocol: Callable[[], C], name: str) -> C:
+        """A new connection with `protocol`, set up and named `name` (so that CLIENT LIST
+        tells it from redis-py's pooled connections)."""
+        loop = asyncio.get_running_loop()
+        try:
+            if self.path is not None:
+                _, made = await loop.create_unix_connection(protocol, self.path)
+            else:
+                _, made = await loop.create_connection(protocol, self.host, self.port)
+        except OSError as error:
+            where = self.path or f"{self.host}:{self.port}"
+            raise ConnectionError(f"cannot connect to Redis at {where}: {error}") from error
+        try:
+            for first in (*self.setup, command("CLIENT", "SETNAME", name)):
+                await made.call(first)
+        except BaseException:
+            made.close()
+            raise
+        return made
+
+
+class Lane:
+    """One connection to Redis shared by any number of callers: `await lane.execute(*args)`
+    returns the raw reply (bytes, ints, lists) or raises the error Redis answered."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        kwargs = redis.connection_pool.connection_kwargs
+        self._endpoint = Endpoint.of(redis)
         if kwargs.get("decode_responses"):
             raise ValueError("a lane returns bytes: the client must not decode responses")
         if kwargs.get("protocol") not in (2, "2"):
             # redis-py reads replies by the protocol its connections speak (RESP3 by default
             # from redis-py 8); a lane speaks RESP2, so the client must too.
             raise ValueError("a lane speaks RESP2: open the client with protocol=2")
-        self._path: str | None = kwargs.get("path")
-        self._host: str = kwargs.get("host", "localhost")
-        self._port: int = int(kwargs.get("port", 6379))
-        self._setup = [
-            *(
-                [_command("AUTH", kwargs["username"], kwargs["password"])]
-                if kwargs.get("username")
-                else [_command("AUTH", kwargs["password"])]
-                if kwargs.get("password")
-                else []
-            ),
-            *([_command("SELECT", int(kwargs["db"]))] if int(kwargs.get("db") or 0) else []),
-            # So that CLIENT LIST tells the lanes from redis-py's pooled connections.
-            _command("CLIENT", "SETNAME", NAME),
-        ]
         self._wire: _Wire | None = None
         self._connecting = asyncio.Lock()  # bound to a loop only when first waited on
 
     async def execute(self, *args: Arg) -> Any:
         wire = await self._connected()
-        return await wire.call(_command(*args))
+        return await wire.call(command(*args))
 
     async def close(self) -> None:
         if self._wire is not None:
@@ -121,25 +180,9 @@ class Lane:
         if wire is not None and wire.open:
             return wire
         async with self._connecting:
-            if self._wire is not None and self._wire.open:
-                return self._wire
-            loop = asyncio.get_running_loop()
-            try:
-                if self._path is not None:
-                    _, wire = await loop.create_unix_connection(_Wire, self._path)
-                else:
-                    _, wire = await loop.create_connection(_Wire, self._host, self._port)
-            except OSError as error:
-                where = self._path or f"{self._host}:{self._port}"
-                raise ConnectionError(f"cannot connect to Redis at {where}: {error}") from error
-            try:
-                for command in self._setup:
-                    await wire.call(command)
-            except BaseException:
-                wire.close()
-                raise
-            self._wire = wire
-            return wire
+            if self._wire is None or not self._wire.open:
+                self._wire = await self._endpoint.connect(_Wire, NAME)
+            return self._wire
 
 
 class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyped (pyproject)
@@ -201,7 +244,7 @@ class LaneScript:
             return await self._lane.execute("EVAL", self.script, len(keys), *keys, *args)
 
 
-class _Wire(asyncio.Protocol):
+class _Wire(Caller):
     """One connection: commands out in order, replies matched to them in order."""
 
     def __init__(self) -> None:
@@ -263,7 +306,7 @@ def _error(reply: ResponseError) -> ResponseError:
     return NoScriptError(text) if text.startswith("NOSCRIPT") else reply
 
 
-def _command(*args: Arg) -> bytes:
+def command(*args: Arg) -> bytes:
     """A command in RESP, packed by hiredis."""
     packed: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]  # stub: a 1-tuple
     return packed

@@ -9,7 +9,7 @@ import contextlib
 import secrets
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 import structlog
@@ -187,14 +187,13 @@ class Session:
         for frame in self.protocol.data_to_send():
             self.push(frame)
 
-    def deliver(self, channel_name: str, data: bytes) -> None:
-        """A frame published on a followed channel. Game events already sent are dropped, so a
-        client sees each version once (a reply may have carried it first)."""
+    def deliver(self, channel_name: str, data: bytes, event: dict[str, Any]) -> None:
+        """A frame published on a followed channel, and its map. Game events already sent are
+        dropped, so a client sees each version once (a reply may have carried it first)."""
         if channel_name.startswith("game:"):
             try:
-                event = msgpack.unpackb(data)
                 game_id, version = event["game_id"], event["version"]
-            except Exception:
+            except KeyError:
                 self.log.error("bad_published_frame", channel=channel_name)
                 return
             last = self.versions.get(game_id, 0)
@@ -206,12 +205,10 @@ class Session:
                 self.arena.spawn(self._catch_up(game_id, last, snapshot=False))
                 return
             self.versions[game_id] = version
-        elif channel_name.startswith("user:"):
-            event = msgpack.unpackb(data)
-            if event.get("t") == "game_started":
-                # A game of ours started elsewhere (a seek taken, a pairing): follow it.
-                self.arena.spawn(self._follow_started(event["game_id"]))
-                return
+        elif channel_name.startswith("user:") and event.get("t") == "game_started":
+            # A game of ours started elsewhere (a seek taken, a pairing): follow it.
+            self.arena.spawn(self._follow_started(event["game_id"]))
+            return
         self.push(data)
 
     async def _receive(self, frame: bytes | str) -> None:
