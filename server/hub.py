@@ -228,9 +228,9 @@ class _Subscriber(Caller):
         self._lost()
 
     def call(self, command: bytes) -> asyncio.Future[Any]:
+        self._write(command)
         waiter = asyncio.get_running_loop().create_future()
         self._replies.append(waiter)
-        self._write(command)
         return waiter
 
     async def subscribe(self, channels: tuple[str, ...]) -> None:

@@ -17,7 +17,8 @@ does everything over TLS.
 
 A connection that breaks fails the commands waiting on it (`ConnectionError`: the caller
 cannot know whether Redis ran the command, as with any client) and the next command connects
-again.
+again. `Endpoint` (where the client's Redis is and how a connection of our own starts) serves
+the hub's subscription too.
 """
 
 from __future__ import annotations
