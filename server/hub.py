@@ -6,7 +6,7 @@ The subscription is a connection of the hub's own (hiredis reads the messages as
 and the hub hands them on in the same turn of the event loop, about 2 µs a message), or
 redis-py's PubSub over TLS. Each message is decoded once, for every follower. A subscription
 that breaks is made again, with every channel still followed; the messages published
-meanwhile are lost, and clients notice the gap in event versions and resync.
+meanwhile are lost, so every follower is then told to catch up from what Redis stores.
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ class Follower(Protocol):
     def deliver(self, channel: str, data: bytes, event: dict[str, Any]) -> None:
         """Send on a published frame (`event` is its map, decoded); must not block or raise."""
 
+    def missed(self, channel: str) -> None:
+        """Frames of `channel` may have been lost (the subscription broke and is made again):
+        catch up from what Redis stores. Must not block or raise."""
+
 
 class Hub:
     """Routes published frames to the local followers of each channel."""
@@ -54,9 +58,9 @@ class Hub:
         self._lock = asyncio.Lock()
         self._feed: _Feed
         try:
-            self._feed = _OwnFeed(Endpoint.of(redis), self._dispatch)
+            self._feed = _OwnFeed(Endpoint.of(redis), self._dispatch, self._resubscribed)
         except ValueError:
-            self._feed = _RedisPyFeed(redis, self._dispatch)
+            self._feed = _RedisPyFeed(redis, self._dispatch, self._resubscribed)
 
     async def start(self) -> None:
         # The lobby is always followed, so the subscription always exists.
@@ -93,6 +97,11 @@ class Hub:
     def followers(self, channel: str) -> int:
         return len(self._followers.get(channel, ()))
 
+    def _resubscribed(self) -> None:
+        for channel, followers in tuple(self._followers.items()):
+            for follower in tuple(followers):
+                follower.missed(channel)
+
     def _dispatch(self, channel: str, data: bytes) -> None:
         followers = self._followers.get(channel)
         if not followers:
@@ -118,9 +127,12 @@ class _Feed(Protocol):
 class _OwnFeed:
     """The subscription on a connection of the hub's own."""
 
-    def __init__(self, endpoint: Endpoint, dispatch: Dispatch) -> None:
+    def __init__(
+        self, endpoint: Endpoint, dispatch: Dispatch, resubscribed: Callable[[], None]
+    ) -> None:
         self._endpoint = endpoint
         self._dispatch = dispatch
+        self._resubscribed = resubscribed
         self._channels: set[str] = set()
         self._connection: _Subscriber | None = None
         self._reconnecting: asyncio.Task[None] | None = None
@@ -176,6 +188,7 @@ class _OwnFeed:
                     continue
                 self._connection = connection
                 log.info("hub_reconnected", channels=len(self._channels))
+                self._resubscribed()
                 return
         finally:
             self._reconnecting = None
@@ -261,9 +274,12 @@ class _Subscriber(Caller):
 class _RedisPyFeed:
     """The subscription through redis-py's PubSub (over TLS)."""
 
-    def __init__(self, redis: aioredis.Redis, dispatch: Dispatch) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, dispatch: Dispatch, resubscribed: Callable[[], None]
+    ) -> None:
         self._pubsub = redis.pubsub()
         self._dispatch = dispatch
+        self._resubscribed = resubscribed
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -297,6 +313,7 @@ class _RedisPyFeed:
                 # Redis went away: redis-py subscribes again when it reconnects. Keep trying.
                 log.exception("hub_read_failed")
                 await asyncio.sleep(RECONNECT_SECONDS)
+                self._resubscribed()
                 continue
             if message is None or message.get("type") != "message":
                 continue

@@ -211,6 +211,21 @@ class Session:
             return
         self.push(data)
 
+    def missed(self, channel_name: str) -> None:
+        """Frames published on a followed channel may have been lost: send the game's events
+        since the last one sent, or follow the user's games that started meanwhile."""
+        if channel_name.startswith("game:"):
+            game_id = channel_name.removeprefix("game:")
+            version = self.versions.get(game_id, 0)
+            self.arena.spawn(self._catch_up(game_id, version, snapshot=False))
+        elif channel_name.startswith("user:") and self.user is not None:
+            self.arena.spawn(self._follow_own_games())
+
+    async def _follow_own_games(self) -> None:
+        for game_id in await self.arena.store.games_of(self._me().name):
+            if channel(game_id) not in self.channels:
+                await self._follow_started(game_id)
+
     async def _receive(self, frame: bytes | str) -> None:
         wait = self.bucket.take()
         if wait > 0:
@@ -296,7 +311,11 @@ class Session:
     async def _follow(self, name: str) -> None:
         if name not in self.channels:
             self.channels.add(name)
-            await self.arena.hub.follow(name, self)
+            try:
+                await self.arena.hub.follow(name, self)
+            except BaseException:
+                self.channels.discard(name)
+                raise
 
     async def _unfollow(self, name: str) -> None:
         if name in self.channels:

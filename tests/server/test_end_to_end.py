@@ -14,7 +14,7 @@ from websockets.asyncio.server import serve
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
 from server.app import Arena
-from server.games import GameStore
+from server.games import GameStore, channel, open_redis
 from server.identity import create_account
 from server.protocol import (
     AcceptChallenge,
@@ -48,8 +48,9 @@ CLAIM_GRACE_MS = 300
 
 
 @pytest_asyncio.fixture
-async def arena_url(redis: Redis) -> AsyncIterator[str]:
-    arena = Arena(redis, claim_grace_ms=CLAIM_GRACE_MS)
+async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+    client = open_redis(redis_url)  # as `arena serve` has it
+    arena = Arena(client, claim_grace_ms=CLAIM_GRACE_MS)
     await arena.start()
     try:
         async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
@@ -57,6 +58,7 @@ async def arena_url(redis: Redis) -> AsyncIterator[str]:
             yield f"ws://127.0.0.1:{port}"
     finally:
         await arena.close()
+        await client.aclose()
 
 
 async def _guest(url: str) -> ArenaClient:
@@ -232,6 +234,30 @@ async def test_a_player_who_drops_resumes_and_misses_no_move(arena_url: str) -> 
     assert white.games[game_id].moves == moves[:6]
     await again.close()
     await white.close()
+
+
+@pytest.mark.asyncio
+async def test_a_move_published_while_the_subscription_is_down_still_arrives(
+    arena_url: str, redis: Redis
+) -> None:
+    white, black, game_id = await _start_game(arena_url)
+    spectator = await _guest(arena_url)
+    await spectator.request(Watch(game_id))
+    moves = _random_game("6x6", seed=13)
+    await white.request(PlayMove(game_id, 0, moves[0]))
+    await black.wait_for(lambda c: c.games[game_id].ply == 1)
+    await redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+    async with asyncio.timeout(2):
+        while (await redis.pubsub_numsub(channel(game_id)))[0][1]:
+            await asyncio.sleep(0.005)
+    # Published to no one: the server's subscription is down for the moment.
+    await black.request(PlayMove(game_id, 1, moves[1]))
+    for client in (white, spectator):
+        await client.wait_for(lambda c: c.games[game_id].moves == moves[:2], timeout=5)
+    await white.request(PlayMove(game_id, 2, moves[2]))
+    await black.wait_for(lambda c: c.games[game_id].ply == 3)
+    for client in (white, black, spectator):
+        await client.close()
 
 
 @pytest.mark.asyncio

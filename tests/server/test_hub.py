@@ -21,10 +21,14 @@ class Recorder:
     def __init__(self) -> None:
         self.got: list[tuple[str, bytes, dict[str, Any]]] = []
         self.arrived = asyncio.Event()
+        self.gaps: list[str] = []
 
     def deliver(self, channel: str, data: bytes, event: dict[str, Any]) -> None:
         self.got.append((channel, data, event))
         self.arrived.set()
+
+    def missed(self, channel: str) -> None:
+        self.gaps.append(channel)
 
     async def next(self) -> tuple[str, bytes, dict[str, Any]]:
         async with asyncio.timeout(2):
@@ -44,7 +48,7 @@ async def hub(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[H
     client = open_redis(redis_url)
     made = Hub(client)
     if request.param == "redis-py":
-        made._feed = _RedisPyFeed(client, made._dispatch)
+        made._feed = _RedisPyFeed(client, made._dispatch, made._resubscribed)
     await made.start()
     yield made
     await made.close()
@@ -115,6 +119,9 @@ async def test_a_broken_subscription_is_made_again_with_every_channel(redis_url:
             await asyncio.sleep(0.05)
     names = [c["name"] for c in await admin.client_list(_type="pubsub")]
     assert names == [NAME]
+    # What was published meanwhile is lost: every follower is told to catch up.
+    assert ann.gaps == ["game:g1"]
+    assert bob.gaps == ["user:bob"]
     await admin.publish("game:g1", _frame(t="move_played", game_id="g1", version=5))
     await admin.publish("user:bob", _frame(t="challenge_added"))
     assert (await ann.next())[2]["version"] == 5
