@@ -71,6 +71,7 @@ ENDGAME_SAMPLE = "B2W/xxxx/2xx b"  # one small contested region, for the endgame
 # A rival amazon with at most this many free neighbours can be shut in by one arrow or two.
 SHUT_IN = 2
 ALL = 1 << 30  # as `queens`: the arrows of every queen step
+PAR_CANDIDATES = 4  # root moves whose best replies set the par
 
 
 @njit(cache=True)
@@ -227,6 +228,41 @@ def rank_moves(
         out[k] = moves[order[k]]
         out_scores[k] = move_scores[order[k]]
     return kept
+
+
+@njit(cache=True)
+def two_ply(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    scratch: np.ndarray,
+    candidates: int,
+    queens: int,
+) -> float:
+    """The evaluation for the side to move two plies on: the best of its `candidates` best
+    moves by the ranking, each scored by the opponent's best reply among the moves it ranks
+    with the arrows of `queens` steps (the static evaluation when the side cannot move, or
+    a win when the opponent cannot)."""
+    if not kernels.has_moves(board, amazons, meta):
+        return evaluate(board, amazons, meta, scratch)
+    moves = np.empty(candidates, dtype=np.int64)
+    scores = np.empty(candidates, dtype=np.float64)
+    found = rank_moves(board, mob, amazons, meta, zob, scratch, ALL, candidates, moves, scores)
+    reply = np.empty(1, dtype=np.int64)
+    reply_score = np.empty(1, dtype=np.float64)
+    best = -math.inf
+    for i in range(found):
+        kernels.make_move(board, mob, amazons, meta, zob, moves[i])
+        if kernels.has_moves(board, amazons, meta):
+            rank_moves(board, mob, amazons, meta, zob, scratch, queens, 1, reply, reply_score)
+            value = -reply_score[0]
+        else:
+            value = math.inf
+        kernels.unmake_move(board, mob, amazons, meta, zob, moves[i])
+        best = max(best, value)
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -496,11 +532,12 @@ class ValuedTree(Tree):
     """The MCTS tree, with each node's implicit minimax value for the player who moved into it
     (see `iterate`), and the ranked moves of every ranked node: node n's are
     ranked[nodes[n, LIST] : nodes[n, LIST] + nodes[n, LENGTH]], best first, with their scores
-    (the evaluation after the move, for the side playing it)."""
+    (the evaluation after the move, for the side playing it); `par` is White's par."""
 
     values: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0, np.float64))
     ranked: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     scores: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0, np.float64))
+    par: float = 0.0
 
     @classmethod
     def empty(cls, capacity: int = 1 << 15) -> ValuedTree:
@@ -588,10 +625,17 @@ class InvaderBot:
         tree.nodes[0, TOTAL] = kernels.count_moves(board, mob, amazons, meta)
         scratch = make_scratch(board)
         longest = int(max(self.params[5], self.params[8]))
-        # Scores count from a share of the root's: a search well ahead or behind still tells
-        # a better move from a worse one before the win chance saturates.
-        score = evaluate(board, amazons, meta, scratch)
+        # Scores count from a share of the root's value two plies on: a search well ahead or
+        # behind still tells a better move from a worse one before the win chance saturates.
+        # The root's static evaluation misleads here when a threat is pending: measured from
+        # it, every move can look lost and the search cannot tell them apart.
+        score = two_ply(
+            board, mob, amazons, meta, zob, scratch, PAR_CANDIDATES, int(self.params[4])
+        )
+        if not math.isfinite(score):
+            score = evaluate(board, amazons, meta, scratch)
         par = float(self.params[9] * (score if meta[kernels.SIDE] == 0 else -score))
+        tree.par = par
 
         def run(batch: int) -> int:
             ran = int(

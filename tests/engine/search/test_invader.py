@@ -10,12 +10,15 @@ from engine.search.alphabeta import one_ply
 from engine.search.bot import Budget
 from engine.search.evaluation import evaluate_position, make_scratch
 from engine.search.invader import (
+    ALL,
     ENDGAME_SHARE,
     LENGTH,
     LIST,
+    PAR_CANDIDATES,
     InvaderBot,
     longest_sequence,
     rank_moves,
+    two_ply,
 )
 from engine.search.mcts import MOVE, PARENT, TRIED
 from engine.search.timing import SAFETY
@@ -100,9 +103,12 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi
     bot = InvaderBot(playouts=600, expand=2, komi=komi)
     tree = bot.search(position, deadline=0.0)
     slope = bot.params[2]
-    # Each side's scores count from its share of the root's evaluation.
+    # Each side's scores count from its share of the root's value two plies on.
     root = position.current_player
-    white_par = komi * evaluate_position(position) * (1 if root == 0 else -1)
+    white_par = tree.par
+    board, mob, amazons, meta, zob = position.clone().arrays()
+    value = two_ply(board, mob, amazons, meta, zob, make_scratch(board), PAR_CANDIDATES, 12)
+    assert white_par == komi * value * (1 if root == 0 else -1)
     inner = leaves = untried = 0
     for node in range(1, tree.size):
         line = []
@@ -205,3 +211,32 @@ def test_ranking_always_holds_the_shots_back_and_the_arrows_that_shut_an_amazon_
         after = position.clone()
         after.apply_index(int(move))
         assert score == -evaluate_position(after)
+
+
+def _two_plies(position: Position) -> float:
+    """Plain search: the evaluation for the side to move after its best move and the
+    opponent's best reply (a move that leaves the opponent no move wins outright)."""
+    best = -math.inf
+    for move in position.legal_moves:
+        after = position.clone()
+        after.apply(move)
+        if after.is_terminal():
+            return math.inf
+        worst = math.inf
+        for reply in after.legal_moves:
+            again = after.clone()
+            again.apply(reply)
+            worst = min(worst, evaluate_position(again))
+        best = max(best, worst)
+    return best
+
+
+@given(positions(max_size=4))
+@settings(max_examples=60, deadline=None)
+def test_two_ply_over_every_move_is_the_plain_two_ply_minimax(position: Position) -> None:
+    board, mob, amazons, meta, zob = position.clone().arrays()
+    value = two_ply(board, mob, amazons, meta, zob, make_scratch(board), 10**6, ALL)
+    if position.is_terminal():
+        assert value == evaluate_position(position)
+    else:
+        assert value == pytest.approx(_two_plies(position), rel=1e-12, abs=1e-12)
