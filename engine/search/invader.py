@@ -10,8 +10,9 @@ added in that order as the node's visits grow (about 2 + widen sqrt(n)).
 Each node also holds an implicit minimax value (Lanctot, Winands, Pepels and Sturtevant 2014):
 a new child's is its ranking score as a win chance, a parent's is 1 - its best reply's, and
 selection weighs it against the playouts' win rate by `mix`. Scores become win chances
-1 / (1 + e^(-slope (x - par))) with a par of `komi` times the root's evaluation, so that a
-search well ahead or behind still sees which moves gain and which lose.
+1 / (1 + e^(-slope (x - par))) with a par of `komi` times the root's value two plies on (its
+best move among the four the ranking puts first, after the opponent's best ranked reply), so
+that a search well ahead or behind still sees which moves gain and which lose.
 In a settled position the side to move wins if it can make more moves than the opponent, so
 the bot plays a move that keeps its own longest sequence of moves intact, found by a depth-first
 search. Before that, once the contested regions are small (`exact` empty squares in all), the
@@ -361,7 +362,7 @@ def iterate(
     when an iteration ranked a node's moves. The arrays are those of `ValuedTree`;
     sizes = [nodes used, pool entries used]; params = [c, cutoff, slope, expand, queens, keep,
     widen, mix, root, komi]. Scores count from a par: `par` for White (komi times the root's
-    evaluation for White), -par for Black."""
+    value two plies on, for White), -par for Black."""
     c = params[0]
     cutoff = int(params[1])
     slope = params[2]

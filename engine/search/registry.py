@@ -76,7 +76,12 @@ BOTS: dict[str, BotType] = {
                 Param("widen", float, 1.0, "children allowed: 2 + widen * sqrt(visits)"),
                 Param("mix", float, 0.4, "weight of a node's minimax value against its win rate"),
                 Param("root", int, 80, "ranked moves kept at the root"),
-                Param("komi", float, 1.0, "par of the evaluation, as a share of the root's"),
+                Param(
+                    "komi",
+                    float,
+                    1.0,
+                    "par of the evaluation, as a share of the root's value two plies on",
+                ),
                 Param("playouts", int, 0, "playouts per move, 0 for as many as time allows"),
                 SEED,
                 Param(
