@@ -92,10 +92,30 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _add_match_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=_positive(int), default=10, metavar="N")
-    parser.add_argument("--time", type=_positive(float), default=1.0, metavar="SECONDS")
-    parser.add_argument("--setup", default="10x10", metavar="NAME", choices=list(SETUPS))
-    parser.add_argument("--jobs", type=_positive(int), default=1, metavar="J")
+    parser.add_argument(
+        "--games", type=_positive(int), default=10, metavar="N", help="games a pair (default 10)"
+    )
+    parser.add_argument(
+        "--time",
+        type=_positive(float),
+        default=1.0,
+        metavar="SECONDS",
+        help="time a move (default 1)",
+    )
+    parser.add_argument(
+        "--setup",
+        default="10x10",
+        metavar="NAME",
+        choices=list(SETUPS),
+        help="start position: " + ", ".join(SETUPS) + " (default 10x10)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_positive(int),
+        default=1,
+        metavar="J",
+        help="worker processes playing games at once (default 1)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game's bots")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="game records")
 
