@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import urllib.parse
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
@@ -30,7 +31,7 @@ from server.app import Arena
 from server.games import GameStore, open_redis
 from server.logs import configure_logging
 from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
-from server.worker import run_worker
+from server.worker import prepare_house_bots, run_worker
 
 __all__ = ["main"]
 
@@ -284,12 +285,56 @@ def _stop_event() -> asyncio.Event:
 def _worker(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
+        log.info("worker_compiling")
+        stopped = _compile_house_bots()
+        if stopped is not None:
+            log.info("worker_stopped", signal=stopped, compiling=True)
+            return 0
 
         async def work() -> None:
             await run_worker(url, _stop_event())
 
         _run_loop(work())
     return 0
+
+
+class _StopSignalError(Exception):
+    """SIGINT or SIGTERM arrived: the message is the signal's name."""
+
+
+def _compile_house_bots() -> str | None:
+    """Compile the house bots in a daemon thread while the main thread waits for it, so that
+    SIGINT or SIGTERM ends the wait at once: under the event loop a stop would wait for the
+    compiler, a minute or two on a fresh install, and an exception raised into the compiler
+    itself is caught and garbled by numba. Returns the signal's name if one came first (the
+    thread then dies with the process; numba writes its cache files whole or not at all)."""
+    failures: list[Exception] = []
+
+    def compile_all() -> None:
+        try:
+            prepare_house_bots()
+        except Exception as error:
+            failures.append(error)
+
+    def stop(signum: int, frame: object) -> None:
+        raise _StopSignalError(signal.Signals(signum).name)
+
+    thread = threading.Thread(target=compile_all, name="compile-house-bots", daemon=True)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        thread.start()
+        # In short waits: a signal may be delivered to the compiling thread, and then a wait
+        # without end would not be interrupted; the main thread runs the handler when it wakes.
+        while thread.is_alive():
+            thread.join(0.2)
+    except _StopSignalError as stopped:
+        return str(stopped)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if failures:
+        raise failures[0]
+    return None
 
 
 def _user_create(args: argparse.Namespace) -> int:

@@ -44,6 +44,13 @@ FIRST_MOVE_SECONDS = 2.0
 MAX_DELIVERIES = 5
 
 
+def prepare_house_bots() -> None:
+    """Compile every house bot's kernels, so that no bot's clock pays for it: seconds from
+    numba's on-disk cache, a minute or two on a fresh install."""
+    for name in HOUSE_BOTS:
+        make_bot(name).prepare()
+
+
 class Worker:
     """One consumer of the request stream; `run` until `stop` is set."""
 
@@ -58,12 +65,12 @@ class Worker:
         with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
             await self.redis.xgroup_create(AI_STREAM, GROUP, id="0", mkstream=True)
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: asyncio.Event, prepare: bool = True) -> None:
+        """Take requests until `stop` is set; first compile the house bots unless `prepare` is
+        false (the caller did, see `prepare_house_bots`)."""
         await self.ensure_group()
-        # Compile every house bot's kernels before taking a request, so no bot's clock pays
-        # for it (seconds from the on-disk cache, longer on a fresh install).
-        for name in HOUSE_BOTS:
-            await asyncio.to_thread(make_bot(name).prepare)
+        if prepare:
+            await asyncio.to_thread(prepare_house_bots)
         await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
         self.ready.set()
         self.log.info("worker_started")
@@ -201,9 +208,11 @@ def _text(value: bytes | str) -> str:
 
 
 async def run_worker(redis_url: str, stop: asyncio.Event) -> None:
+    """A worker on `redis_url` until `stop` is set, for a process that has already compiled
+    the house bots with `prepare_house_bots`."""
     redis = open_redis(redis_url)
     try:
-        await Worker(redis).run(stop)
+        await Worker(redis).run(stop, prepare=False)
     finally:
         await redis.aclose()
 

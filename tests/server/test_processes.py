@@ -78,15 +78,17 @@ class Processes:
         self.started: list[Process] = []
 
     @staticmethod
-    def _env() -> dict[str, str]:
+    def _env(**extra: str) -> dict[str, str]:
         env = {
             name: value
             for name, value in os.environ.items()
             if not name.startswith("ARENA_") and name != "REDIS_URL"
         }
-        return {**env, "PYTHONUNBUFFERED": "1"}
+        return {**env, "PYTHONUNBUFFERED": "1", **extra}
 
-    async def _spawn(self, name: str, *args: str, stdout: int | None) -> Process:
+    async def _spawn(
+        self, name: str, *args: str, stdout: int | None, env: dict[str, str] | None = None
+    ) -> Process:
         log = self.folder / f"{name}-{len(self.started)}.log"
         with log.open("wb") as err:
             process = await asyncio.create_subprocess_exec(
@@ -95,7 +97,7 @@ class Processes:
                 "server.cli",
                 *args,
                 cwd=ROOT,
-                env=self._env(),
+                env=env or self._env(),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=err,
@@ -120,9 +122,15 @@ class Processes:
         server.url = found.group(1).decode()
         return server
 
-    async def worker(self, redis_url: str) -> Process:
+    async def worker(self, redis_url: str, **env: str) -> Process:
+        """`arena worker` on `redis_url`, with `env` added to the environment."""
         return await self._spawn(
-            "worker", "worker", "--redis-url", redis_url, stdout=asyncio.subprocess.DEVNULL
+            "worker",
+            "worker",
+            "--redis-url",
+            redis_url,
+            stdout=asyncio.subprocess.DEVNULL,
+            env=self._env(**env),
         )
 
     async def kill_all(self) -> None:
@@ -283,6 +291,23 @@ async def test_a_house_bot_move_is_played_once_when_its_worker_dies_while_thinki
         await human.close()
         assert await second.stop() == 0
         assert await server.stop() == 0
+
+
+@pytest.mark.asyncio
+async def test_a_worker_stopped_while_it_compiles_the_house_bots_exits_at_once(
+    redis_url: str, processes: Processes, tmp_path: Path
+) -> None:
+    # An empty numba cache makes the worker compile every kernel, as on a fresh install: a
+    # minute or more, which a stop must not wait for.
+    async with asyncio.timeout(TIMEOUT):
+        worker = await processes.worker(redis_url, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+        while "worker_compiling" not in worker.log_tail():
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)
+        assert await worker.stop(signal.SIGTERM) == 0  # within STOP_SECONDS
+    log = worker.log_tail()
+    assert "worker_stopped" in log
+    assert "worker_started" not in log  # it stopped in the middle of compiling
 
 
 def _redis_answers(data_dir: Path) -> bool:
