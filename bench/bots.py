@@ -1,5 +1,6 @@
-"""Bot speed and clock discipline: playouts (or nodes) per second of the search bots on 10x10
-and 6x6, and how far each bot's moves overrun their budget (p50, p99, max).
+"""Bot speed and clock discipline: nodes per second of the search bots on 10x10 and 6x6
+(playouts for the MCTS bots, positions searched for alphabeta), and how far each bot's moves
+overrun their budget (p50, p99, max).
 
 Run from the repository root: python -m bench.bots [--bots SPEC ...] [--moves N]. Prints
 figures only.
@@ -41,13 +42,20 @@ def main() -> None:
         bot = make_bot(spec)
         bot.choose(Position.setup("6x6"), Budget(seconds=0.05))  # compile
         for setup in ("10x10", "6x6"):
-            rates = []
+            rates, unsearched = [], 0
             for position in _positions(setup, 5, 11):
                 decision = bot.choose(position, Budget(seconds=1.0))
-                rates.append(decision.nodes / decision.seconds)
+                if decision.nodes:
+                    rates.append(decision.nodes / decision.seconds)
+                else:  # answered without a search: an exact endgame, a settled board
+                    unsearched += 1
+            if not rates:
+                print(f"{spec} {setup}: every position answered without a search")
+                continue
             print(
-                f"{spec} {setup}: {statistics.median(rates):,.0f} playouts/s at 1 s a move "
-                f"(median of {len(rates)} positions; min {min(rates):,.0f}, max {max(rates):,.0f})"
+                f"{spec} {setup}: {statistics.median(rates):,.0f} nodes/s at 1 s a move "
+                f"(median of {len(rates)} positions; min {min(rates):,.0f}, max {max(rates):,.0f}"
+                f"; {unsearched} answered without a search)"
             )
         for budget in args.budgets:
             overruns = []
