@@ -104,6 +104,12 @@ def channel(game_id: str) -> str:
     return f"game:{game_id}"
 
 
+def game_of(channel_name: str) -> str | None:
+    """The game whose events `channel_name` carries (see `channel`), or None."""
+    game_id = channel_name.removeprefix("game:")
+    return game_id if game_id != channel_name else None
+
+
 # One commit: check the version, store the game, append and publish its new events, and keep
 # the indexes in step, all or nothing.
 COMMIT = """

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import identity
 from server.clock import now_ms
-from server.games import channel
+from server.games import channel, game_of
 from server.hub import LOBBY, user_channel
 from server.lobby import MAX_SEEKS
 from server.logs import REQUEST
@@ -214,8 +214,8 @@ class Session:
     def missed(self, channel_name: str) -> None:
         """Frames published on a followed channel may have been lost: send the game's events
         since the last one sent, or follow the user's games that started meanwhile."""
-        if channel_name.startswith("game:"):
-            game_id = channel_name.removeprefix("game:")
+        game_id = game_of(channel_name)
+        if game_id is not None:
             version = self.versions.get(game_id, 0)
             self.arena.spawn(self._catch_up(game_id, version, snapshot=False))
         elif channel_name.startswith("user:") and self.user is not None:
