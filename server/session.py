@@ -190,7 +190,7 @@ class Session:
     def deliver(self, channel_name: str, data: bytes, event: dict[str, Any]) -> None:
         """A frame published on a followed channel, and its map. Game events already sent are
         dropped, so a client sees each version once (a reply may have carried it first)."""
-        if channel_name.startswith("game:"):
+        if game_of(channel_name) is not None:
             try:
                 game_id, version = event["game_id"], event["version"]
             except KeyError:

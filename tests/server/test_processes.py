@@ -87,7 +87,7 @@ class Processes:
         return {**env, "PYTHONUNBUFFERED": "1", **extra}
 
     async def _spawn(
-        self, name: str, *args: str, stdout: int | None, env: dict[str, str] | None = None
+        self, name: str, *args: str, stdout: int | None, extra_env: dict[str, str] | None = None
     ) -> Process:
         log = self.folder / f"{name}-{len(self.started)}.log"
         with log.open("wb") as err:
@@ -97,7 +97,7 @@ class Processes:
                 "server.cli",
                 *args,
                 cwd=ROOT,
-                env=env or self._env(),
+                env=self._env(**(extra_env or {})),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=err,
@@ -130,7 +130,7 @@ class Processes:
             "--redis-url",
             redis_url,
             stdout=asyncio.subprocess.DEVNULL,
-            env=self._env(**env),
+            extra_env=env,
         )
 
     async def kill_all(self) -> None:
