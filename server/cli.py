@@ -63,10 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
+    except BrokenPipeError:
+        # The reader went away (`arena moves | head`): not an error. Before OSError, its base.
+        return 0
     except (ValueError, OSError) as error:
         parser.exit(2, f"arena {args.command}: error: {error}\n")
-    except BrokenPipeError:
-        return 0
     return status
 
 
