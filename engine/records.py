@@ -3,6 +3,7 @@ review and the server archive: start, moves in move text, seconds per move, resu
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -54,8 +55,16 @@ class GameRecord:
 
 
 def read_records(path: Path) -> list[GameRecord]:
+    """The records of a JSON Lines file, gzip-compressed when its name ends in .gz."""
+    if path.suffix == ".gz":
+        try:
+            text = gzip.decompress(path.read_bytes()).decode()
+        except (OSError, EOFError, UnicodeDecodeError) as error:
+            raise NotationError(f"{path}: not a gzip file of records: {error}") from None
+    else:
+        text = path.read_text()
     records = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 records.append(GameRecord.from_json(line))

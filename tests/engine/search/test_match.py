@@ -1,3 +1,4 @@
+import gzip
 import io
 import math
 import signal
@@ -58,6 +59,16 @@ def test_a_corrupt_record_is_named(tmp_path: Path) -> None:
     record = GameRecord("amazons", "B1W w", "a", "b", moves=["a1-b1/a1"])
     with pytest.raises(ValueError, match="move 1 'a1-b1/a1': no white amazon on a1"):
         record.replay()
+
+
+def test_records_are_read_gzipped_too(tmp_path: Path) -> None:
+    record = GameRecord("amazons", "B1W w", "a", "b", moves=["c1-b1/c1"], winner="white")
+    path = tmp_path / "games.jsonl.gz"
+    path.write_bytes(gzip.compress((record.to_json() + "\n").encode()))
+    assert read_records(path) == [record]
+    path.write_text(record.to_json())
+    with pytest.raises(ValueError, match=r"games\.jsonl\.gz: not a gzip file of records"):
+        read_records(path)
 
 
 def test_ctrl_c_keeps_finished_games_and_prints_the_table(tmp_path: Path) -> None:
