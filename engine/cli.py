@@ -1,4 +1,5 @@
-"""The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament).
+"""The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament,
+fit).
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -16,6 +17,8 @@ from typing import TextIO
 from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
+from engine.records import read_records
+from engine.search.fitting import fit_records
 from engine.search.match import run_match
 from engine.search.registry import BOTS, make_bot
 from engine.search.tournament import run_tournament
@@ -87,6 +90,22 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("bots", nargs="+", metavar="BOT", help="two or more bot specs")
     _add_match_options(tournament)
     tournament.set_defaults(run=_tournament)
+
+    fit = commands.add_parser(
+        "fit",
+        help="fit the evaluation's weights to the results of recorded games",
+        description="Fit the weights of the evaluation's terms to the results of recorded games "
+        "(match --out files) by logistic regression, and compare them with Lieberum's on games "
+        "held out.",
+    )
+    fit.add_argument("records", nargs="+", type=Path, metavar="FILE", help="game records")
+    fit.add_argument(
+        "--slope",
+        type=_positive(float),
+        default=0.3,
+        help="print the weights divided by this slope too, as invader holds them (default 0.3)",
+    )
+    fit.set_defaults(run=_fit)
 
     cgt_cli.add_commands(commands)
 
@@ -254,6 +273,17 @@ def _tournament(args: argparse.Namespace) -> int:
     print(result.cross_table())
     print()
     print(result.rating_list())
+    return 0
+
+
+def _fit(args: argparse.Namespace) -> int:
+    records = []
+    for path in args.records:
+        try:
+            records += read_records(path)
+        except OSError as error:
+            raise NotationError(f"cannot read {path}: {error.strerror}") from None
+    print(fit_records(records).table(args.slope))
     return 0
 
 

@@ -1,6 +1,7 @@
-"""Static evaluation for alpha-beta search, after Lieberum's Amazong (TCS 349(2), 2005): queen
-and king distance maps, the territory, position and mobility terms built on them, and the
-game-phase weighting that mixes them. Numba kernels; `Evaluation` explains a score term by term.
+"""Static evaluation after Lieberum's Amazong (TCS 349(2), 2005): queen and king distance maps,
+the territory, position and mobility terms built on them, and the game-phase weighting that
+mixes them (Lieberum's weights, or others: `weighted_evaluate`). Numba kernels; `Evaluation`
+explains a score term by term.
 """
 
 from __future__ import annotations
@@ -18,21 +19,28 @@ from engine.amazons.position import Position
 
 __all__ = [
     "KAPPA",
+    "LIEBERUM",
     "UNREACHABLE",
     "Evaluation",
     "evaluate",
     "evaluate_position",
     "evaluation_terms",
     "king_distance",
+    "late_share",
     "make_scratch",
     "queen_distance",
     "score_terms",
+    "weighted_evaluate",
 ]
 
 # Larger than any real distance: a 26x26 board has 784 squares with its border.
 UNREACHABLE: Final = 1000
 # Lieberum's tempo bonus: the side to move gets there first when both need equally many moves.
 KAPPA: Final = 0.2
+# How the terms make a score: the weights of t1, t2, c1, c2 and mobility late in the game (each
+# times f1, see `Evaluation`) and then early in it (times 1 - f1). These are Lieberum's:
+# f1 t1 + (1 - f1)/3 (c1 + c2 + t2) + mobility.
+LIEBERUM: Final = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1 / 3, 1 / 3, 1 / 3, 1.0])
 
 # scratch rows: queen distances of the side to move and of the opponent, the same with king
 # steps, and a breadth-first search queue.
@@ -170,6 +178,30 @@ def _restriction(
     return 1.0 / (alpha + 2.0)
 
 
+@njit(cache=True, inline="always")
+def late_share(w: float) -> float:
+    """Lieberum's f1 by the phase w (see `Evaluation`): 1 once every region is settled,
+    falling towards 0 in the opening."""
+    return 31.0 / (30.0 + math.exp(0.2 * w))
+
+
+@njit(cache=True, inline="always")
+def _mix(
+    t1: float, t2: float, c1: float, c2: float, w: float, mobility: float, weights: np.ndarray
+) -> float:
+    """The terms weighted as `LIEBERUM` describes."""
+    late = late_share(w)
+    early = 1.0 - late
+    score: float = (
+        (late * weights[0] + early * weights[5]) * t1
+        + (late * weights[1] + early * weights[6]) * t2
+        + (late * weights[2] + early * weights[7]) * c1
+        + (late * weights[3] + early * weights[8]) * c2
+        + (late * weights[4] + early * weights[9]) * mobility
+    )
+    return score
+
+
 @njit(cache=True)
 def score_terms(
     board: np.ndarray, amazons: np.ndarray, meta: np.ndarray, scratch: np.ndarray
@@ -232,9 +264,7 @@ def score_terms(
     t2 = king_lead + KAPPA * king_ties
     c1 *= 2.0
     mobility = w * (opp_restriction - own_restriction)
-    f1 = 31.0 / (30.0 + math.exp(0.2 * w))
-    total = f1 * t1 + (1.0 - f1) / 3.0 * (c1 + c2 + t2) + mobility
-    return t1, t2, c1, c2, w, mobility, total
+    return t1, t2, c1, c2, w, mobility, _mix(t1, t2, c1, c2, w, mobility, LIEBERUM)
 
 
 @njit(cache=True)
@@ -244,6 +274,20 @@ def evaluate(
     """The score of the position for the side to move (positive: good for it). `scratch` comes
     from `make_scratch`; nothing is allocated."""
     return score_terms(board, amazons, meta, scratch)[6]
+
+
+@njit(cache=True)
+def weighted_evaluate(
+    board: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    scratch: np.ndarray,
+    weights: np.ndarray,
+) -> float:
+    """The score of the position for the side to move with the terms mixed by `weights` (see
+    `LIEBERUM`); `evaluate` is this with LIEBERUM."""
+    t1, t2, c1, c2, w, mobility, _ = score_terms(board, amazons, meta, scratch)
+    return _mix(t1, t2, c1, c2, w, mobility, weights)
 
 
 def make_scratch(board: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
@@ -284,7 +328,8 @@ def evaluation_terms(position: Position) -> Evaluation:
     return Evaluation(*(float(v) for v in score_terms(board, amazons, meta, make_scratch(board))))
 
 
-def evaluate_position(position: Position) -> float:
-    """The score of `position` for its side to move (see `Evaluation`)."""
+def evaluate_position(position: Position, weights: npt.NDArray[np.float64] = LIEBERUM) -> float:
+    """The score of `position` for its side to move (see `Evaluation`), its terms mixed by
+    `weights` (see `LIEBERUM`)."""
     board, _, amazons, meta, _ = position.arrays()
-    return float(evaluate(board, amazons, meta, make_scratch(board)))
+    return float(weighted_evaluate(board, amazons, meta, make_scratch(board), weights))

@@ -1,6 +1,8 @@
 """`invader`, the strongest bot: MCTS whose playouts stop after a few random moves and score
 the evaluation, with progressive widening over moves ordered by the evaluation, implicit
-minimax backups of the evaluation, and exact play in the endgame.
+minimax backups of the evaluation, and exact play in the endgame. The evaluation is
+Lieberum's terms (engine.search.evaluation) with weights fitted to game results (`FITTED`,
+from `arena fit`), or with Lieberum's own (`fitted=0`).
 
 A node is expanded once it has been visited `expand` times: its moves are ranked (every queen
 step scored by the evaluation with its arrow shot back where it came from, then the other
@@ -35,10 +37,11 @@ from numba import njit
 
 from engine.amazons import SETUPS, Move, Position, kernels
 from engine.cgt.player import ExactEndgame
+from engine.errors import NotationError
 from engine.game import GameState
 from engine.search.basic import amazons_position
 from engine.search.bot import Budget, Decision, now, require_moves
-from engine.search.evaluation import evaluate, make_scratch
+from engine.search.evaluation import LIEBERUM, make_scratch, weighted_evaluate
 from engine.search.mcts import (
     FIRST,
     MOVE,
@@ -73,6 +76,10 @@ ENDGAME_SAMPLE = "B2W/xxxx/2xx b"  # one small contested region, for the endgame
 SHUT_IN = 2
 ALL = 1 << 30  # as `queens`: the arrows of every queen step
 PAR_CANDIDATES = 4  # root moves whose best replies set the par
+# The evaluation's terms weighted as by a logistic regression of game results on them (see
+# docs/experiments.md), divided by the default slope: at that slope a score becomes the win
+# chance the regression gives.
+FITTED = np.array([2.97, 0.33, 0.17, 0.33, 0.58, 0.08, -0.02, -0.16, 0.47, 0.28])
 
 
 @njit(cache=True)
@@ -139,14 +146,15 @@ def rank_moves(
     meta: np.ndarray,
     zob: np.ndarray,
     scratch: np.ndarray,
+    weights: np.ndarray,
     queens: int,
     keep: int,
     out: np.ndarray,
     out_scores: np.ndarray,
 ) -> int:
     """Write up to `keep` good moves of the side to move into `out`, best first, and their
-    scores (the evaluation after the move, for the side playing it) into `out_scores`; return
-    how many.
+    scores (the evaluation weighted by `weights` after the move, for the side playing it) into
+    `out_scores`; return how many.
 
     Every queen step is scored with its arrow shot back onto the square it left: that is a
     move of its own, often the best one (it takes back the room the step opens), and its score
@@ -177,7 +185,7 @@ def rank_moves(
                 board[t] = piece
                 amazons[side, i] = t
                 meta[kernels.SIDE] = 1 - side
-                scores[n] = -evaluate(board, amazons, meta, scratch)
+                scores[n] = -weighted_evaluate(board, amazons, meta, scratch, weights)
                 meta[kernels.SIDE] = side
                 amazons[side, i] = a
                 board[t] = kernels.EMPTY
@@ -221,7 +229,7 @@ def rank_moves(
     move_scores[:n] = scores
     for k in range(n, m):
         kernels.make_move(board, mob, amazons, meta, zob, moves[k])
-        move_scores[k] = -evaluate(board, amazons, meta, scratch)
+        move_scores[k] = -weighted_evaluate(board, amazons, meta, scratch, weights)
         kernels.unmake_move(board, mob, amazons, meta, zob, moves[k])
     order = np.argsort(-move_scores)
     kept = min(keep, m)
@@ -239,25 +247,30 @@ def two_ply(
     meta: np.ndarray,
     zob: np.ndarray,
     scratch: np.ndarray,
+    weights: np.ndarray,
     candidates: int,
     queens: int,
 ) -> float:
-    """The evaluation for the side to move two plies on: the best of its `candidates` best
-    moves by the ranking, each scored by the opponent's best reply among the moves it ranks
-    with the arrows of `queens` steps (the static evaluation when the side cannot move, or
-    a win when the opponent cannot)."""
+    """The evaluation (weighted by `weights`) for the side to move two plies on: the best of
+    its `candidates` best moves by the ranking, each scored by the opponent's best reply among
+    the moves it ranks with the arrows of `queens` steps (the static evaluation when the side
+    cannot move, or a win when the opponent cannot)."""
     if not kernels.has_moves(board, amazons, meta):
-        return evaluate(board, amazons, meta, scratch)
+        return weighted_evaluate(board, amazons, meta, scratch, weights)
     moves = np.empty(candidates, dtype=np.int64)
     scores = np.empty(candidates, dtype=np.float64)
-    found = rank_moves(board, mob, amazons, meta, zob, scratch, ALL, candidates, moves, scores)
+    found = rank_moves(
+        board, mob, amazons, meta, zob, scratch, weights, ALL, candidates, moves, scores
+    )
     reply = np.empty(1, dtype=np.int64)
     reply_score = np.empty(1, dtype=np.float64)
     best = -math.inf
     for i in range(found):
         kernels.make_move(board, mob, amazons, meta, zob, moves[i])
         if kernels.has_moves(board, amazons, meta):
-            rank_moves(board, mob, amazons, meta, zob, scratch, queens, 1, reply, reply_score)
+            rank_moves(
+                board, mob, amazons, meta, zob, scratch, weights, queens, 1, reply, reply_score
+            )
             value = -reply_score[0]
         else:
             value = math.inf
@@ -280,23 +293,25 @@ def _playout(
     meta: np.ndarray,
     zob: np.ndarray,
     rng: np.ndarray,
-    weights: np.ndarray,
+    draw_weights: np.ndarray,
     scratch: np.ndarray,
+    weights: np.ndarray,
     cutoff: int,
     slope: float,
     par: float,
 ) -> float:
-    """Play up to `cutoff` random moves, then turn the evaluation, less `par` (for White),
-    into White's chance to win (a game that ends on the way counts exactly)."""
+    """Play up to `cutoff` random moves (drawn with `draw_weights` as scratch), then turn the
+    evaluation weighted by `weights`, less `par` (for White), into White's chance to win (a
+    game that ends on the way counts exactly)."""
     for _ in range(cutoff):
-        move = kernels.draw_move(board, mob, amazons, meta, rng, weights)
+        move = kernels.draw_move(board, mob, amazons, meta, rng, draw_weights)
         if move < 0:
             break
         kernels.make_move(board, mob, amazons, meta, zob, move)
     side = meta[kernels.SIDE]
     if not kernels.has_moves(board, amazons, meta):
         return 0.0 if side == 0 else 1.0
-    score = evaluate(board, amazons, meta, scratch)
+    score = weighted_evaluate(board, amazons, meta, scratch, weights)
     return _chance(score - par if side == 0 else -score - par, slope)
 
 
@@ -353,6 +368,7 @@ def iterate(
     zob: np.ndarray,
     rng: np.ndarray,
     scratch: np.ndarray,
+    weights: np.ndarray,
     iterations: int,
     params: np.ndarray,
     par: float,
@@ -361,8 +377,8 @@ def iterate(
     are); return how many ran: fewer when the node table or the ranked-move pool is full, or
     when an iteration ranked a node's moves. The arrays are those of `ValuedTree`;
     sizes = [nodes used, pool entries used]; params = [c, cutoff, slope, expand, queens, keep,
-    widen, mix, root, komi]. Scores count from a par: `par` for White (komi times the root's
-    value two plies on, for White), -par for Black."""
+    widen, mix, root, komi]; `weights` mix the evaluation's terms. Scores count from a par:
+    `par` for White (komi times the root's value two plies on, for White), -par for Black."""
     c = params[0]
     cutoff = int(params[1])
     slope = params[2]
@@ -377,7 +393,7 @@ def iterate(
     m = mob.copy()
     a = amazons.copy()
     t = meta.copy()
-    weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
+    draw_weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
     for done in range(iterations):
         if sizes[0] + 1 >= nodes.shape[0] or sizes[1] + longest >= ranked.shape[0]:
             return done
@@ -397,11 +413,21 @@ def iterate(
                 if node == 0:
                     # Ranked once a move: the arrows of every queen step, and more moves kept.
                     length = rank_moves(
-                        b, m, a, t, zob, scratch, ALL, root, ranked[start:], scores[start:]
+                        b, m, a, t, zob, scratch, weights, ALL, root, ranked[start:], scores[start:]
                     )
                 else:
                     length = rank_moves(
-                        b, m, a, t, zob, scratch, queens, keep, ranked[start:], scores[start:]
+                        b,
+                        m,
+                        a,
+                        t,
+                        zob,
+                        scratch,
+                        weights,
+                        queens,
+                        keep,
+                        ranked[start:],
+                        scores[start:],
                     )
                 nodes[node, LIST] = start
                 nodes[node, LENGTH] = length
@@ -433,7 +459,9 @@ def iterate(
         if nodes[node, TOTAL] == 0:
             white = 0.0 if t[kernels.SIDE] == 0 else 1.0
         else:
-            white = _playout(b, m, a, t, zob, rng, weights, scratch, cutoff, slope, par)
+            white = _playout(
+                b, m, a, t, zob, rng, draw_weights, scratch, weights, cutoff, slope, par
+            )
         while node >= 0:
             nodes[node, VISITS] += 1
             wins[node] += white if mover == 0 else 1.0 - white
@@ -581,13 +609,17 @@ class InvaderBot:
         playouts: int = 0,
         seed: int = 0,
         exact: int = 12,
+        fitted: int = 1,
         endgame: Endgame | None = None,
     ) -> None:
         self.spec = (
             f"invader:c={c},cutoff={cutoff},slope={slope},expand={expand},queens={queens},"
             f"keep={keep},widen={widen},mix={mix},root={root},komi={komi},playouts={playouts},"
-            f"seed={seed},exact={exact}"
+            f"seed={seed},exact={exact},fitted={fitted}"
         )
+        if fitted not in (0, 1):
+            raise NotationError(f"invader parameter fitted={fitted} is neither 0 nor 1")
+        self.weights = FITTED if fitted else LIEBERUM
         self.params = np.array(
             [c, cutoff, slope, expand, queens, keep, widen, mix, root, komi], dtype=np.float64
         )
@@ -630,11 +662,10 @@ class InvaderBot:
         # behind still tells a better move from a worse one before the win chance saturates.
         # The root's static evaluation misleads here when a threat is pending: measured from
         # it, every move can look lost and the search cannot tell them apart.
-        score = two_ply(
-            board, mob, amazons, meta, zob, scratch, PAR_CANDIDATES, int(self.params[4])
-        )
+        weights, queens = self.weights, int(self.params[4])
+        score = two_ply(board, mob, amazons, meta, zob, scratch, weights, PAR_CANDIDATES, queens)
         if not math.isfinite(score):
-            score = evaluate(board, amazons, meta, scratch)
+            score = weighted_evaluate(board, amazons, meta, scratch, weights)
         par = float(self.params[9] * (score if meta[kernels.SIDE] == 0 else -score))
         tree.par = par
 
@@ -654,6 +685,7 @@ class InvaderBot:
                     zob,
                     self._rng,
                     scratch,
+                    self.weights,
                     batch,
                     self.params,
                     par,

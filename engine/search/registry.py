@@ -91,6 +91,12 @@ BOTS: dict[str, BotType] = {
                     "exact endgame by CGT values once the contested regions have at most "
                     "this many empty squares in all, 0 never",
                 ),
+                Param(
+                    "fitted",
+                    int,
+                    1,
+                    "1: the evaluation's terms weighted as fitted to game results, 0: Lieberum's",
+                ),
             ),
             InvaderBot,
         ),

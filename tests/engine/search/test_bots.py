@@ -82,6 +82,7 @@ def test_bots_take_the_win_when_they_can(spec: str) -> None:
         ("mobility:c=2", "bot 'mobility' has no parameter 'c': its parameters are seed"),
         ("random:seed", "bot parameter 'seed' needs a value: write seed=VALUE"),
         ("random:seed=x", "bot parameter seed='x' is not a whole number"),
+        ("invader:fitted=2", "invader parameter fitted=2 is neither 0 nor 1"),
     ],
 )
 def test_bad_bot_specs_say_what_exists(spec: str, message: str) -> None:

@@ -11,6 +11,7 @@ from numba.core.runtime import _nrt_python, rtsys
 from engine.amazons import Position, Side, Square
 from engine.search.evaluation import (
     KAPPA,
+    LIEBERUM,
     UNREACHABLE,
     Evaluation,
     evaluate,
@@ -215,6 +216,25 @@ def test_terms_match_the_formulas(position: Position) -> None:
 def test_terms_match_the_formulas_in_played_games(position: Position) -> None:
     terms = dataclasses.astuple(evaluation_terms(position))
     assert terms == pytest.approx(_reference_terms(position), rel=1e-9, abs=1e-9)
+
+
+@given(
+    st.one_of(positions(max_size=8), game_positions()),
+    st.lists(st.floats(-5, 5), min_size=10, max_size=10),
+)
+@settings(max_examples=100, deadline=None)
+def test_other_weights_mix_the_same_terms(position: Position, weights: list[float]) -> None:
+    t1, t2, c1, c2, w, mobility, _ = _reference_terms(position)
+    late = 31 / (30 + math.exp(0.2 * w))
+    mixed = sum(
+        (late * weights[k] + (1 - late) * weights[5 + k]) * term
+        for k, term in enumerate((t1, t2, c1, c2, mobility))
+    )
+    assert evaluate_position(position, np.array(weights)) == pytest.approx(
+        mixed, rel=1e-9, abs=1e-9
+    )
+    # Lieberum's own weights are the plain evaluation, bit for bit.
+    assert evaluate_position(position, LIEBERUM) == evaluation_terms(position).total
 
 
 @given(st.one_of(positions(max_size=8), game_positions()))

@@ -12,6 +12,7 @@ from engine.search.evaluation import evaluate_position, make_scratch
 from engine.search.invader import (
     ALL,
     ENDGAME_SHARE,
+    FITTED,
     LENGTH,
     LIST,
     PAR_CANDIDATES,
@@ -107,7 +108,7 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi
     root = position.current_player
     white_par = tree.par
     board, mob, amazons, meta, zob = position.clone().arrays()
-    value = two_ply(board, mob, amazons, meta, zob, make_scratch(board), PAR_CANDIDATES, 12)
+    value = two_ply(board, mob, amazons, meta, zob, make_scratch(board), FITTED, PAR_CANDIDATES, 12)
     assert white_par == komi * value * (1 if root == 0 else -1)
     inner = leaves = untried = 0
     for node in range(1, tree.size):
@@ -137,7 +138,7 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi
         # it, for the side that played it, or a certain win when the opponent cannot move.
         expected = 1.0
         if not after.is_terminal():
-            score = -evaluate_position(after)
+            score = -evaluate_position(after, FITTED)
             expected = _chance(score - (white_par if mover == 0 else -white_par), slope)
         assert tree.values[node] == pytest.approx(expected, rel=1e-12)
     assert inner > 10
@@ -147,7 +148,8 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi
 
 def test_the_root_keeps_the_best_moves_of_all() -> None:
     position = _played(Position.setup("10x10"), 12)
-    tree = InvaderBot(playouts=20, root=10).search(position, deadline=0.0)
+    # Lieberum's weights, as alphabeta's one_ply has them.
+    tree = InvaderBot(playouts=20, root=10, fitted=0).search(position, deadline=0.0)
     start, length = tree.nodes[0, LIST], tree.nodes[0, LENGTH]
     board, mob, amazons, meta, zob = position.clone().arrays()
     every = one_ply(board, mob, amazons, meta, zob, make_scratch(board), position.move_indices())
@@ -202,7 +204,9 @@ def test_ranking_always_holds_the_shots_back_and_the_arrows_that_shut_an_amazon_
     board, mob, amazons, meta, zob = position.clone().arrays()
     out = np.zeros(position.count_moves(), dtype=np.int64)
     scores = np.zeros(out.shape[0])
-    count = rank_moves(board, mob, amazons, meta, zob, make_scratch(board), 0, 10**6, out, scores)
+    count = rank_moves(
+        board, mob, amazons, meta, zob, make_scratch(board), FITTED, 0, 10**6, out, scores
+    )
     found = {str(position.decode(int(move))) for move in out[:count]}
     shots_back = {str(move) for move in position.legal_moves if move.arrow == move.origin}
     assert found == shots_back | _shutting_moves(position)
@@ -210,7 +214,7 @@ def test_ranking_always_holds_the_shots_back_and_the_arrows_that_shut_an_amazon_
     for move, score in zip(out[:count], scores[:count], strict=True):
         after = position.clone()
         after.apply_index(int(move))
-        assert score == -evaluate_position(after)
+        assert score == -evaluate_position(after, FITTED)
 
 
 def _two_plies(position: Position) -> float:
@@ -226,7 +230,7 @@ def _two_plies(position: Position) -> float:
         for reply in after.legal_moves:
             again = after.clone()
             again.apply(reply)
-            worst = min(worst, evaluate_position(again))
+            worst = min(worst, evaluate_position(again, FITTED))
         best = max(best, worst)
     return best
 
@@ -235,8 +239,8 @@ def _two_plies(position: Position) -> float:
 @settings(max_examples=60, deadline=None)
 def test_two_ply_over_every_move_is_the_plain_two_ply_minimax(position: Position) -> None:
     board, mob, amazons, meta, zob = position.clone().arrays()
-    value = two_ply(board, mob, amazons, meta, zob, make_scratch(board), 10**6, ALL)
+    value = two_ply(board, mob, amazons, meta, zob, make_scratch(board), FITTED, 10**6, ALL)
     if position.is_terminal():
-        assert value == evaluate_position(position)
+        assert value == evaluate_position(position, FITTED)
     else:
         assert value == pytest.approx(_two_plies(position), rel=1e-12, abs=1e-12)
