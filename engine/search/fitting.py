@@ -158,13 +158,13 @@ def fit_records(records: Iterable[GameRecord], seed: int = 0) -> Fit:
     data = samples(list(records))
     lieberum = (data.terms @ LIEBERUM)[:, None]
     games = np.unique(data.game)
+    if len(games) < 2:
+        raise NotationError("fitting needs two finished games or more, to hold some out")
     np.random.default_rng(seed).shuffle(games)
     held_fitted = np.zeros(len(data.won))
     held_lieberum = np.zeros(len(data.won))
     for fold in np.array_split(games, min(FOLDS, len(games))):
         test = np.isin(data.game, fold)
-        if test.all():
-            continue
         held_fitted[test] = data.terms[test] @ fit_logistic(data.terms[~test], data.won[~test])
         slope = fit_logistic(lieberum[~test], data.won[~test])
         held_lieberum[test] = lieberum[test, 0] * slope[0]

@@ -76,9 +76,9 @@ ENDGAME_SAMPLE = "B2W/xxxx/2xx b"  # one small contested region, for the endgame
 SHUT_IN = 2
 ALL = 1 << 30  # as `queens`: the arrows of every queen step
 PAR_CANDIDATES = 4  # root moves whose best replies set the par
-# The evaluation's terms weighted as by a logistic regression of game results on them (see
-# docs/experiments.md), divided by the default slope: at that slope a score becomes the win
-# chance the regression gives.
+# The evaluation's terms weighted as by a logistic regression of game results on them, divided
+# by the default slope, so that at that slope a score becomes the regression's win chance:
+# `arena fit docs/data/fit-games.jsonl.gz` prints them (docs/experiments.md).
 FITTED = np.array([2.97, 0.33, 0.17, 0.33, 0.58, 0.08, -0.02, -0.16, 0.47, 0.28])
 
 

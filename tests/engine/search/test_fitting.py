@@ -62,6 +62,8 @@ def test_unfinished_games_and_other_games_are_left_out() -> None:
     assert len(samples([finished, unfinished, other]).won) == len(finished.moves)
     with pytest.raises(NotationError, match="no finished Amazons games"):
         samples([unfinished])
+    with pytest.raises(NotationError, match="two finished games or more"):
+        fit_records([finished, unfinished])
 
 
 def test_a_bad_move_or_start_in_a_record_is_named() -> None:
