@@ -29,7 +29,7 @@ def test_bots_play_legal_moves_within_the_deadline(spec: str, setup: str) -> Non
     position = Position.setup(setup)
     budget = Budget(seconds=0.1)
     for player in (bot, opponent):
-        player.choose(position.clone(), budget)  # compile outside the timing
+        player.prepare()  # compile outside the timing
     plies = 0
     while not position.is_terminal() and plies < 40:
         player = bot if position.current_player == 0 else opponent
