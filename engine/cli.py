@@ -277,12 +277,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    records = []
-    for path in args.records:
-        try:
-            records += read_records(path)
-        except OSError as error:
-            raise NotationError(f"cannot read {path}: {error.strerror}") from None
+    records = [record for path in args.records for record in read_records(path)]
     print(fit_records(records).table(args.slope))
     return 0
 

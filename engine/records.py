@@ -56,15 +56,17 @@ class GameRecord:
 
 def read_records(path: Path) -> list[GameRecord]:
     """The records of a JSON Lines file, gzip-compressed when its name ends in .gz."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise NotationError(f"cannot read {path}: {error.strerror}") from None
     if path.suffix == ".gz":
         try:
-            text = gzip.decompress(path.read_bytes()).decode()
-        except (OSError, EOFError, UnicodeDecodeError) as error:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as error:
             raise NotationError(f"{path}: not a gzip file of records: {error}") from None
-    else:
-        text = path.read_text()
     records = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(data.decode().splitlines(), 1):
         if line.strip():
             try:
                 records.append(GameRecord.from_json(line))

@@ -203,10 +203,10 @@ def _mix(
 
 
 @njit(cache=True)
-def score_terms(
+def _terms(
     board: np.ndarray, amazons: np.ndarray, meta: np.ndarray, scratch: np.ndarray
-) -> tuple[float, float, float, float, float, float, float]:
-    """(t1, t2, c1, c2, w, mobility, total) for the side to move: see `Evaluation`."""
+) -> tuple[float, float, float, float, float, float]:
+    """(t1, t2, c1, c2, w, mobility) for the side to move: see `Evaluation`."""
     me = meta[SIDE]
     queue = scratch[_QUEUE]
     queen_me = scratch[_QUEEN_ME]
@@ -264,6 +264,15 @@ def score_terms(
     t2 = king_lead + KAPPA * king_ties
     c1 *= 2.0
     mobility = w * (opp_restriction - own_restriction)
+    return t1, t2, c1, c2, w, mobility
+
+
+@njit(cache=True)
+def score_terms(
+    board: np.ndarray, amazons: np.ndarray, meta: np.ndarray, scratch: np.ndarray
+) -> tuple[float, float, float, float, float, float, float]:
+    """(t1, t2, c1, c2, w, mobility, total) for the side to move: see `Evaluation`."""
+    t1, t2, c1, c2, w, mobility = _terms(board, amazons, meta, scratch)
     return t1, t2, c1, c2, w, mobility, _mix(t1, t2, c1, c2, w, mobility, LIEBERUM)
 
 
@@ -286,7 +295,7 @@ def weighted_evaluate(
 ) -> float:
     """The score of the position for the side to move with the terms mixed by `weights` (see
     `LIEBERUM`); `evaluate` is this with LIEBERUM."""
-    t1, t2, c1, c2, w, mobility, _ = score_terms(board, amazons, meta, scratch)
+    t1, t2, c1, c2, w, mobility = _terms(board, amazons, meta, scratch)
     return _mix(t1, t2, c1, c2, w, mobility, weights)
 
 

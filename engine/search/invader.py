@@ -410,25 +410,12 @@ def iterate(
                 break
             if nodes[node, LIST] < 0:
                 start = sizes[1]
-                if node == 0:
-                    # Ranked once a move: the arrows of every queen step, and more moves kept.
-                    length = rank_moves(
-                        b, m, a, t, zob, scratch, weights, ALL, root, ranked[start:], scores[start:]
-                    )
-                else:
-                    length = rank_moves(
-                        b,
-                        m,
-                        a,
-                        t,
-                        zob,
-                        scratch,
-                        weights,
-                        queens,
-                        keep,
-                        ranked[start:],
-                        scores[start:],
-                    )
+                # The root is ranked once a move: the arrows of every queen step, and more
+                # moves kept.
+                steps, kept = (ALL, root) if node == 0 else (queens, keep)
+                length = rank_moves(
+                    b, m, a, t, zob, scratch, weights, steps, kept, ranked[start:], scores[start:]
+                )
                 nodes[node, LIST] = start
                 nodes[node, LENGTH] = length
                 sizes[1] += length
