@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
+from collections.abc import Awaitable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import identity
 from server.clock import now_ms
-from server.games import channel, game_of
+from server.games import Game, channel, game_of
 from server.hub import LOBBY, user_channel
 from server.lobby import MAX_SEEKS
 from server.logs import REQUEST
@@ -152,6 +153,9 @@ class Session:
         self.log = log.bind(peer=str(socket.remote_address))
         self.overflowed = False
         self.connection_id = secrets.token_hex(6)
+        # While this connection's own action on a game is being committed, that game's
+        # published frames wait here, so the reply goes out first and each version once.
+        self.held: tuple[str, list[tuple[int, bytes]]] | None = None
 
     # Running
 
@@ -188,27 +192,35 @@ class Session:
             self.push(frame)
 
     def deliver(self, channel_name: str, data: bytes, event: dict[str, Any]) -> None:
-        """A frame published on a followed channel, and its map. Game events already sent are
-        dropped, so a client sees each version once (a reply may have carried it first)."""
+        """A frame published on a followed channel, and its map."""
         if game_of(channel_name) is not None:
             try:
                 game_id, version = event["game_id"], event["version"]
             except KeyError:
                 self.log.error("bad_published_frame", channel=channel_name)
                 return
-            last = self.versions.get(game_id, 0)
-            if version <= last:
-                return
-            if version > last + 1:
-                # Earlier events are still to come from the log (a follow's catch-up under
-                # way, or a frame lost by pub/sub): fetch them in order rather than skip them.
-                self.arena.spawn(self._catch_up(game_id, last, snapshot=False))
-                return
-            self.versions[game_id] = version
+            if self.held is not None and self.held[0] == game_id:
+                self.held[1].append((version, data))
+            else:
+                self._pass_on(game_id, version, data)
         elif channel_name.startswith("user:") and event.get("t") == "game_started":
             # A game of ours started elsewhere (a seek taken, a pairing): follow it.
             self.arena.spawn(self._follow_started(event["game_id"]))
+        else:
+            self.push(data)
+
+    def _pass_on(self, game_id: str, version: int, data: bytes) -> None:
+        """Send a game's event unless it was sent already (a reply may have carried it), so a
+        client sees each version once; fetch missing earlier ones from the log first."""
+        last = self.versions.get(game_id, 0)
+        if version <= last:
             return
+        if version > last + 1:
+            # Earlier events are still to come from the log (a follow's catch-up under way, or
+            # a frame lost by pub/sub): fetch them in order rather than skip them.
+            self.arena.spawn(self._catch_up(game_id, last, snapshot=False))
+            return
+        self.versions[game_id] = version
         self.push(data)
 
     def missed(self, channel_name: str) -> None:
@@ -355,15 +367,23 @@ class Session:
     async def _catch_up(self, game_id: str, version: int, snapshot: bool) -> None:
         store = self.arena.store
         if snapshot:
-            game = await store.load(game_id)
-            self.versions[game_id] = max(self.versions.get(game_id, 0), game.version)
-            self.push(game.snapshot(now_ms()).to_wire())
+            await self._send_state(await store.load(game_id))
             return
         frames = await store.events_since(game_id, version)
         for index, frame in enumerate(frames, start=version + 1):
             if index > self.versions.get(game_id, 0):
                 self.versions[game_id] = index
                 self.push(frame)
+
+    async def _send_state(self, game: Game, request_id: int | None = None) -> None:
+        """Send a game's state; the client now knows the game up to its version. An event newer
+        than the state that went out just before it (published while the state was read) is
+        sent again after it."""
+        pushed = self.versions.get(game.game_id, 0)
+        self.versions[game.game_id] = game.version
+        self.reply(replace(game.snapshot(now_ms()), id=request_id))
+        if pushed > game.version:
+            await self._catch_up(game.game_id, game.version, snapshot=False)
 
     # Lobby
 
@@ -550,9 +570,7 @@ class Session:
         if game.colour_of(self._me().name) is None and game.game_id not in self.watching:
             self.watching.add(game.game_id)
             await self.arena.store.count_spectator(game.game_id, +1)
-        game = await self.arena.store.load(request.game_id)
-        self.versions[game.game_id] = max(self.versions.get(game.game_id, 0), game.version)
-        self.reply(replace(game.snapshot(now_ms()), id=request.id))
+        await self._send_state(await self.arena.store.load(request.game_id), request.id)
 
     async def _unwatch(self, request: Unwatch) -> None:
         if request.game_id not in self.watching:
@@ -566,42 +584,70 @@ class Session:
         return int(self.socket.latency * 1000)
 
     async def _move(self, request: PlayMove) -> None:
-        events = await self.arena.store.play(
-            request.game_id, self._me().name, request.ply, request.move, now_ms(), self._lag_ms()
+        store, name = self.arena.store, self._me().name
+        await self._act(
+            request,
+            store.play(request.game_id, name, request.ply, request.move, now_ms(), self._lag_ms()),
         )
-        self._send_game_events(events, request)
 
     async def _resign(self, request: Resign) -> None:
-        events = await self.arena.store.resign(request.game_id, self._me().name, now_ms())
-        self._send_game_events(events, request)
+        await self._act(
+            request, self.arena.store.resign(request.game_id, self._me().name, now_ms())
+        )
 
     async def _abort(self, request: Abort) -> None:
-        events = await self.arena.store.abort(request.game_id, self._me().name, now_ms())
-        self._send_game_events(events, request)
+        await self._act(request, self.arena.store.abort(request.game_id, self._me().name, now_ms()))
 
     async def _claim(self, request: ClaimVictory) -> None:
-        events = await self.arena.store.claim(request.game_id, self._me().name, now_ms())
-        self._send_game_events(events, request)
+        await self._act(request, self.arena.store.claim(request.game_id, self._me().name, now_ms()))
 
-    def _send_game_events(self, events: list[GameEvent], request: Request) -> None:
-        """The first event is the reply; the rest follow as news, each version once."""
+    async def _act(
+        self, request: PlayMove | Resign | Abort | ClaimVictory, action: Awaitable[list[GameEvent]]
+    ) -> None:
+        """Commit an action on a game and reply with its first event, the rest following as
+        news. The game's frames published meanwhile are held and then sent in version order
+        around the reply, each version once (the reply carries its own)."""
+        game_id = request.game_id
+        held: list[tuple[int, bytes]] = []
+        self.held = (game_id, held)
+        try:
+            events = await action
+        except BaseException:
+            self.held = None
+            for version, data in held:
+                self._pass_on(game_id, version, data)
+            raise
+        self.held = None
         first, *rest = events
-        self.versions[first.game_id] = max(self.versions.get(first.game_id, 0), first.version)
+        for version, data in sorted(held):
+            if version < first.version:
+                self._pass_on(game_id, version, data)
+        self.versions[game_id] = max(self.versions.get(game_id, 0), first.version)
         self.reply(replace(first, id=request.id))
-        for event in rest:
-            if event.version > self.versions.get(event.game_id, 0):
-                self.versions[event.game_id] = event.version
-                self.push(event.to_wire())
+        later = {event.version: event.to_wire() for event in rest}
+        later.update((version, data) for version, data in held if version > first.version)
+        for version in sorted(later):
+            self._pass_on(game_id, version, later[version])
 
     async def _resync(self, request: Resync) -> None:
-        game = await self.arena.store.load(request.game_id)
-        await self._follow(channel(game.game_id))
-        frames = await self.arena.store.events_since(game.game_id, request.version)
+        """Replay what the client misses after its version; a version past the game's (which
+        the client cannot have) gets the game's state instead, then anything newer."""
+        game_id = request.game_id
+        game = await self.arena.store.load(game_id)
+        await self._follow(channel(game_id))
+        since = request.version
+        if since > game.version:
+            self.push(game.snapshot(now_ms()).to_wire())
+            since = game.version
+        frames = await self.arena.store.events_since(game_id, since)
         for frame in frames:
             self.push(frame)
-        last = request.version + len(frames)
-        self.versions[game.game_id] = max(self.versions.get(game.game_id, 0), last)
-        self.reply(Synced(game.game_id, last, id=request.id))
+        last = since + len(frames)
+        if since == request.version:
+            self.versions[game_id] = max(self.versions.get(game_id, 0), last)
+        else:
+            self.versions[game_id] = last
+        self.reply(Synced(game_id, last, id=request.id))
 
     async def _analyze(self, request: Analyze) -> None:
         if (request.position is None) == (request.game_id is None):

@@ -1,0 +1,128 @@
+"""What an outside client written from docs/protocol.md relies on, checked frame by frame over
+real websockets and a real Redis: each version of a game reaches a connection once, a resync
+past the game's end is answered with the game's real state, and the lobby's answers are the
+documented ones."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from websockets.asyncio.server import serve
+
+from engine.amazons import Position
+from server.app import Arena
+from server.games import open_redis
+from tests.server.wire import Frame, Wire
+
+SIX = {"base": 300, "increment": 0}
+
+
+@pytest_asyncio.fixture
+async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+    client = open_redis(redis_url)
+    arena = Arena(client)
+    await arena.start()
+    try:
+        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            yield f"ws://127.0.0.1:{port}"
+    finally:
+        await arena.close()
+        await client.aclose()
+
+
+async def _game(url: str) -> tuple[Wire, Wire, Frame]:
+    """Two guests, one seeking and one accepting a 6x6 game: (white, black, game_started)."""
+    a, b = await Wire.guest(url), await Wire.guest(url)
+    added = await a.call("seek", time=SIX, setup="6x6")
+    started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
+    assert started["t"] == "game_started", started
+    white = a if started["white"]["name"] == a.user else b
+    return white, (b if white is a else a), started
+
+
+def _moves(setup: str, count: int) -> list[str]:
+    position = Position.setup(setup)
+    moves = []
+    for ply in range(count):
+        move = position.random_move(ply)
+        assert move is not None
+        moves.append(str(move))
+        position.apply(move)
+    return moves
+
+
+def _event_versions(wire: Wire, game_id: str) -> list[int]:
+    return [f["version"] for f in wire.game_frames(game_id) if f["t"] != "game_state"]
+
+
+@pytest.mark.asyncio
+async def test_each_version_of_a_game_reaches_each_connection_once(url: str) -> None:
+    white, black, started = await _game(url)
+    game_id = started["game_id"]
+    spectator = await Wire.guest(url)
+    await spectator.call("watch", game_id=game_id)
+    moves = _moves("6x6", 12)
+    for ply, move in enumerate(moves):
+        mover = white if ply % 2 == 0 else black
+        reply = await mover.call("move", game_id=game_id, ply=ply, move=move)
+        assert reply["t"] == "move_played", reply
+    last = 1 + len(moves)
+    for wire in (white, black, spectator):
+        await wire.wait_for(lambda f: f.get("version") == last and f["t"] == "move_played")
+    await asyncio.sleep(0.2)  # time for a late duplicate to arrive
+    for wire in (white, black):
+        versions = _event_versions(wire, game_id)
+        assert [v for v, n in Counter(versions).items() if n > 1] == []
+        assert versions == list(range(1, last + 1))
+    assert _event_versions(spectator, game_id) == list(range(2, last + 1))
+    for wire in (white, black, spectator):
+        await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_a_resync_past_the_games_version_gets_the_real_state_and_later_events(
+    url: str,
+) -> None:
+    white, black, started = await _game(url)
+    game_id = started["game_id"]
+    moves = _moves("6x6", 4)
+    for ply, move in enumerate(moves[:3]):
+        await (white if ply % 2 == 0 else black).call("move", game_id=game_id, ply=ply, move=move)
+    spectator = await Wire.guest(url)
+    state = await spectator.call("watch", game_id=game_id)
+    assert state["version"] == 4
+
+    request_id = spectator.send("resync", game_id=game_id, version=54)
+    synced = await spectator.wait_for(lambda f: f.get("id") == request_id)
+    assert synced == {"t": "synced", "id": request_id, "game_id": game_id, "version": 4}
+    replayed = [f for f in spectator.frames if f["t"] == "game_state" and f.get("id") is None]
+    assert [(f["version"], f["moves"]) for f in replayed] == [(4, moves[:3])]
+
+    await black.call("move", game_id=game_id, ply=3, move=moves[3])
+    news = await spectator.wait_for(lambda f: f["t"] == "move_played" and f["version"] == 5)
+    assert news["move"] == moves[3]
+    for wire in (white, black, spectator):
+        await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_watching_again_after_a_bad_resync_brings_the_events_back(url: str) -> None:
+    white, black, started = await _game(url)
+    game_id = started["game_id"]
+    moves = _moves("6x6", 2)
+    spectator = await Wire.guest(url)
+    await spectator.call("watch", game_id=game_id)
+    await spectator.call("resync", game_id=game_id, version=999)
+    assert (await spectator.call("unwatch", game_id=game_id))["t"] == "ok"
+    assert (await spectator.call("watch", game_id=game_id))["version"] == 1
+    await white.call("move", game_id=game_id, ply=0, move=moves[0])
+    news = await spectator.wait_for(lambda f: f["t"] == "move_played")
+    assert (news["version"], news["move"]) == (2, moves[0])
+    for wire in (white, black, spectator):
+        await wire.close()
