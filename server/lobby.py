@@ -38,6 +38,8 @@ SEEK_EXPIRY = "lobby:seek-expiry"  # sorted set: seek id -> ms when it lapses
 CHALLENGES = "lobby:challenges"  # hash: challenge id -> msgpack challenge
 POOLS = "lobby:pools"  # set of pool names with someone waiting
 SEEK_TTL_MS = 60_000  # a seek lapses this long after its owner's server last refreshed it
+TAKEN_KEY = "lobby:seek-taken:{}"  # who accepted a seek, kept a while so a late taker hears it
+TAKEN_MS = 3_600_000
 MAX_SEEKS = 3  # open seeks one connection may have
 
 # Quick pairing pairs two waiting players whose ratings differ by at most a window that starts
@@ -46,12 +48,14 @@ WINDOW_START = 100
 WINDOW_GROWTH_PER_SECOND = 25
 UNRATED = 1500
 
-# Take a seek: the first caller gets it, later ones get nothing.
+# Take a seek: the first caller gets it, later ones get nothing. An accepted seek leaves a note
+# of its taker (KEYS[3], for ARGV[3] ms).
 TAKE = """
 local data = redis.call('HGET', KEYS[1], ARGV[1])
 if not data then return false end
 redis.call('HDEL', KEYS[1], ARGV[1])
 if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[1]) end
+if ARGV[2] and ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3]) end
 return data
 """
 
@@ -190,9 +194,12 @@ class Lobby:
         if seek_ids:
             await self.redis.zadd(SEEK_EXPIRY, dict.fromkeys(seek_ids, now + SEEK_TTL_MS), xx=True)
 
-    async def take_seek(self, seek_id: str) -> SeekInfo | None:
-        """Remove the seek and return it, unless someone else took it first."""
-        data = await self._take(keys=[SEEKS, SEEK_EXPIRY], args=[seek_id])
+    async def take_seek(self, seek_id: str, *, taker: str = "") -> SeekInfo | None:
+        """Remove the seek and return it, unless someone else took it first; `taker` names
+        who accepted it (none when it is cancelled or lapses)."""
+        data = await self._take(
+            keys=[SEEKS, SEEK_EXPIRY, TAKEN_KEY.format(seek_id)], args=[seek_id, taker, TAKEN_MS]
+        )
         if data is None:
             return None
         await self.redis.publish(LOBBY, SeekRemoved(seek_id).to_wire())
@@ -204,6 +211,11 @@ class Lobby:
         if data is None or expiry is None or expiry < now:
             return None
         return _seek(data)
+
+    async def taker(self, seek_id: str) -> str | None:
+        """Who accepted the seek, if it was accepted in the last hour."""
+        name = await self.redis.get(TAKEN_KEY.format(seek_id))
+        return name.decode() if isinstance(name, bytes) else name
 
     async def sweep_seeks(self, now: int) -> None:
         """Drop seeks whose owner's server stopped refreshing them."""

@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Awaitable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import msgpack
 import structlog
@@ -435,21 +435,27 @@ class Session:
         self.reply(SeekList(tuple(seeks[:500]), id=request.id))
 
     async def _accept_seek(self, request: AcceptSeek) -> None:
-        me = self._me()
-        seek = await self.arena.lobby.peek_seek(request.seek_id, now_ms())
+        me, lobby = self._me(), self.arena.lobby
+        seek = await lobby.peek_seek(request.seek_id, now_ms())
         if seek is None:
-            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open seek {request.seek_id}")
+            await self._seek_gone(request.seek_id)
         if seek.player.name == me.name:
             raise ProtocolError(ErrorCode.FORBIDDEN, "you cannot accept your own seek")
         if seek.rated and me.kind is PlayerKind.GUEST:
             raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
-        taken = await self.arena.lobby.take_seek(request.seek_id)
-        if taken is None:
-            raise ProtocolError(ErrorCode.CONFLICT, f"seek {request.seek_id} was already taken")
+        if await lobby.take_seek(request.seek_id, taker=me.name) is None:
+            await self._seek_gone(request.seek_id)
         started = await self.arena.start_game(
             seek.player, me, seek.colour, setup=seek.setup, time=seek.time, rated=seek.rated
         )
         await self._started(started, request)
+
+    async def _seek_gone(self, seek_id: str) -> NoReturn:
+        """Refuse a seek that is not open: `conflict` if someone accepted it, else
+        `not_found` (never made, cancelled, or lapsed)."""
+        if await self.arena.lobby.taker(seek_id) is not None:
+            raise ProtocolError(ErrorCode.CONFLICT, f"seek {seek_id} was already taken")
+        raise ProtocolError(ErrorCode.NOT_FOUND, f"no open seek {seek_id}")
 
     async def _started(self, started: GameEvent, request: Request) -> None:
         self.versions[started.game_id] = max(self.versions.get(started.game_id, 0), 1)

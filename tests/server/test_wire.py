@@ -126,3 +126,21 @@ async def test_watching_again_after_a_bad_resync_brings_the_events_back(url: str
     assert (news["version"], news["move"]) == (2, moves[0])
     for wire in (white, black, spectator):
         await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_a_seek_already_taken_is_a_conflict_and_an_unknown_one_not_found(url: str) -> None:
+    owner, first, second = [await Wire.guest(url) for _ in range(3)]
+    added = await owner.call("seek", time=SIX, setup="6x6")
+    seek_id = added["seek"]["seek_id"]
+    assert (await first.call("accept_seek", seek_id=seek_id))["t"] == "game_started"
+    late = await second.call("accept_seek", seek_id=seek_id)
+    assert (late["t"], late["code"]) == ("error", "conflict")
+    assert late["message"] == f"seek {seek_id} was already taken"
+    unknown = await second.call("accept_seek", seek_id="nosuchseek")
+    assert (unknown["code"], unknown["message"]) == ("not_found", "no open seek nosuchseek")
+    cancelled = (await owner.call("seek", time=SIX, setup="6x6"))["seek"]["seek_id"]
+    await owner.call("cancel_seek", seek_id=cancelled)
+    assert (await second.call("accept_seek", seek_id=cancelled))["code"] == "not_found"
+    for wire in (owner, first, second):
+        await wire.close()
