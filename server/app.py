@@ -31,7 +31,7 @@ from server.protocol import (
     PlayerKind,
     TimeControl,
 )
-from server.session import Session
+from server.session import LOGIN_SECONDS, Session
 from server.worker import HOUSE_BOTS
 
 __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
@@ -59,6 +59,7 @@ class Arena:
         *,
         setups: tuple[str, ...] = SETUP_NAMES,
         claim_grace_ms: int = CLAIM_GRACE_MS,
+        login_seconds: float = LOGIN_SECONDS,
     ) -> None:
         from server.hub import Hub
 
@@ -67,6 +68,7 @@ class Arena:
                 raise ValueError(f"unknown setup {name!r}")
         self.redis = redis
         self.setups = setups
+        self.login_seconds = login_seconds
         self.store = GameStore(redis, claim_grace_ms=claim_grace_ms)
         self.lobby = Lobby(redis)
         self.hub = Hub(redis)

@@ -5,6 +5,7 @@ whose unsent frames pass a bound is disconnected and may resume; it never slows 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import time
@@ -85,6 +86,7 @@ log = structlog.get_logger(__name__)
 
 SEND_BUFFER = 256 * 1024  # bytes unsent to a client before it is disconnected
 TOO_FAR_BEHIND = (1008, "too far behind; reconnect and resync")
+LOGIN_SECONDS = 15.0  # from connecting until a `welcome`, or the connection is closed
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
 
@@ -160,6 +162,9 @@ class Session:
     # Running
 
     async def run(self) -> None:
+        deadline = asyncio.get_running_loop().call_later(
+            self.arena.login_seconds, self._login_overdue
+        )
         try:
             async for frame in self.socket:
                 await self._receive(frame)
@@ -170,7 +175,14 @@ class Session:
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             await self._leave()
+
+    def _login_overdue(self) -> None:
+        if self.user is None:
+            seconds = f"{self.arena.login_seconds:g}"
+            self.log.info("login_overdue")
+            self.arena.spawn(self.socket.close(1008, f"no login within {seconds} s of connecting"))
 
     def push(self, frame: bytes) -> None:
         """Write a frame to the socket now, in order with every other; a client that has

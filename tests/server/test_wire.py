@@ -6,8 +6,10 @@ documented ones."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -22,10 +24,11 @@ from tests.server.wire import Frame, Wire
 SIX = {"base": 300, "increment": 0}
 
 
-@pytest_asyncio.fixture
-async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+@contextlib.asynccontextmanager
+async def _serving(redis_url: str, **options: Any) -> AsyncIterator[str]:
+    """A server process's endpoint in this process, on a free port: its URL."""
     client = open_redis(redis_url)
-    arena = Arena(client)
+    arena = Arena(client, **options)
     await arena.start()
     try:
         async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
@@ -34,6 +37,12 @@ async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
     finally:
         await arena.close()
         await client.aclose()
+
+
+@pytest_asyncio.fixture
+async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+    async with _serving(redis_url) as found:
+        yield found
 
 
 async def _game(url: str) -> tuple[Wire, Wire, Frame]:
@@ -144,3 +153,25 @@ async def test_a_seek_already_taken_is_a_conflict_and_an_unknown_one_not_found(u
     assert (await second.call("accept_seek", seek_id=cancelled))["code"] == "not_found"
     for wire in (owner, first, second):
         await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_does_not_log_in_in_time_is_closed(
+    redis: Redis, redis_url: str
+) -> None:
+    async with _serving(redis_url, login_seconds=0.5) as url:
+        silent = await Wire.connect(url)
+        greeted = await Wire.connect(url)
+        await greeted.call("hello", version=1)
+        refused = await Wire.connect(url)
+        await refused.call("hello", version=1)
+        assert (await refused.call("login", user="nobody", password="x"))["t"] == "error"
+        guest = await Wire.guest(url)
+        for wire in (silent, greeted, refused):
+            await wire.wait_closed(timeout=5)
+            assert wire.socket.close_code == 1008
+            assert wire.socket.close_reason == "no login within 0.5 s of connecting"
+        await asyncio.sleep(0.6)  # past the guest's own deadline too
+        assert (await guest.call("ping"))["t"] == "pong"
+        for wire in (silent, greeted, refused, guest):
+            await wire.close()
