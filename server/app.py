@@ -24,6 +24,7 @@ from server.analysis import Analyst
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore
 from server.lobby import SEEK_TTL_MS, Lobby
+from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
 from server.protocol import (
     ColourPreference,
     GameStarted,
@@ -60,6 +61,7 @@ class Arena:
         setups: tuple[str, ...] = SETUP_NAMES,
         claim_grace_ms: int = CLAIM_GRACE_MS,
         login_seconds: float = LOGIN_SECONDS,
+        time_controls: TimeControls | None = None,
     ) -> None:
         from server.hub import Hub
 
@@ -69,6 +71,8 @@ class Arena:
         self.redis = redis
         self.setups = setups
         self.login_seconds = login_seconds
+        self.time_controls = time_controls or TimeControls.parse(DEFAULT_TIME_CONTROLS)
+        self.offers = self.time_controls.offers(setups, HOUSE_BOTS)
         self.store = GameStore(redis, claim_grace_ms=claim_grace_ms)
         self.lobby = Lobby(redis)
         self.hub = Hub(redis)

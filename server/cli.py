@@ -30,6 +30,7 @@ from server import identity
 from server.app import Arena
 from server.games import GameStore, open_redis
 from server.logs import configure_logging
+from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
 from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
 from server.worker import prepare_house_bots, run_worker
 
@@ -87,6 +88,15 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         default=_env_int("ARENA_WORKERS", 1),
         metavar="N",
         help="house-bot worker processes to start with the server (default 1)",
+    )
+    serve.add_argument(
+        "--time-controls",
+        type=_time_controls,
+        default=os.environ.get("ARENA_TIME_CONTROLS", DEFAULT_TIME_CONTROLS),
+        metavar="SPEC",
+        help="the time controls offered: a range BASE-BASE+INCREMENT in seconds, or a list "
+        f"BASE+INCREMENT,... (default {DEFAULT_TIME_CONTROLS}: a base of 15 s to 3 h, "
+        "increments up to 180 s)",
     )
     serve.set_defaults(run=_serve)
 
@@ -153,6 +163,13 @@ def _port(text: str) -> int:
     return port
 
 
+def _time_controls(text: str) -> TimeControls:
+    try:
+        return TimeControls.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _count(text: str) -> int:
     count = int(text)
     if count < 0:
@@ -194,7 +211,7 @@ def _serve(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         workers = [_start_worker(url) for _ in range(args.workers)]
         try:
-            _run_loop(_serve_until_stopped(url, args.host, args.port))
+            _run_loop(_serve_until_stopped(url, args.host, args.port, args.time_controls))
         finally:
             for process in workers:
                 process.terminate()
@@ -213,10 +230,10 @@ def _start_worker(url: str) -> subprocess.Popen[bytes]:
     )
 
 
-async def _serve_until_stopped(url: str, host: str, port: int) -> None:
+async def _serve_until_stopped(url: str, host: str, port: int, time_controls: TimeControls) -> None:
     stop = _stop_event()
     redis = open_redis(url)
-    arena = Arena(redis)
+    arena = Arena(redis, time_controls=time_controls)
     await arena.start()
     server = await websockets.asyncio.server.serve(
         arena.handle,

@@ -70,6 +70,7 @@ from server.protocol import (
     SeekRemoved,
     ServerConnection,
     Synced,
+    TimeControl,
     Unwatch,
     Watch,
     Welcome,
@@ -322,7 +323,14 @@ class Session:
         await self._follow(user_channel(player.name))
         games = await self.arena.store.games_of(player.name)
         self.reply(
-            Welcome(PROTOCOL_VERSION, session, player, tuple(games[:MAX_OWN_GAMES]), id=request.id)
+            Welcome(
+                PROTOCOL_VERSION,
+                session,
+                player,
+                tuple(games[:MAX_OWN_GAMES]),
+                self.arena.offers,
+                id=request.id,
+            )
         )
         for game_id in games:
             await self.follow_game(game_id, 0, snapshot=True)
@@ -403,7 +411,10 @@ class Session:
         assert self.user is not None
         return self.user
 
-    def _check_terms(self, setup: str, rated: bool) -> None:
+    def _check_terms(self, setup: str, time: TimeControl, rated: bool) -> None:
+        refusal = self.arena.time_controls.refusal(time)
+        if refusal is not None:
+            raise ProtocolError(ErrorCode.BAD_FIELD, refusal, field="time")
         if setup not in self.arena.setups:
             offered = ", ".join(self.arena.setups)
             raise ProtocolError(
@@ -415,7 +426,7 @@ class Session:
             raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
 
     async def _seek(self, request: Seek) -> None:
-        self._check_terms(request.setup, request.rated)
+        self._check_terms(request.setup, request.time, request.rated)
         # Seeks taken by others or expired no longer count.
         self.seek_ids = await self.arena.lobby.open_seeks(self.seek_ids)
         if len(self.seek_ids) >= MAX_SEEKS:
@@ -478,7 +489,7 @@ class Session:
 
     async def _challenge(self, request: Challenge) -> None:
         me = self._me()
-        self._check_terms(request.setup, request.rated)
+        self._check_terms(request.setup, request.time, request.rated)
         house = self.arena.house_bot(request.opponent)
         if house is not None:
             if not await workers_ready(self.arena.redis, now_ms()):
@@ -564,7 +575,7 @@ class Session:
         self.reply(ChallengeRemoved(challenge_id, outcome, id=request.id))
 
     async def _quick_pair(self, request: QuickPair) -> None:
-        self._check_terms(request.setup, request.rated)
+        self._check_terms(request.setup, request.time, request.rated)
         await self.arena.lobby.join_pool(
             self._me(), request.setup, request.time, request.rated, now_ms()
         )

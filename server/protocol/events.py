@@ -41,6 +41,7 @@ from server.protocol.values import (
     Colour,
     GameStatus,
     GameSummary,
+    Offers,
     Player,
     RegionValue,
     SeekInfo,
@@ -107,6 +108,7 @@ class Welcome(Event, tag="welcome"):
     session: Token
     user: Player
     games: Annotated[tuple[GameId, ...], Length(0, MAX_OWN_GAMES)] = ()
+    offers: Offers | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from server.protocol.limits import (
+    MAX_LISTED,
     BaseSeconds,
     ChallengeId,
     Count,
@@ -33,6 +34,7 @@ __all__ = [
     "ColourPreference",
     "GameStatus",
     "GameSummary",
+    "Offers",
     "Player",
     "PlayerKind",
     "RegionValue",
@@ -91,6 +93,20 @@ class TimeControl:
 
     base: BaseSeconds
     increment: IncrementSeconds
+
+
+@dataclass(frozen=True)
+class Offers:
+    """What the server offers: its setups and house bots, and its time controls: the ones listed
+    in `time_controls` when that is not empty, else any with a base from `min_base` to
+    `max_base` seconds and an increment up to `max_increment`."""
+
+    setups: Annotated[tuple[SetupName, ...], Length(0, MAX_LISTED)]
+    min_base: BaseSeconds
+    max_base: BaseSeconds
+    max_increment: IncrementSeconds
+    time_controls: Annotated[tuple[TimeControl, ...], Length(0, MAX_LISTED)] = ()
+    house_bots: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
 
 
 @dataclass(frozen=True)

@@ -228,7 +228,7 @@ async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis:
         guest = await _guest(server.url)
         refused = [
             Challenge(BOT, TimeControl(60, 0), setup="6x6"),  # a setup it does not play
-            Challenge(BOT, TimeControl(10, 0), setup="8x8"),  # too fast
+            Challenge(BOT, TimeControl(20, 0), setup="8x8"),  # too fast
         ]
         for challenge in refused:
             made = await guest.request(challenge, ChallengeAdded)

@@ -16,6 +16,7 @@ from engine.amazons import Position
 from server.app import Arena
 from server.games import GameStore, channel, open_redis
 from server.identity import create_account
+from server.offers import TimeControls
 from server.protocol import (
     AcceptChallenge,
     AcceptSeek,
@@ -50,7 +51,10 @@ CLAIM_GRACE_MS = 300
 @pytest_asyncio.fixture
 async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
     client = open_redis(redis_url)  # as `arena serve` has it
-    arena = Arena(client, claim_grace_ms=CLAIM_GRACE_MS)
+    # A 1 s base, below what a server offers by default, lets a clock run out within a test.
+    arena = Arena(
+        client, claim_grace_ms=CLAIM_GRACE_MS, time_controls=TimeControls.parse("1-10800+180")
+    )
     await arena.start()
     try:
         async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:

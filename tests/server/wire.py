@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 
 __all__ = ["Wire"]
 
-REPLY_SECONDS = 10.0
+REPLY_SECONDS = 30.0  # generous: a loaded machine may load the engine's compiled code slowly
 
 Frame = dict[str, Any]
 
@@ -70,13 +70,18 @@ class Wire:
     async def wait_for(
         self, match: Callable[[Frame], bool], timeout: float = REPLY_SECONDS
     ) -> Frame:
-        """The first frame received, before or after now, that matches."""
+        """The first frame received, before or after now, that matches; ConnectionClosed
+        once the connection closes without one."""
         async with asyncio.timeout(timeout):
             async with self._arrived:
                 while True:
                     for frame in self.frames:
                         if match(frame):
                             return frame
+                    if self._reader.done():
+                        raise ConnectionClosed(
+                            self.socket.protocol.close_rcvd, self.socket.protocol.close_sent
+                        )
                     await self._arrived.wait()
 
     async def wait_closed(self, timeout: float = REPLY_SECONDS) -> None:
@@ -88,10 +93,15 @@ class Wire:
         return [f for f in self.frames if f.get("game_id") == game_id and "version" in f]
 
     async def _read(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
+        try:
             async for data in self.socket:
                 assert isinstance(data, bytes), "the server sent a text frame"
                 frame = msgpack.unpackb(data)
                 async with self._arrived:
                     self.frames.append(frame)
                     self._arrived.notify_all()
+        except ConnectionClosed:
+            pass
+        finally:
+            async with self._arrived:
+                self._arrived.notify_all()
