@@ -184,11 +184,20 @@ def _redis_url(args: argparse.Namespace) -> Iterator[str]:
     if args.redis_url:
         yield args.redis_url
         return
+    embedded = EmbeddedRedis(args.data_dir)
+    orphan = embedded.orphaned()
+    if orphan is not None:
+        # Its arena process was killed: the server is ours now, and stops when we do.
+        try:
+            yield embedded.adopt(orphan)
+        finally:
+            embedded.stop()
+        return
     path = args.data_dir / SOCKET_NAME
     if _answers_ping(path):
         yield "unix://" + urllib.parse.quote(str(path.resolve()))
         return
-    with EmbeddedRedis(args.data_dir) as embedded:
+    with embedded:
         yield embedded.url
 
 

@@ -5,8 +5,11 @@ and log there. `arena serve` uses it when no REDIS_URL is given; the tests use i
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -24,12 +27,14 @@ __all__ = ["EmbeddedRedis", "EmbeddedRedisError", "redis_server_binary"]
 SOCKET_NAME = "redis.sock"
 LOG_NAME = "redis.log"
 PID_NAME = "redis.pid"
+OWNER_NAME = "redis.owner"  # the process id of the arena command that runs the server
 AOF_NAME = "appendonly.aof"
 
 # sun_path holds 108 bytes on Linux (104 on the BSDs and macOS) with its NUL. redis-server cuts a
 # longer path short without a word and would listen where nobody looks.
 MAX_SOCKET_PATH = 107 if sys.platform.startswith("linux") else 103
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
 LOG_TAIL_LINES = 20
 LOG_TAIL_BYTES = 8192
 
@@ -79,10 +84,12 @@ class EmbeddedRedis:
         self.socket_path = self.data_dir / SOCKET_NAME
         self.log_path = self.data_dir / LOG_NAME
         self.pid_path = self.data_dir / PID_NAME
+        self.owner_path = self.data_dir / OWNER_NAME
         self.startup_timeout = startup_timeout
         self._options = dict(options or {})
         self._binary = binary
         self._process: subprocess.Popen[bytes] | None = None
+        self._adopted: int | None = None  # the pid of an orphaned server taken over
 
     def __repr__(self) -> str:
         return f"EmbeddedRedis({str(self.data_dir)!r})"
@@ -123,6 +130,7 @@ class EmbeddedRedis:
                     stderr=log_file,
                     cwd=self.data_dir,
                     process_group=0,
+                    preexec_fn=_end_with_parent,
                 )
             except OSError as error:
                 raise EmbeddedRedisError(f"cannot run {binary}: {error.strerror}") from error
@@ -131,8 +139,30 @@ class EmbeddedRedis:
         except BaseException:
             self._kill()
             raise
+        self._claim()
         log.info("redis_started", data_dir=str(self.data_dir), pid=self._process.pid)
         return self.url
+
+    def orphaned(self) -> int | None:
+        """The pid of a server of ours still running on the folder whose owner is gone (an
+        arena command killed with SIGKILL where its server outlived it), else None."""
+        if self._ask(b"PING\r\n") != b"+PONG\r\n":
+            return None
+        pid, owner = _read_pid(self.pid_path), _read_pid(self.owner_path)
+        # No owner file: a server started some other way, which is not ours to stop.
+        if pid is None or owner is None or _alive(owner):
+            return None
+        return pid
+
+    def adopt(self, pid: int) -> str:
+        """Take over the orphaned server `pid` (see `orphaned`): it is ours to stop now."""
+        self._adopted = pid
+        self._claim()
+        log.warning("redis_orphan_adopted", data_dir=str(self.data_dir), pid=pid)
+        return self.url
+
+    def _claim(self) -> None:
+        self.owner_path.write_text(f"{os.getpid()}\n")
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut the server down, flushing its append-only file, and wait for it to exit.
@@ -140,10 +170,14 @@ class EmbeddedRedis:
         SHUTDOWN first; if the server is still running after `timeout` seconds, SIGTERM, then
         SIGKILL. Stopping a server that is not running does nothing.
         """
+        if self._adopted is not None:
+            self._stop_adopted(self._adopted, timeout)
+            return
         process = self._process
         if process is None:
             return
         self._process = None
+        self.owner_path.unlink(missing_ok=True)
         if process.poll() is None:
             reply = self._ask(b"SHUTDOWN\r\n")
             # On success the server closes the connection without a reply; an error reply means
@@ -160,6 +194,20 @@ class EmbeddedRedis:
                 )
                 _end(process, timeout)
         log.info("redis_stopped", data_dir=str(self.data_dir), exit_code=process.returncode)
+
+    def _stop_adopted(self, pid: int, timeout: float) -> None:
+        """SHUTDOWN a server that is not our child: wait for its pid to go, SIGKILL it if it
+        will not."""
+        self._adopted = None
+        self.owner_path.unlink(missing_ok=True)
+        self._ask(b"SHUTDOWN\r\n")
+        deadline = time.monotonic() + timeout
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        log.info("redis_stopped", data_dir=str(self.data_dir), pid=pid)
 
     def __enter__(self) -> Self:
         self.start()
@@ -290,3 +338,34 @@ def _end(process: subprocess.Popen[bytes], timeout: float) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def _end_with_parent() -> None:
+    """In the child before it runs redis-server: on Linux, ask for SIGTERM (a clean shutdown
+    that flushes the append-only file) when the arena process that started it dies, however
+    it dies, so a killed server leaves no Redis behind."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie (dead, not yet reaped by its parent) still answers signal 0.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"

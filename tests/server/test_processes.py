@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -41,6 +42,7 @@ from server.protocol import (
     Watch,
     decode_event,
 )
+from server.redis_embedded import EmbeddedRedis, redis_server_binary
 from server.worker import GROUP
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -363,3 +365,76 @@ async def test_a_stopped_server_exits_cleanly_and_its_game_goes_on_after_a_resta
             await client.close()
         assert await after.stop(signal.SIGTERM) == 0
         assert not _redis_answers(short_dir)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def _gone(pid: int, seconds: float = STOP_SECONDS) -> bool:
+    async with asyncio.timeout(seconds):
+        while _pid_alive(pid):
+            await asyncio.sleep(0.05)
+    return True
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal")
+async def test_a_server_killed_with_sigkill_takes_its_redis_with_it(
+    short_dir: Path, processes: Processes
+) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        server = await processes.serve("--data-dir", str(short_dir))
+        redis_pid = int((short_dir / "redis.pid").read_text())
+        server.process.kill()
+        await server.process.wait()
+        assert await _gone(redis_pid)
+        # The next start owns a Redis of its own, and its clean stop leaves none running.
+        again = await processes.serve("--data-dir", str(short_dir))
+        second_pid = int((short_dir / "redis.pid").read_text())
+        assert second_pid != redis_pid
+        assert await again.stop(signal.SIGTERM) == 0
+        assert not _pid_alive(second_pid)
+
+
+@pytest.mark.asyncio
+async def test_a_redis_orphaned_by_a_killed_server_is_taken_over_and_stopped(
+    short_dir: Path, processes: Processes
+) -> None:
+    """Where no parent-death signal ended it: a redis-server of the folder still running,
+    whose owner is gone."""
+    embedded = EmbeddedRedis(short_dir)
+    short_dir.chmod(0o700)
+    orphan = subprocess.Popen(
+        [str(redis_server_binary()), *embedded._arguments()],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=short_dir,
+        process_group=0,
+    )
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            while not _redis_answers(short_dir):
+                await asyncio.sleep(0.05)
+            (short_dir / "redis.owner").write_text(f"{_exited_pid()}\n")
+            server = await processes.serve("--data-dir", str(short_dir))
+            assert "redis_orphan_adopted" in server.log_tail()
+            assert await server.stop(signal.SIGTERM) == 0
+            await asyncio.to_thread(orphan.wait, STOP_SECONDS)
+            assert orphan.returncode == 0  # a clean SHUTDOWN, the append-only file flushed
+            assert not _redis_answers(short_dir)
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
+            orphan.wait()
+
+
+def _exited_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
