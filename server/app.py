@@ -60,6 +60,7 @@ class Arena:
         *,
         setups: tuple[str, ...] = SETUP_NAMES,
         claim_grace_ms: int = CLAIM_GRACE_MS,
+        attendance_ms: int = ATTENDANCE_MS,
         login_seconds: float = LOGIN_SECONDS,
         time_controls: TimeControls | None = None,
     ) -> None:
@@ -73,7 +74,7 @@ class Arena:
         self.login_seconds = login_seconds
         self.time_controls = time_controls or TimeControls.parse(DEFAULT_TIME_CONTROLS)
         self.offers = self.time_controls.offers(setups, HOUSE_BOTS)
-        self.store = GameStore(redis, claim_grace_ms=claim_grace_ms)
+        self.store = GameStore(redis, claim_grace_ms=claim_grace_ms, attendance_ms=attendance_ms)
         self.lobby = Lobby(redis)
         self.hub = Hub(redis)
         self.sessions: set[Session] = set()
@@ -183,7 +184,7 @@ class Arena:
 
     async def _presence_loop(self) -> None:
         while True:
-            await asyncio.sleep(ATTENDANCE_MS / 3000)
+            await asyncio.sleep(self.store.attendance_ms / 3000)
             try:
                 now = now_ms()
                 attending = [

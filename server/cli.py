@@ -28,7 +28,7 @@ import websockets.asyncio.server
 from engine import cli as engine_cli
 from server import identity
 from server.app import Arena
-from server.games import GameStore, open_redis
+from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
 from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
@@ -97,6 +97,22 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         help="the time controls offered: a range BASE-BASE+INCREMENT in seconds, or a list "
         f"BASE+INCREMENT,... (default {DEFAULT_TIME_CONTROLS}: a base of 15 s to 3 h, "
         "increments up to 180 s)",
+    )
+    serve.add_argument(
+        "--claim-grace",
+        type=_seconds,
+        default=_env_seconds("ARENA_CLAIM_GRACE", CLAIM_GRACE_MS / 1000),
+        metavar="SECONDS",
+        help="how long a player must be away before the opponent may claim the game "
+        f"(default {CLAIM_GRACE_MS / 1000:g})",
+    )
+    serve.add_argument(
+        "--presence-lapse",
+        type=_seconds,
+        default=_env_seconds("ARENA_PRESENCE_LAPSE", ATTENDANCE_MS / 1000),
+        metavar="SECONDS",
+        help="how long a connection counts as present unless its server process renews it, "
+        f"so the players of a dead process are away after it (default {ATTENDANCE_MS / 1000:g})",
     )
     serve.set_defaults(run=_serve)
 
@@ -170,6 +186,26 @@ def _time_controls(text: str) -> TimeControls:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < seconds <= 86400:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 s, got {text}")
+    return seconds
+
+
+def _env_seconds(name: str, default: float) -> float:
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        return _seconds(text)
+    except argparse.ArgumentTypeError as error:
+        raise SystemExit(f"arena: {name}: {error}") from None
+
+
 def _count(text: str) -> int:
     count = int(text)
     if count < 0:
@@ -220,7 +256,7 @@ def _serve(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         workers = [_start_worker(url) for _ in range(args.workers)]
         try:
-            _run_loop(_serve_until_stopped(url, args.host, args.port, args.time_controls))
+            _run_loop(_serve_until_stopped(url, args))
         finally:
             for process in workers:
                 process.terminate()
@@ -239,10 +275,16 @@ def _start_worker(url: str) -> subprocess.Popen[bytes]:
     )
 
 
-async def _serve_until_stopped(url: str, host: str, port: int, time_controls: TimeControls) -> None:
+async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
+    host, port = args.host, args.port
     stop = _stop_event()
     redis = open_redis(url)
-    arena = Arena(redis, time_controls=time_controls)
+    arena = Arena(
+        redis,
+        time_controls=args.time_controls,
+        claim_grace_ms=round(args.claim_grace * 1000),
+        attendance_ms=round(args.presence_lapse * 1000),
+    )
     await arena.start()
     server = await websockets.asyncio.server.serve(
         arena.handle,

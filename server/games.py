@@ -384,9 +384,16 @@ class GameStore:
     # between our read and our write, which only a burst of actions on one game causes.
     ATTEMPTS = 8
 
-    def __init__(self, redis: aioredis.Redis, *, claim_grace_ms: int = CLAIM_GRACE_MS) -> None:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        *,
+        claim_grace_ms: int = CLAIM_GRACE_MS,
+        attendance_ms: int = ATTENDANCE_MS,
+    ) -> None:
         self.redis = redis
         self.claim_grace_ms = claim_grace_ms
+        self.attendance_ms = attendance_ms
         # The games this process committed a move of last, with their positions: the next
         # move is checked without reading Redis or the board.
         self._recent: OrderedDict[str, tuple[Game, Position]] = OrderedDict()
@@ -588,7 +595,7 @@ class GameStore:
         key = online_key(game_id)
         field = f"{colour}:{connection}"
         if present:
-            await self.redis.hset(key, field, now + ATTENDANCE_MS)
+            await self.redis.hset(key, field, now + self.attendance_ms)
         else:
             await self.redis.hdel(key, field)
         online = any(
@@ -601,7 +608,7 @@ class GameStore:
         """Renew the attendance of this process's connections: (game id, colour, connection)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id, colour, connection in entries:
-                pipe.hset(online_key(game_id), f"{colour}:{connection}", now + ATTENDANCE_MS)
+                pipe.hset(online_key(game_id), f"{colour}:{connection}", now + self.attendance_ms)
             await pipe.execute()
 
     async def lapse_attendance(self, now: int) -> None:

@@ -29,12 +29,16 @@ from server.games import AI_STREAM, GameStore
 from server.protocol import (
     AcceptSeek,
     Challenge,
+    ClaimVictory,
+    Colour,
     ColourPreference,
+    GameEnded,
     GameEvent,
     GameStarted,
     GameStatus,
     MovePlayed,
     PlayMove,
+    Presence,
     Resign,
     Seek,
     Termination,
@@ -438,3 +442,27 @@ def _exited_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
     return child.pid
+
+
+@pytest.mark.asyncio
+async def test_a_player_of_a_server_that_died_can_be_claimed_against(
+    redis_url: str, redis: Redis, processes: Processes
+) -> None:
+    """White's server is killed with SIGKILL, so nothing says White left: White's presence
+    lapses when no process renews it, and Black, on the other server, may then claim."""
+    timing = ("--presence-lapse", "1", "--claim-grace", "1")
+    async with asyncio.timeout(TIMEOUT):
+        doomed = await processes.serve("--redis-url", redis_url, *timing)
+        other = await processes.serve("--redis-url", redis_url, *timing)
+        white, black = await _guest(doomed.url), await _guest(other.url)
+        game_id = await _start_game(white, black, base=600)
+        await white.request(PlayMove(game_id, 0, _random_game(seed=3)[0]))
+        doomed.process.kill()
+        await doomed.process.wait()
+        away = await black.next_news(Presence, timeout=15)
+        assert (away.side, away.online, away.claim_after) == (Colour.WHITE, False, 1000)
+        await asyncio.sleep(1.1)
+        ended = await black.request(ClaimVictory(game_id), GameEnded)
+        assert (ended.termination, ended.winner) == (Termination.ABANDONED, Colour.BLACK)
+        await black.close()
+        assert await other.stop() == 0
