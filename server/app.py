@@ -33,6 +33,7 @@ from server.protocol import (
     TimeControl,
 )
 from server.session import LOGIN_SECONDS, Session
+from server.throttle import LoginLimits, LoginThrottle
 from server.worker import HOUSE_BOTS
 
 __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
@@ -63,6 +64,7 @@ class Arena:
         attendance_ms: int = ATTENDANCE_MS,
         login_seconds: float = LOGIN_SECONDS,
         time_controls: TimeControls | None = None,
+        login_limits: LoginLimits | None = None,
     ) -> None:
         from server.hub import Hub
 
@@ -76,6 +78,7 @@ class Arena:
         self.offers = self.time_controls.offers(setups, HOUSE_BOTS)
         self.store = GameStore(redis, claim_grace_ms=claim_grace_ms, attendance_ms=attendance_ms)
         self.lobby = Lobby(redis)
+        self.login_throttle = LoginThrottle(redis, login_limits)
         self.hub = Hub(redis)
         self.sessions: set[Session] = set()
         self._tasks: set[asyncio.Task[Any]] = set()

@@ -292,10 +292,26 @@ class Session:
     # Logging in
 
     async def _login(self, request: Login) -> None:
+        throttle, address = self.arena.login_throttle, self._address()
+        wait = await throttle.wait(request.user, address)
+        if wait > 0:
+            self.log.warning("login_throttled", account=request.user, wait=wait)
+            raise ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                f"too many failed logins for {request.user}: try again in {wait} s",
+                retry_after=wait,
+            )
         account = await identity.authenticate(self.arena.redis, request.user, request.password)
         if account is None:
+            await throttle.failed(request.user, address)
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
+        await throttle.succeeded(request.user, address)
         await self._welcome(request, account)
+
+    def _address(self) -> str:
+        """The client's IP address (the peer's: a proxy in front is seen as the client)."""
+        peer = self.socket.remote_address
+        return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
     async def _bot_login(self, request: BotLogin) -> None:
         account = await identity.bot_for_token(self.arena.redis, request.token)

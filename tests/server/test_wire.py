@@ -19,6 +19,7 @@ from websockets.asyncio.server import serve
 from engine.amazons import Position
 from server.app import Arena
 from server.games import open_redis
+from server.identity import create_account
 from server.offers import TimeControls
 from server.worker import HOUSE_BOTS
 from tests.server.wire import Frame, Wire
@@ -231,3 +232,54 @@ async def test_welcome_tells_what_the_server_offers_and_a_list_is_kept_to(
         added = await wire.call("seek", time={"base": 180, "increment": 2}, setup="6x6")
         assert added["t"] == "seek_added"
         await wire.close()
+
+
+async def _login_from(url: str, address: str, user: str, password: str) -> Frame:
+    """One login on a fresh connection from a loopback address of its own."""
+    wire = await Wire.connect(url, local_addr=(address, 0))
+    await wire.call("hello", version=1)
+    reply = await wire.call("login", user=user, password=password)
+    await wire.close()
+    return reply
+
+
+@pytest.mark.asyncio
+async def test_password_guessing_is_throttled_per_account_and_address(
+    url: str, redis: Redis
+) -> None:
+    await create_account(redis, "ann", "right-password")
+    here = "127.0.0.2"
+    for _ in range(5):
+        assert (await _login_from(url, here, "ann", "guess"))["code"] == "bad_credentials"
+    # The right password from the guessing address waits: the limit is per account and address.
+    held = await _login_from(url, here, "ann", "right-password")
+    assert (held["code"], held["message"]) == (
+        "rate_limited",
+        f"too many failed logins for ann: try again in {held['retry_after']} s",
+    )
+    assert 0 < held["retry_after"] <= 300
+    # From elsewhere the owner logs in, and that address is now known for the account.
+    assert (await _login_from(url, "127.0.0.3", "ann", "right-password"))["t"] == "welcome"
+
+    # Guesses from many addresses hold the account back for addresses it never logged in from...
+    for host in range(10, 25):
+        assert (await _login_from(url, f"127.0.1.{host}", "ann", "x"))["code"] == (
+            "bad_credentials"
+        )
+    stranger = await _login_from(url, "127.0.2.1", "ann", "right-password")
+    assert stranger["code"] == "rate_limited"
+    # ...but not for the owner at a known address.
+    assert (await _login_from(url, "127.0.0.3", "ann", "right-password"))["t"] == "welcome"
+
+
+@pytest.mark.asyncio
+async def test_one_address_guessing_at_many_accounts_is_throttled(url: str) -> None:
+    for index in range(30):
+        reply = await _login_from(url, "127.0.0.9", f"user{index}", "guess")
+        assert reply["code"] == "bad_credentials"
+    held = await _login_from(url, "127.0.0.9", "someone-else", "guess")
+    assert held["code"] == "rate_limited"
+    assert 0 < held["retry_after"] <= 900
+    assert (await _login_from(url, "127.0.0.10", "someone-else", "guess"))["code"] == (
+        "bad_credentials"
+    )
