@@ -22,7 +22,7 @@ from websockets.http11 import Response
 from engine.amazons import SETUPS
 from server.analysis import Analyst
 from server.clock import now_ms
-from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore
+from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, warm_engine
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
 from server.protocol import (
@@ -86,6 +86,7 @@ class Arena:
         self.analyst = Analyst()
 
     async def start(self) -> None:
+        warm_engine(self.setups)
         await self.hub.start()
         self.spawn(self._sweep_loop())
         self.spawn(self._pair_loop())
