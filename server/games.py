@@ -462,6 +462,7 @@ class GameStore:
             rated=rated,
             clocks=game.clocks(now),
             setup=setup,
+            to_move=game.to_move,
         )
         users = (user_channel(white.name), user_channel(black.name))
         if not await self._commit(0, game, [started], now, also=users):

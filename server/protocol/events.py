@@ -170,6 +170,7 @@ class GameStarted(GameEvent, tag="game_started"):
     rated: bool
     clocks: Clocks
     setup: SetupName | None = None
+    to_move: Colour | None = None
 
 
 @dataclass(frozen=True)

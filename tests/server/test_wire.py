@@ -54,6 +54,7 @@ async def _game(url: str) -> tuple[Wire, Wire, Frame]:
     added = await a.call("seek", time=SIX, setup="6x6")
     started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
     assert started["t"] == "game_started", started
+    assert started["to_move"] == "white"
     white = a if started["white"]["name"] == a.user else b
     return white, (b if white is a else a), started
 
