@@ -1,5 +1,5 @@
 """The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament,
-fit).
+fit). A position comes from a setup, position text or a file of game records.
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -18,6 +18,7 @@ from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
 from engine.records import read_records
+from engine.records_cli import add_record_options, recorded_position
 from engine.search.fitting import fit_records
 from engine.search.match import run_match
 from engine.search.registry import BOTS, make_bot
@@ -151,6 +152,7 @@ def _add_position_options(parser: argparse.ArgumentParser, allow_stdin: bool) ->
         help="position text, e.g. '3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w'"
         + (" (- reads one per line from stdin)" if allow_stdin else ""),
     )
+    add_record_options(parser, group)
 
 
 def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
@@ -177,7 +179,10 @@ def _depth(text: str) -> int:
 
 
 def _positions(args: argparse.Namespace) -> Iterator[Position]:
-    if args.fen == "-":
+    recorded = recorded_position(args)
+    if recorded is not None:
+        yield recorded
+    elif args.fen == "-":
         for number, line in enumerate(sys.stdin, 1):
             if line.strip():
                 try:
@@ -227,6 +232,12 @@ def _show(args: argparse.Namespace) -> int:
 
 def _moves(args: argparse.Namespace) -> int:
     (position,) = _positions(args)
+    if position.is_terminal():
+        # On stderr: standard output stays one legal move a line, none here.
+        print(
+            f"game over: {position.side_to_move} to move has no legal move; {position.winner} wins",
+            file=sys.stderr,
+        )
     for move in sorted(position.legal_moves, key=_move_order):
         print(move)
     return 0

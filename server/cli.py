@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import gzip
 import importlib
 import os
 import signal
@@ -26,6 +27,7 @@ import structlog
 import websockets.asyncio.server
 
 from engine import cli as engine_cli
+from engine.records import GameRecord, read_records
 from server import identity
 from server.app import Arena
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
@@ -133,9 +135,12 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "archive",
         help="export finished games as game records (JSON lines)",
         description="Write the server's finished games, oldest first, one game record per line "
-        "(docs/records.md), to FILE or stdout.",
+        "(docs/records.md), to FILE or stdout. Games already in FILE (by game id) are not "
+        "written again.",
     )
-    archive.add_argument("--out", type=Path, metavar="FILE", help="append to FILE")
+    archive.add_argument(
+        "--out", type=Path, metavar="FILE", help="append the games not yet in FILE (.gz: gzipped)"
+    )
     _add_redis_options(archive)
     archive.set_defaults(run=_archive)
 
@@ -422,18 +427,27 @@ def _token_create(args: argparse.Namespace) -> int:
 
 
 def _archive(args: argparse.Namespace) -> int:
-    async def export(redis: aioredis.Redis) -> list[str]:
-        return [game.record().to_json() async for game in GameStore(redis).archived()]
+    # Read first: a file that is not records stops the export before anything is appended.
+    present = set()
+    if args.out is not None and args.out.exists():
+        present = {record.game_id for record in read_records(args.out)}
+
+    async def export(redis: aioredis.Redis) -> list[GameRecord]:
+        return [game.record() async for game in GameStore(redis).archived()]
 
     with _redis_url(args) as url:
-        lines = asyncio.run(_with_redis(url, export))
+        records = asyncio.run(_with_redis(url, export))
+    lines = [record.to_json() for record in records if record.game_id not in present]
     if args.out is None:
         for line in lines:
             print(line)
-    else:
-        with args.out.open("a") as out:
-            out.writelines(line + "\n" for line in lines)
-        print(f"wrote {len(lines)} games to {args.out}")
+        return 0
+    # A gzip file may hold several members one after another: appending one keeps it readable.
+    with gzip.open(args.out, "at") if args.out.suffix == ".gz" else args.out.open("a") as out:
+        out.writelines(line + "\n" for line in lines)
+    games = f"{len(lines)} game{'s' if len(lines) != 1 else ''}"
+    kept = len(records) - len(lines)
+    print(f"wrote {games} to {args.out}" + (f" ({kept} already there)" if kept else ""))
     return 0
 
 

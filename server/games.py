@@ -19,7 +19,7 @@ import structlog
 
 from engine.amazons import Move, Position
 from engine.errors import IllegalMoveError, NotationError
-from engine.records import GameRecord
+from engine.records import GameRecord, utc_date
 from server.clock import Clock, LagPolicy, LateMoveError, Side, Timeout
 from server.hub import user_channel
 from server.lane import LaneRedis
@@ -283,6 +283,11 @@ class Game:
             start=self.start,
             white=self.white.name,
             black=self.black.name,
+            game_id=self.game_id,
+            date=utc_date(self.created / 1000),
+            rated=self.rated,
+            white_rating=self.white.rating,
+            black_rating=self.black.rating,
             moves=list(self.moves),
             seconds=[ms / 1000 for ms in self.move_ms],
             nodes=[0] * self.ply,

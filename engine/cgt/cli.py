@@ -17,6 +17,7 @@ from engine.cgt.amazons import BudgetExceededError
 from engine.cgt.analysis import Analysis, analyze
 from engine.cgt.game import Game
 from engine.errors import NotationError
+from engine.records_cli import add_record_options, recorded_position
 
 __all__ = ["add_commands"]
 
@@ -71,7 +72,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "moves that keep a win for the side to move. A value not found within the time given "
         "prints as ?.",
     )
-    analysis.add_argument("--fen", required=True, metavar="TEXT", help="position text")
+    sources = analysis.add_mutually_exclusive_group(required=True)
+    sources.add_argument("--fen", metavar="TEXT", help="position text")
+    add_record_options(analysis, sources)
     analysis.add_argument(
         "--time",
         type=_seconds,
@@ -135,7 +138,10 @@ def _value(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    result = analyze(Position.parse(args.fen), seconds=args.time)
+    position = recorded_position(args)
+    if position is None:
+        position = Position.parse(args.fen)
+    result = analyze(position, seconds=args.time)
     if args.json:
         print(json.dumps(result.as_dict()))
     else:

@@ -2,17 +2,19 @@
 
 Once the board has split so that every contested region is small enough (`max_empty` empty
 squares in all), `ExactEndgame` finds every region's value, from the endgame database when
-one is given and holds the region, else by the region solver within a time budget, and then
-plays perfectly in the sum: a move after which the sum is still a win for the mover (for Black
-a G' >= 0, for White G' <= 0), the one that leaves the mover the largest mean. When more than
-`exact_hot` regions are hot, adding their canonical forms can cost more than a move's time,
-so it plays in the hottest region instead: there the move that leaves the region the best mean
-for the mover (the hot strategy of CGT, exact once at most `exact_hot` hot regions are left).
+one is given and holds the region, else by the region solver within a budget (seconds, or new
+region positions when nothing may depend on the time), and then plays perfectly in the sum: a
+move after which the sum is still a win for the mover (for Black a G' >= 0, for White G' <= 0),
+the one that leaves the mover the largest mean. When more than `exact_hot` regions are hot,
+adding their canonical forms can cost more than a move's time, so it plays in the hottest region
+instead: there the move that leaves the region the best mean for the mover (the hot strategy of
+CGT, exact once at most `exact_hot` hot regions are left).
 
 It gives no move (None, so the bot searches as usual) when a contested region is too big or
-not solved in time (then it waits until the contested regions have fewer empty squares before
-it tries again), when every region is settled (the bot's own play is exact there), and when
-every move loses: against a fallible opponent the search's choice keeps more chances.
+not solved within the budget (then it waits until the contested regions have fewer empty
+squares before it tries again), when every region is settled (the bot's own play is exact
+there), and when every move loses: against a fallible opponent the search's choice keeps more
+chances.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ class ExactReport:
 
 
 class ExactEndgame:
-    """A bot's endgame hook: `exact(position, seconds)` is a move played exactly, or None."""
+    """A bot's endgame hook: `exact(position, seconds, positions)` is a move played exactly
+    within that many seconds or new region positions (None: no limit), or None."""
 
     def __init__(
         self,
@@ -77,13 +80,18 @@ class ExactEndgame:
         database = _open(path.resolve(), path.stat().st_mtime_ns) if path.is_file() else None
         return cls(max_empty=max_empty, exact_hot=exact_hot, database=database)
 
-    def __call__(self, position: Position, seconds: float) -> Move | None:
+    def __call__(
+        self, position: Position, seconds: float | None, positions: int | None = None
+    ) -> Move | None:
         start = time.perf_counter()
-        how, move, value = self._choose(position, start + seconds)
+        deadline = None if seconds is None else start + seconds
+        how, move, value = self._choose(position, deadline, positions)
         self.report = ExactReport(how, time.perf_counter() - start, value)
         return move
 
-    def _choose(self, position: Position, deadline: float) -> tuple[str, Move | None, Game | None]:
+    def _choose(
+        self, position: Position, deadline: float | None, positions: int | None
+    ) -> tuple[str, Move | None, Game | None]:
         regions = position.regions()
         contested = [r for r in regions if r.kind is RegionKind.CONTESTED]
         if not contested:
@@ -103,9 +111,8 @@ class ExactEndgame:
         if self.solver.stats.positions > MEMO_LIMIT:
             self.solver.clear()
         try:
-            local = self.solver.local_move_values(
-                position, seconds=max(0.0, deadline - time.perf_counter())
-            )
+            seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            local = self.solver.local_move_values(position, seconds=seconds, positions=positions)
         except BudgetExceededError:
             self._unsolved_at = empty
             return "unsolved", None, None
@@ -133,7 +140,7 @@ def _open(path: Path, mtime_ns: int) -> EndgameDatabase:
 
 
 def _best_in_sum(
-    local: LocalValues, black: bool, deadline: float
+    local: LocalValues, black: bool, deadline: float | None
 ) -> tuple[str, Move | None, Game | None]:
     """A move that keeps the sum a win for the mover, with the best mean for it (then the
     coolest sum left, then board order); "lost" when there is none, "unsolved" when the sums
@@ -144,7 +151,7 @@ def _best_in_sum(
     best: tuple[Fraction, Fraction] | None = None
     chosen: tuple[Move, Game] | None = None
     for m in local.moves:
-        if time.perf_counter() > deadline:
+        if deadline is not None and time.perf_counter() > deadline:
             return "unsolved", None, None
         after = total - local.regions[m.region] + m.after
         if not (after >= ZERO if black else after <= ZERO):

@@ -34,6 +34,7 @@ MAX_DEPTH: Final = 64
 # nodes by evaluation searched 25% more nodes and took 13% longer; only the 6x6 start gained.
 ORDER_DEPTH: Final = 3
 SLICE_SECONDS: Final = 0.005  # how long one numba run may go before the deadline is checked
+UNLIMITED: Final = 1 << 62  # a node limit no search reaches
 
 # Transposition table columns (int64), next to a float64 value per slot.
 KEY, MOVE, DEPTH, BOUND, AGE = range(5)
@@ -515,17 +516,21 @@ class AlphaBetaBot:
 
     def _run(self, search: _Search, deadline: float) -> bool:
         """Run the current iteration until it ends (True) or the deadline comes (False), in
-        runs short enough that a wrong node rate can only overrun by a slice."""
+        runs short enough that a wrong node rate can only overrun by a slice. With no deadline
+        (a fixed depth) the clock is not read: the iteration runs in one piece."""
         while True:
-            left = deadline - now()
-            if left <= 0:
-                return False
-            before = search.nodes
-            started = now()
-            status = search.run(before + max(1, int(self._rate * min(SLICE_SECONDS, left))))
-            elapsed = now() - started
-            if search.nodes > before and elapsed > 0:
-                self._rate = (search.nodes - before) / elapsed
+            if deadline == math.inf:
+                status = search.run(UNLIMITED)
+            else:
+                left = deadline - now()
+                if left <= 0:
+                    return False
+                before = search.nodes
+                started = now()
+                status = search.run(before + max(1, int(self._rate * min(SLICE_SECONDS, left))))
+                elapsed = now() - started
+                if search.nodes > before and elapsed > 0:
+                    self._rate = (search.nodes - before) / elapsed
             if status == DONE:
                 return True
             if status == GROW:

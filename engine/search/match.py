@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from engine.amazons import Position
-from engine.records import GameRecord
+from engine.records import GameRecord, new_game_id, utc_date
 from engine.search.bot import Budget
 from engine.search.registry import make_bot
 
@@ -41,6 +41,9 @@ def play_game(task: GameTask) -> GameRecord:
         start=position.text(),
         white=bots[0].spec,
         black=bots[1].spec,
+        game_id=new_game_id(),
+        date=utc_date(time.time()),
+        rated=False,
         setup=task.setup,
         budget=task.seconds,
     )

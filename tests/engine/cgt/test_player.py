@@ -126,7 +126,7 @@ def test_the_invader_plays_the_exact_move_when_it_has_one(side: Side) -> None:
         winning = check.best_moves(position)
         if not winning:
             continue
-        bot = InvaderBot(playouts=50, exact=10)
+        bot = InvaderBot(playouts=60_000, exact=10)  # 50,000 region positions for the endgame
         decision = bot.choose(position, Budget(seconds=30.0))
         assert isinstance(bot.endgame, ExactEndgame)
         assert bot.endgame.report is not None

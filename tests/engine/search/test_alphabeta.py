@@ -1,3 +1,4 @@
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -6,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from engine.amazons import Move, Position, Side
-from engine.search.alphabeta import WIN, AlphaBetaBot, GreedyBot
+from engine.search.alphabeta import WIN, AlphaBetaBot, GreedyBot, _Search
 from engine.search.bot import Bot, Budget, Clock, NoMoveError
 from engine.search.evaluation import evaluate_position
 from engine.search.mcts import moves_left
@@ -197,3 +198,28 @@ def test_a_finished_game_has_no_move_to_choose(bot: GreedyBot | AlphaBetaBot) ->
 def test_depth_out_of_range_is_refused() -> None:
     with pytest.raises(ValueError, match=r"depth must run from 0 \(no limit\) to 64, not -1"):
         AlphaBetaBot(depth=-1)
+
+
+def test_a_fixed_depth_searches_in_runs_the_clock_does_not_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """To a fixed depth the search does not look at the clock: whether it stands still or races
+    (an hour a reading, as when the process sleeps mid-move), the search runs in the same pieces
+    and does not crawl a node at a time."""
+    runs: list[int] = []
+    run = _Search.run
+
+    def counted(search: _Search, limit: int) -> int:
+        runs.append(limit)
+        return run(search, limit)
+
+    monkeypatch.setattr(_Search, "run", counted)
+    position = Position.setup("6x6")
+    pieces = []
+    for step in (1e-9, 3600.0):
+        monkeypatch.setattr(time, "perf_counter", itertools.count(0.0, step).__next__)
+        runs.clear()
+        decision = AlphaBetaBot(depth=2).choose(position, Budget(seconds=1))
+        assert decision.nodes > 100
+        pieces.append(len(runs))
+    assert pieces[0] == pieces[1]

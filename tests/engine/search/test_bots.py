@@ -57,6 +57,45 @@ def test_the_same_seed_plays_the_same_game(spec: str) -> None:
     assert game(5) != game(6)
 
 
+class _LyingClock:
+    """Every time source at once, each reading `step` seconds after the last: a tiny step is a
+    clock that stands still (all the time in the world), a huge one a clock that races (no time
+    at all)."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.reading = 0.0
+
+    def __call__(self) -> float:
+        self.reading += self.step
+        return self.reading
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_fixed_budget_plays_the_same_game_whatever_the_clock_says(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With playouts, depth or simulations fixed, no move depends on the time: not on what the
+    clock reads while the bot thinks, nor on the time the budget gives it."""
+
+    def game(step: float, budget: Budget) -> list[str]:
+        clock = _LyingClock(step)
+        with monkeypatch.context() as patched:
+            for source in ("perf_counter", "monotonic", "thread_time", "process_time", "time"):
+                patched.setattr(time, source, clock)
+            repeatable = REPEATABLE.get(spec, spec)
+            bots = (make_bot(repeatable, seed=5), make_bot(repeatable, seed=6))
+            position = Position.setup("6x6")
+            while not position.is_terminal():
+                move = bots[position.current_player].choose(position, budget).move
+                position.apply(move)  # type: ignore[arg-type]
+        return [str(m) for m in position.move_stack]
+
+    standing = game(1e-9, Budget(seconds=0.05))
+    racing = game(3600.0, Budget(clock=Clock(own=2.0, opponent=2.0, increment=0.5)))
+    assert standing == racing
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_a_finished_game_has_no_move_to_choose(spec: str) -> None:
     with pytest.raises(NoMoveError, match="no move to choose: the game is over in 'xWB b'"):

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 from engine.amazons import Move, Position, Side, Square
+from engine.cgt.player import ExactEndgame
 from engine.search.alphabeta import one_ply
 from engine.search.bot import Budget
 from engine.search.evaluation import evaluate_position, make_scratch
@@ -16,6 +17,8 @@ from engine.search.invader import (
     LENGTH,
     LIST,
     PAR_CANDIDATES,
+    PLAYOUTS_PER_SECOND,
+    REGION_POSITIONS_PER_SECOND,
     InvaderBot,
     longest_sequence,
     rank_moves,
@@ -74,18 +77,47 @@ def test_settled_play_keeps_every_square() -> None:
     assert decision.score == own - longest_sequence(position, 1, 10_000)[0]
 
 
+def test_with_playouts_fixed_the_settled_search_does_not_depend_on_the_budget() -> None:
+    # Settled, and hard to fill: 125 nodes find a run of 10 own moves, 12,600 one of 19.
+    position = Position.parse(
+        "xxBx1xBxxx/xxxxxxxxB1/xxx1xxxxxx/xxxx1xxxxx/Bxxxxx4/xxW1xx1xx1/xxxxxxxx2/1Wxx1xx1xx/"
+        "Wx5xxx/1xxx1xxx1W w"
+    )
+    short, long = (
+        InvaderBot(playouts=300, exact=0).choose(position, Budget(seconds=seconds))
+        for seconds in (0.01, 5.0)
+    )
+    assert (short.move, short.depth, short.score) == (long.move, long.depth, long.score)
+
+
 def test_the_endgame_hook_is_asked_first_with_half_the_time() -> None:
     position = Position.setup("6x6")
     chosen = next(iter(position.legal_moves))
-    asked: list[float] = []
+    asked: list[tuple[float | None, int | None]] = []
 
-    def endgame(p: Position, seconds: float) -> Move:
-        asked.append(seconds)
+    def endgame(p: Position, seconds: float | None, positions: int | None) -> Move:
+        asked.append((seconds, positions))
         return chosen
 
     bot = InvaderBot(endgame=endgame)
     assert bot.choose(position, Budget(seconds=0.4)).move == chosen
-    assert asked == [pytest.approx((0.4 - SAFETY) * ENDGAME_SHARE)]
+    ((seconds, positions),) = asked
+    assert seconds == pytest.approx((0.4 - SAFETY) * ENDGAME_SHARE)
+    assert positions is None
+    # With the playouts fixed the hook gets work counted, not time, whatever the budget says.
+    asked.clear()
+    bot = InvaderBot(playouts=3000, endgame=endgame)
+    for time_given in (0.4, 4.0):
+        bot.choose(position, Budget(seconds=time_given))
+    counted = int(3000 / PLAYOUTS_PER_SECOND * ENDGAME_SHARE * REGION_POSITIONS_PER_SECOND)
+    assert asked == [(None, counted), (None, counted)]
+
+
+def test_preparing_leaves_the_endgame_solver_as_it_was() -> None:
+    bot = InvaderBot()
+    assert isinstance(bot.endgame, ExactEndgame)
+    bot.prepare()
+    assert bot.endgame.solver.stats.positions == 0
 
 
 def _played(position: Position, plies: int) -> Position:

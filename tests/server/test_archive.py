@@ -1,0 +1,149 @@
+"""`arena archive` over real games: players on real websockets and a real Redis play rated and
+casual games, then the archive exports them as game records, once each however often it runs."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from websockets.asyncio.server import serve
+
+from clients import ArenaClient
+from engine.records import read_records
+from server.app import Arena
+from server.cli import main
+from server.games import open_redis
+from server.identity import create_account
+from server.protocol import (
+    AcceptSeek,
+    ColourPreference,
+    GameStarted,
+    PlayMove,
+    Resign,
+    Seek,
+    TimeControl,
+)
+
+
+@pytest_asyncio.fixture
+async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+    client = open_redis(redis_url)
+    arena = Arena(client)
+    await arena.start()
+    try:
+        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            yield f"ws://127.0.0.1:{port}"
+    finally:
+        await arena.close()
+        await client.aclose()
+
+
+async def _login(url: str, name: str) -> tuple[ArenaClient, int | None]:
+    """A connection logged in as `name`, and the rating the server greeted it with."""
+    client = await ArenaClient.connect(url)
+    welcome = await client.login(name, f"{name}-password")
+    return client, welcome.user.rating
+
+
+async def _guest(url: str) -> ArenaClient:
+    client = await ArenaClient.connect(url)
+    await client.guest()
+    return client
+
+
+async def _resigned_game(white: ArenaClient, black: ArenaClient, rated: bool) -> GameStarted:
+    """White seeks, Black accepts; White makes a move and Black resigns."""
+    seek = Seek(TimeControl(300, 0), setup="6x6", rated=rated, colour=ColourPreference.WHITE)
+    added = await white.request(seek)
+    started: GameStarted = await black.request(AcceptSeek(added.seek.seek_id), GameStarted)
+    await white.wait_for(lambda c: started.game_id in c.games)
+    await white.request(PlayMove(started.game_id, 0, "b1-b2/b3"))
+    await black.request(Resign(started.game_id))
+    return started
+
+
+async def _archive(redis_url: str, out: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """`arena archive --out` (in a thread: it runs an event loop of its own); what it printed,
+    among the server's log lines."""
+    capsys.readouterr()
+    await asyncio.to_thread(main, ["archive", "--redis-url", redis_url, "--out", str(out)])
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.asyncio
+async def test_archived_records_carry_id_date_rating_and_are_written_once(
+    arena_url: str, redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("ann", "bob"):
+        await create_account(redis, name, f"{name}-password")
+    before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    (ann, _), (bob, _) = await _login(arena_url, "ann"), await _login(arena_url, "bob")
+    first = await _resigned_game(ann, bob, rated=True)  # neither has a rating yet
+    await ann.close()
+    await bob.close()
+    # Logged in again, each is greeted with the rating the first game gave.
+    ann, ann_rating = await _login(arena_url, "ann")
+    bob, bob_rating = await _login(arena_url, "bob")
+    ratings = (ann_rating, bob_rating)
+    assert None not in ratings
+    second = await _resigned_game(ann, bob, rated=True)
+    guest, other = await _guest(arena_url), await _guest(arena_url)
+    casual = await _resigned_game(guest, other, rated=False)
+    after = datetime.datetime.now(datetime.UTC)
+
+    out = tmp_path / "games.jsonl"
+    assert f"wrote 3 games to {out}" in await _archive(redis_url, out, capsys)
+    records = read_records(out)
+    assert [r.game_id for r in records] == [g.game_id for g in (first, second, casual)]
+    assert [r.rated for r in records] == [True, True, False]
+    assert [(r.white_rating, r.black_rating) for r in records] == [
+        (None, None),
+        ratings,
+        (None, None),
+    ]
+    for line, record in zip(out.read_text().splitlines(), records, strict=True):
+        assert record.date is not None
+        assert record.date.endswith("Z")
+        assert before <= datetime.datetime.fromisoformat(record.date) <= after
+        # Ratings nobody has are written as null, not left out.
+        assert {"white_rating", "black_rating"} <= json.loads(line).keys()
+
+    assert f"wrote 0 games to {out} (3 already there)" in await _archive(redis_url, out, capsys)
+    assert read_records(out) == records
+    # Gzipped: each run appends a member, and the file reads as one.
+    packed = tmp_path / "games.jsonl.gz"
+    assert f"wrote 3 games to {packed}" in await _archive(redis_url, packed, capsys)
+    assert f"wrote 0 games to {packed} (3 already there)" in await _archive(
+        redis_url, packed, capsys
+    )
+    assert read_records(packed) == records
+
+    fourth = await _resigned_game(other, guest, rated=False)
+    assert f"wrote 1 game to {out} (3 already there)" in await _archive(redis_url, out, capsys)
+    assert [r.game_id for r in read_records(out)] == [
+        g.game_id for g in (first, second, casual, fourth)
+    ]
+    for client in (ann, bob, guest, other):
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_archive_refuses_to_append_to_a_file_that_is_not_records(
+    redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "games.jsonl"
+    out.write_text("a shopping list\n")
+    with pytest.raises(SystemExit) as exit_info:
+        await _archive(redis_url, out, capsys)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"arena archive: error: {out}:1: not a game record: ")
+    assert err.count("\n") == 1
+    assert out.read_text() == "a shopping list\n"
