@@ -10,6 +10,7 @@ import contextlib
 import random
 import secrets
 from collections.abc import Coroutine
+from dataclasses import replace
 from http import HTTPStatus
 from typing import Any
 
@@ -20,6 +21,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from engine.amazons import SETUPS
+from server import identity
 from server.analysis import Analyst
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, warm_engine
@@ -156,6 +158,9 @@ class Arena:
             first_white = random.random() < 0.5
         else:
             first_white = colour is ColourPreference.WHITE
+        # Ratings as they are now: a player's rating changes after each rated game, and a
+        # connection knows only the one it had when it logged in.
+        first, second = await self._rated_now(first), await self._rated_now(second)
         white, black = (first, second) if first_white else (second, first)
         house = (
             house_spec if white.kind is PlayerKind.HOUSE else None,
@@ -166,6 +171,12 @@ class Arena:
         )
         log.info("game_started", game_id=started.game_id, white=white.name, black=black.name)
         return started
+
+    async def _rated_now(self, player: Player) -> Player:
+        if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
+            return player
+        account = await identity.find(self.redis, player.name)
+        return player if account is None else replace(player, rating=account.rating)
 
     def wake_pairing(self) -> None:
         self._pairing.set()

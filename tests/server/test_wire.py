@@ -19,10 +19,10 @@ from websockets.asyncio.server import serve
 from engine.amazons import Position
 from server.app import Arena
 from server.games import open_redis
-from server.identity import create_account
+from server.identity import create_account, find
 from server.offers import TimeControls
 from server.worker import HOUSE_BOTS
-from tests.server.wire import Frame, Wire
+from tests.server.wire import REPLY_SECONDS, Frame, Wire
 
 SIX = {"base": 300, "increment": 0}
 
@@ -284,3 +284,45 @@ async def test_one_address_guessing_at_many_accounts_is_throttled(url: str) -> N
     assert (await _login_from(url, "127.0.0.10", "someone-else", "guess"))["code"] == (
         "bad_credentials"
     )
+
+
+async def _rated(redis: Redis, *names: str) -> tuple[int, ...]:
+    """The players' ratings, once each has one."""
+    async with asyncio.timeout(REPLY_SECONDS):
+        while True:
+            accounts = [await find(redis, name) for name in names]
+            ratings = tuple(a.rating for a in accounts if a is not None and a.rating is not None)
+            if len(ratings) == len(names):
+                return ratings
+            await asyncio.sleep(0.02)
+
+
+async def _account(url: str, redis: Redis, name: str) -> Wire:
+    await create_account(redis, name, f"{name}-password")
+    wire = await Wire.connect(url)
+    await wire.call("hello", version=1)
+    assert (await wire.call("login", user=name, password=f"{name}-password"))["t"] == "welcome"
+    return wire
+
+
+@pytest.mark.asyncio
+async def test_a_second_rated_game_on_one_connection_starts_with_the_new_ratings(
+    url: str, redis: Redis
+) -> None:
+    ann, bob = await _account(url, redis, "ann"), await _account(url, redis, "bob")
+    ratings, settled = [], []
+    for _ in range(2):
+        added = await ann.call("seek", time=SIX, setup="6x6", rated=True, colour="white")
+        started = await bob.call("accept_seek", seek_id=added["seek"]["seek_id"])
+        ratings.append((started["white"].get("rating"), started["black"].get("rating")))
+        game_id = started["game_id"]
+        await ann.call("move", game_id=game_id, ply=0, move=_moves("6x6", 1)[0])
+        ended = await bob.call("resign", game_id=game_id)
+        assert ended["t"] == "game_ended"
+        settled.append(await _rated(redis, "ann", "bob"))  # settled after the game ends
+    assert ratings[0] == (None, None)  # neither had a rated game yet
+    white, black = ratings[1]
+    assert (white, black) == settled[0]
+    assert white > 1500 > black
+    for wire in (ann, bob):
+        await wire.close()
