@@ -12,13 +12,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
-from websockets.asyncio.server import serve
 
 from clients import ArenaClient
 from engine.records import read_records
-from server.app import Arena
 from server.cli import main
-from server.games import open_redis
 from server.identity import create_account
 from server.protocol import (
     AcceptSeek,
@@ -29,20 +26,13 @@ from server.protocol import (
     Seek,
     TimeControl,
 )
+from tests.server.endpoint import serving
 
 
 @pytest_asyncio.fixture
 async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
-    client = open_redis(redis_url)
-    arena = Arena(client)
-    await arena.start()
-    try:
-        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
-            port = next(iter(server.sockets)).getsockname()[1]
-            yield f"ws://127.0.0.1:{port}"
-    finally:
-        await arena.close()
-        await client.aclose()
+    async with serving(redis_url) as url:
+        yield url
 
 
 async def _login(url: str, name: str) -> tuple[ArenaClient, int | None]:

@@ -9,12 +9,10 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
-from websockets.asyncio.server import serve
 
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
-from server.app import Arena
-from server.games import GameStore, channel, open_redis
+from server.games import GameStore, channel
 from server.identity import create_account
 from server.offers import TimeControls
 from server.protocol import (
@@ -44,25 +42,19 @@ from server.protocol import (
     Watch,
 )
 from server.ratings import rating_of
+from tests.server.endpoint import serving
 
 CLAIM_GRACE_MS = 300
 
 
 @pytest_asyncio.fixture
 async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
-    client = open_redis(redis_url)  # as `arena serve` has it
     # A 1 s base, below what a server offers by default, lets a clock run out within a test.
-    arena = Arena(
-        client, claim_grace_ms=CLAIM_GRACE_MS, time_controls=TimeControls.parse("1-10800+180")
-    )
-    await arena.start()
-    try:
-        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
-            port = next(iter(server.sockets)).getsockname()[1]
-            yield f"ws://127.0.0.1:{port}"
-    finally:
-        await arena.close()
-        await client.aclose()
+    time_controls = TimeControls.parse("1-10800+180")
+    async with serving(
+        redis_url, claim_grace_ms=CLAIM_GRACE_MS, time_controls=time_controls
+    ) as url:
+        yield url
 
 
 async def _guest(url: str) -> ArenaClient:

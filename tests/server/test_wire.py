@@ -6,45 +6,26 @@ documented ones."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
-from websockets.asyncio.server import serve
 
 from engine.amazons import Position
-from server.app import Arena
-from server.games import open_redis
 from server.identity import create_account, find
 from server.offers import TimeControls
 from server.worker import HOUSE_BOTS
+from tests.server.endpoint import serving
 from tests.server.wire import REPLY_SECONDS, Frame, Wire
 
 SIX = {"base": 300, "increment": 0}
 
 
-@contextlib.asynccontextmanager
-async def _serving(redis_url: str, **options: Any) -> AsyncIterator[str]:
-    """A server process's endpoint in this process, on a free port: its URL."""
-    client = open_redis(redis_url)
-    arena = Arena(client, **options)
-    await arena.start()
-    try:
-        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
-            port = next(iter(server.sockets)).getsockname()[1]
-            yield f"ws://127.0.0.1:{port}"
-    finally:
-        await arena.close()
-        await client.aclose()
-
-
 @pytest_asyncio.fixture
 async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
-    async with _serving(redis_url) as found:
+    async with serving(redis_url) as found:
         yield found
 
 
@@ -165,7 +146,7 @@ async def test_a_connection_that_does_not_log_in_in_time_is_closed(
 ) -> None:
     # The deadline is well above the few milliseconds a guest's login takes, so only the
     # connections that never log in reach it, however loaded the machine.
-    async with _serving(redis_url, login_seconds=1.5) as url:
+    async with serving(redis_url, login_seconds=1.5) as url:
         silent = await Wire.connect(url)
         greeted = await Wire.connect(url)
         greeted.send("hello", version=1)
@@ -216,7 +197,7 @@ async def test_a_time_control_the_server_does_not_offer_is_a_bad_field(
 async def test_welcome_tells_what_the_server_offers_and_a_list_is_kept_to(
     redis: Redis, redis_url: str
 ) -> None:
-    async with _serving(redis_url, time_controls=TimeControls.parse("60+0, 180+2")) as url:
+    async with serving(redis_url, time_controls=TimeControls.parse("60+0, 180+2")) as url:
         wire = await Wire.connect(url)
         await wire.call("hello", version=1)
         welcome = await wire.call("guest")
