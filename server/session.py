@@ -229,6 +229,7 @@ class Session:
     async def _receive(self, frame: bytes | str) -> None:
         wait = self.bucket.take()
         if wait > 0:
+            self.arena.metrics.rate_limited += 1
             reply = ErrorReply(
                 ErrorCode.RATE_LIMITED,
                 f"too many requests: at most {RATE:g} a second",
@@ -566,9 +567,11 @@ class Session:
         return int(self.socket.latency * 1000)
 
     async def _move(self, request: PlayMove) -> None:
+        started = time.perf_counter()
         events = await self.arena.store.play(
             request.game_id, self._me().name, request.ply, request.move, now_ms(), self._lag_ms()
         )
+        self.arena.metrics.moved(time.perf_counter() - started)
         self._send_game_events(events, request)
 
     async def _resign(self, request: Resign) -> None:
