@@ -1,6 +1,7 @@
-"""One server process: the websocket endpoint (and `GET /healthz` on the same port), the
-connections it holds, and the background duties any process may do for the shared Redis:
-ending games whose time is up, pairing the quick-pairing pools and keeping its seeks alive.
+"""One server process: the websocket endpoint (and `GET /healthz` and `GET /metrics` on the
+same port), the connections it holds, and the background duties any process may do for the
+shared Redis: ending games whose time is up, pairing the quick-pairing pools and keeping its
+seeks alive.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from server.analysis import Analyst
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, warm_engine
 from server.lobby import SEEK_TTL_MS, Lobby
+from server.metrics import ServerMetrics, respond
 from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
 from server.protocol import (
     ColourPreference,
@@ -86,6 +88,7 @@ class Arena:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pairing = asyncio.Event()
         self.analyst = Analyst()
+        self.metrics = ServerMetrics(self)
 
     async def start(self) -> None:
         warm_engine(self.setups)
@@ -122,11 +125,13 @@ class Arena:
         self.sessions.add(session)
         await session.run()
 
-    @staticmethod
-    def health(socket: Socket, request: HttpRequest) -> Response | None:
-        """Answer `GET /healthz` over plain HTTP; other paths go on to the websocket."""
+    async def health(self, socket: Socket, request: HttpRequest) -> Response | None:
+        """Answer `GET /healthz` and `GET /metrics` (Prometheus) over plain HTTP; other paths
+        go on to the websocket."""
         if request.path == "/healthz":
             return socket.respond(HTTPStatus.OK, "ok\n")
+        if request.path == "/metrics":
+            return respond(socket, await self.metrics.exposition())
         return None
 
     # Games

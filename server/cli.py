@@ -120,6 +120,20 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
 
     worker = commands.add_parser("worker", help="compute house-bot moves from the request queue")
     _add_redis_options(worker)
+    worker.add_argument(
+        "--metrics-port",
+        type=_port,
+        # A string default goes through `type` too, so a bad $ARENA_METRICS_PORT is named.
+        default=os.environ.get("ARENA_METRICS_PORT"),
+        metavar="PORT",
+        help="answer Prometheus scrapes (GET /metrics) on this port "
+        "(default: $ARENA_METRICS_PORT, else none)",
+    )
+    worker.add_argument(
+        "--metrics-host",
+        default=os.environ.get("ARENA_METRICS_HOST", "127.0.0.1"),
+        help="address of the metrics port (default: $ARENA_METRICS_HOST or 127.0.0.1)",
+    )
     worker.set_defaults(run=_worker)
 
     user = commands.add_parser("user", help="manage accounts")
@@ -178,9 +192,12 @@ def _env_int(name: str, default: int) -> int:
 
 
 def _port(text: str) -> int:
-    port = int(text)
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0..65535, got {text}")
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, got {text!r}")
     return port
 
 
@@ -274,9 +291,13 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _start_worker(url: str) -> subprocess.Popen[bytes]:
+    # One metrics port cannot serve several workers: these have none (docs/server.md).
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("ARENA_METRICS_PORT", "ARENA_METRICS_HOST")
+    }
     return subprocess.Popen(
         [sys.executable, "-m", "server.cli", "worker", "--redis-url", url],
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**env, "PYTHONUNBUFFERED": "1"},
     )
 
 
@@ -358,18 +379,31 @@ def _stop_event() -> asyncio.Event:
 
 def _worker(args: argparse.Namespace) -> int:
     configure_logging()
-    with _redis_url(args) as url:
-        log.info("worker_compiling")
-        stopped = _compile_house_bots()
-        if stopped is not None:
-            log.info("worker_stopped", signal=stopped, compiling=True)
-            return 0
+    # Bound before the house bots compile (up to minutes), so a port in use fails at once.
+    metrics = None if args.metrics_port is None else _listen(args.metrics_host, args.metrics_port)
+    try:
+        with _redis_url(args) as url:
+            log.info("worker_compiling")
+            stopped = _compile_house_bots()
+            if stopped is not None:
+                log.info("worker_stopped", signal=stopped, compiling=True)
+                return 0
 
-        async def work() -> None:
-            await run_worker(url, _stop_event())
+            async def work() -> None:
+                await run_worker(url, _stop_event(), metrics)
 
-        _run_loop(work())
+            _run_loop(work())
+    finally:
+        if metrics is not None:
+            metrics.close()
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    try:
+        return socket.create_server((host, port))
+    except OSError as error:
+        raise OSError(f"cannot listen for metrics on {host}:{port}: {error.strerror}") from None
 
 
 class _StopSignalError(Exception):

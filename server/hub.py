@@ -56,6 +56,7 @@ class Hub:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._followers: dict[str, set[Follower]] = {}
         self._lock = asyncio.Lock()
+        self.reconnects = 0  # subscriptions made again after they broke
         self._feed: _Feed
         try:
             self._feed = _OwnFeed(Endpoint.of(redis), self._dispatch, self._resubscribed)
@@ -98,6 +99,7 @@ class Hub:
         return len(self._followers.get(channel, ()))
 
     def _resubscribed(self) -> None:
+        self.reconnects += 1
         for channel, followers in tuple(self._followers.items()):
             for follower in tuple(followers):
                 follower.missed(channel)

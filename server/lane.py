@@ -18,13 +18,14 @@ does everything over TLS.
 A connection that breaks fails the commands waiting on it (`ConnectionError`: the caller
 cannot know whether Redis ran the command, as with any client) and the next command connects
 again. `Endpoint` (where the client's Redis is and how a connection of our own starts) serves
-the hub's subscription too.
+the hub's subscription too. `RoundTrips` counts what a client sends, for the server's metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import hashlib
 import inspect
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from typing import Any, Final, TypeVar, cast
 
 import hiredis
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
@@ -44,6 +46,7 @@ __all__ = [
     "Lane",
     "LaneRedis",
     "LaneScript",
+    "RoundTrips",
     "command",
 ]
 
@@ -80,6 +83,19 @@ LANE_COMMANDS: Final = frozenset(
         "PUBLISH",
     }
 )
+
+
+@dataclass
+class RoundTrips:
+    """What a client has sent to Redis and waited on: on the lane, the commands and the writes
+    that carried them (one a turn of the event loop); through redis-py's pool, the commands
+    and the round trips (one a command, or one a pipeline of any number). Plain numbers, so
+    that counting costs nothing a Prometheus counter would (a lock, about 0.7 µs)."""
+
+    lane_commands: int = 0
+    lane_writes: int = 0
+    pool_commands: int = 0
+    pool_round_trips: int = 0
 
 
 class Caller(asyncio.Protocol):
@@ -155,7 +171,7 @@ class Lane:
     """One connection to Redis shared by any number of callers: `await lane.execute(*args)`
     returns the raw reply (bytes, ints, lists) or raises the error Redis answered."""
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, trips: RoundTrips | None = None) -> None:
         kwargs = redis.connection_pool.connection_kwargs
         self._endpoint = Endpoint.of(redis)
         if kwargs.get("decode_responses"):
@@ -164,12 +180,15 @@ class Lane:
             # redis-py reads replies by the protocol its connections speak (RESP3 by default
             # from redis-py 8); a lane speaks RESP2, so the client must too.
             raise ValueError("a lane speaks RESP2: open the client with protocol=2")
+        self.trips = RoundTrips() if trips is None else trips
         self._wire: _Wire | None = None
         self._connecting = asyncio.Lock()  # bound to a loop only when first waited on
 
     async def execute(self, *args: Arg) -> Any:
         wire = await self._connected()
-        return await wire.call(command(*args))
+        reply = wire.call(command(*args))
+        self.trips.lane_commands += 1
+        return await reply
 
     async def close(self) -> None:
         if self._wire is not None:
@@ -182,7 +201,9 @@ class Lane:
             return wire
         async with self._connecting:
             if self._wire is None or not self._wire.open:
-                self._wire = await self._endpoint.connect(_Wire, NAME)
+                self._wire = await self._endpoint.connect(
+                    functools.partial(_Wire, self.trips), NAME
+                )
             return self._wire
 
 
@@ -192,14 +213,17 @@ class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyp
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.round_trips = RoundTrips()
         try:
-            self._lane: Lane | None = Lane(self)
+            self._lane: Lane | None = Lane(self, self.round_trips)
         except ValueError:
             self._lane = None
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         name = args[0]
         if self._lane is None or name not in LANE_COMMANDS:
+            self.round_trips.pool_commands += 1
+            self.round_trips.pool_round_trips += 1
             return await super().execute_command(*args, **options)
         # As redis-py's parse_response: its options, then its callback for the command.
         try:
@@ -215,6 +239,11 @@ class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyp
             return reply
         result = callback(reply, **options)
         return await result if inspect.isawaitable(result) else result
+
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
+        return _CountedPipeline(
+            self.round_trips, self.connection_pool, self.response_callbacks, transaction, shard_hint
+        )
 
     def register_script(self, script: str) -> Any:
         """A Lua script to call as `await script(keys=..., args=...)`, as redis-py's: through
@@ -245,10 +274,25 @@ class LaneScript:
             return await self._lane.execute("EVAL", self.script, len(keys), *keys, *args)
 
 
+class _CountedPipeline(Pipeline):  # type: ignore[misc]  # redis-py is read untyped (pyproject)
+    """redis-py's pipeline, counted in its client's `RoundTrips` when it goes out."""
+
+    def __init__(self, trips: RoundTrips, *args: Any) -> None:
+        super().__init__(*args)
+        self._trips = trips
+
+    async def execute(self, raise_on_error: bool = True) -> Any:
+        if self.command_stack:
+            self._trips.pool_commands += len(self.command_stack)
+            self._trips.pool_round_trips += 1
+        return await super().execute(raise_on_error)
+
+
 class _Wire(Caller):
     """One connection: commands out in order, replies matched to them in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, trips: RoundTrips) -> None:
+        self._trips = trips
         self._reader = hiredis.Reader(replyError=ResponseError)
         self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         self._transport: asyncio.WriteTransport | None = None
@@ -294,6 +338,7 @@ class _Wire(Caller):
     def _flush(self) -> None:
         if self.open and self._transport is not None:
             self._transport.writelines(self._unsent)
+            self._trips.lane_writes += 1
         self._unsent = []
 
     def close(self) -> None:

@@ -254,6 +254,7 @@ class Session:
     async def _receive(self, frame: bytes | str) -> None:
         wait = self.bucket.take()
         if wait > 0:
+            self.arena.metrics.rate_limited += 1
             reply = ErrorReply(
                 ErrorCode.RATE_LIMITED,
                 f"too many requests: at most {RATE:g} a second",
@@ -630,10 +631,12 @@ class Session:
 
     async def _move(self, request: PlayMove) -> None:
         store, name = self.arena.store, self._me().name
+        started = time.perf_counter()
         await self._act(
             request,
             store.play(request.game_id, name, request.ply, request.move, now_ms(), self._lag_ms()),
         )
+        self.arena.metrics.moved(time.perf_counter() - started)
 
     async def _resign(self, request: Resign) -> None:
         await self._act(

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -21,6 +22,7 @@ from engine.search.bot import Clock as BotClock
 from engine.search.registry import bot_names, make_bot
 from server.clock import now_ms
 from server.games import AI_STREAM, GameStore, open_redis
+from server.metrics import WorkerMetrics, serve_metrics
 from server.protocol import Colour, GameStatus, ProtocolError
 
 __all__ = ["GROUP", "HOUSE_BOTS", "RECLAIM_MS", "WORKERS", "Worker", "workers_ready"]
@@ -60,6 +62,7 @@ class Worker:
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.log = log.bind(worker=self.name)
         self.ready = asyncio.Event()  # set once the bots are compiled and requests are taken
+        self.metrics = WorkerMetrics(self)
 
     async def ensure_group(self) -> None:
         with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
@@ -112,6 +115,7 @@ class Worker:
         if claimed:
             entry_id, fields = claimed[0]
             self.log.info("request_reclaimed", entry=_text(entry_id))
+            self.metrics.reclaimed += 1
             return _text(entry_id), fields
         found = await self.redis.xreadgroup(GROUP, self.name, {AI_STREAM: ">"}, count=1, block=1000)
         if not found:
@@ -126,12 +130,13 @@ class Worker:
         thought = asyncio.Event()
         touch = asyncio.create_task(self._touch(entry_id, thought))
         try:
-            await self._move(game_id, ply)
+            outcome = "played" if await self._move(game_id, ply) else "skipped"
         except Exception:
             # Left pending: it is reclaimed and tried again, unless it keeps failing.
             if await self._deliveries(entry_id) < MAX_DELIVERIES:
                 raise
             self.log.exception("request_dropped", game_id=game_id, ply=ply)
+            outcome = "dropped"
         finally:
             # Stopped by an event, never cancelled: a Redis command cancelled while it waits
             # for its reply can leave the connection stuck (redis-py #2624, #2665), and the
@@ -143,24 +148,36 @@ class Worker:
                 self.log.exception("touch_failed", game_id=game_id)
         await self.redis.xack(AI_STREAM, GROUP, entry_id)
         await self.redis.xdel(AI_STREAM, entry_id)
+        self.metrics.requests[outcome] += 1
 
     async def _deliveries(self, entry_id: str) -> int:
         """How many times the request has been handed to a worker."""
         pending = await self.redis.xpending_range(AI_STREAM, GROUP, entry_id, entry_id, 1)
         return int(pending[0]["times_delivered"]) if pending else 0
 
-    async def _move(self, game_id: str, ply: int) -> None:
+    async def queue(self) -> tuple[int, int]:
+        """The requests in the stream (waiting or being thought about), and of those the ones
+        a worker has taken and not yet finished."""
+        length = await self.redis.xlen(AI_STREAM)
+        try:
+            pending = (await self.redis.xpending(AI_STREAM, GROUP))["pending"]
+        except ResponseError:  # NOGROUP: no worker has started on this Redis yet
+            pending = 0
+        return int(length), int(pending)
+
+    async def _move(self, game_id: str, ply: int) -> bool:
+        """Think and play the move the request asks for; False when there is none to play."""
         try:
             game = await self.store.load(game_id)
         except ProtocolError:
-            return
+            return False
         if game.status is GameStatus.ENDED or game.ply != ply:
-            return  # already played (a retried request) or the game is over
+            return False  # already played (a retried request) or the game is over
         colour = game.to_move
         side = 0 if colour is Colour.WHITE else 1
         spec = game.house[side]
         if spec is None:
-            return
+            return False
         bot_name, _, strength_text = spec.partition("@")
         strength = int(strength_text or 10)
         player = game.player(colour)
@@ -183,14 +200,17 @@ class Worker:
             left = game.clock.deadline() - now - MARGIN_MS
             budget = Budget(seconds=max(0.01, min(FIRST_MOVE_SECONDS, left / 4000) * scale))
         position: Any = game.position()  # the bots take any GameState
+        started = time.perf_counter()
         decision = await asyncio.to_thread(bot.choose, position, budget)
+        self.metrics.thinking.add(time.perf_counter() - started)
         text = str(decision.move)
         try:
             await self.store.play(game_id, player.name, ply, text, now_ms())
         except ProtocolError as error:
             self.log.info("move_refused", game_id=game_id, ply=ply, reason=str(error))
-            return
+            return False
         self.log.info("house_move", game_id=game_id, ply=ply, move=text, seconds=decision.seconds)
+        return True
 
     async def _touch(self, entry_id: str, thought: asyncio.Event) -> None:
         """Keep claiming our own request until `thought` is set, so no one reclaims it."""
@@ -207,12 +227,26 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-async def run_worker(redis_url: str, stop: asyncio.Event) -> None:
+async def run_worker(
+    redis_url: str, stop: asyncio.Event, metrics: socket.socket | None = None
+) -> None:
     """A worker on `redis_url` until `stop` is set, for a process that has already compiled
-    the house bots with `prepare_house_bots`."""
+    the house bots with `prepare_house_bots`; it answers `GET /metrics` on the bound socket
+    `metrics` if there is one."""
     redis = open_redis(redis_url)
+    worker = Worker(redis)
     try:
-        await Worker(redis).run(stop, prepare=False)
+        if metrics is None:
+            await worker.run(stop, prepare=False)
+            return
+        server = await serve_metrics(worker.metrics, metrics)
+        host, port = metrics.getsockname()[:2]
+        worker.log.info("metrics_serving", address=f"{host}:{port}")
+        try:
+            await worker.run(stop, prepare=False)
+        finally:
+            server.close()
+            await server.wait_closed()
     finally:
         await redis.aclose()
 

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,7 @@ from server.protocol import (
 )
 from server.redis_embedded import EmbeddedRedis, redis_server_binary
 from server.worker import GROUP
+from tests.server.test_metrics import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVING = re.compile(rb"serving on (ws://\S+)")
@@ -466,3 +468,49 @@ async def test_a_player_of_a_server_that_died_can_be_claimed_against(
         assert (ended.termination, ended.winner) == (Termination.ABANDONED, Colour.BLACK)
         await black.close()
         assert await other.stop() == 0
+
+
+def _scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+        return parse(reply.read().decode())
+
+
+@pytest.mark.asyncio
+async def test_a_server_and_a_worker_answer_prometheus_scrapes(
+    redis_url: str, processes: Processes
+) -> None:
+    with socket.socket() as probe:  # a port free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        metrics_port = probe.getsockname()[1]
+    async with asyncio.timeout(TIMEOUT):
+        server = await processes.serve("--redis-url", redis_url)
+        worker = await processes.worker(redis_url, ARENA_METRICS_PORT=str(metrics_port))
+        client = await _guest(server.url)
+        while "worker_started" not in worker.log_tail():
+            await asyncio.sleep(0.1)
+        served = await asyncio.to_thread(_scrape, int(server.url.rsplit(":", 1)[1]))
+        worked = await asyncio.to_thread(_scrape, metrics_port)
+        await client.close()
+        assert await worker.stop() == 0
+        assert await server.stop() == 0
+    assert served[("arena_connections", ())] == 1
+    assert served[("arena_sessions", (("kind", "guest"),))] == 1
+    assert worked[("arena_worker_requests_total", (("outcome", "played"),))] == 0
+    assert worked[("arena_worker_queue_length", ())] == 0
+    assert f"127.0.0.1:{metrics_port}" in worker.log_tail()  # its metrics_serving line
+
+
+@pytest.mark.asyncio
+async def test_a_worker_whose_metrics_port_is_taken_says_so_before_compiling(
+    redis_url: str, processes: Processes
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        worker = await processes.worker(redis_url, ARENA_METRICS_PORT=str(port))
+        assert await asyncio.wait_for(worker.process.wait(), START_SECONDS) == 2
+    log = worker.log_tail()
+    assert (
+        f"arena worker: error: cannot listen for metrics on 127.0.0.1:{port}: "
+        "Address already in use"
+    ) in log
+    assert "worker_compiling" not in log
