@@ -10,7 +10,9 @@ from engine.search.timing import think_time
 
 SPECS = sorted(BOTS)
 # Seconds a bot may overrun its budget here. The 50 ms target is measured by bench/bots.py on a
-# quiet machine; this catches a bot that ignores its deadline without failing on a busy one.
+# quiet machine; this catches a bot that ignores its deadline without failing on a busy one, as
+# what is counted is this thread's CPU time: while the bot waits for a core, the wall clock runs
+# past its deadline but its CPU time does not.
 MARGIN = 0.2
 # Search bots stop at a fixed number of playouts, not at a time, when a game must repeat.
 REPEATABLE = {
@@ -33,9 +35,9 @@ def test_bots_play_legal_moves_within_the_deadline(spec: str, setup: str) -> Non
     plies = 0
     while not position.is_terminal() and plies < 40:
         player = bot if position.current_player == 0 else opponent
-        start = time.perf_counter()
+        start = time.thread_time()
         decision = player.choose(position, budget)
-        assert time.perf_counter() - start < 0.1 + MARGIN
+        assert time.thread_time() - start < 0.1 + MARGIN
         assert decision.move in position.legal_moves
         position.apply(decision.move)  # type: ignore[arg-type]
         plies += 1
