@@ -125,8 +125,14 @@ class Worker:
         return _text(entry_id), fields
 
     async def _serve(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
-        game_id = _text(fields[b"game_id"])
-        ply = int(fields[b"ply"])
+        try:
+            game_id = _text(fields[b"game_id"])
+            ply = int(fields[b"ply"])
+        except (KeyError, ValueError, UnicodeDecodeError):
+            # No retry can make it readable: drop it at once rather than reclaim it forever.
+            self.log.error("request_unreadable", entry=entry_id, fields=repr(fields)[:200])
+            await self._finish(entry_id, "dropped")
+            return
         thought = asyncio.Event()
         touch = asyncio.create_task(self._touch(entry_id, thought))
         try:
@@ -146,6 +152,9 @@ class Worker:
                 await touch
             except Exception:
                 self.log.exception("touch_failed", game_id=game_id)
+        await self._finish(entry_id, outcome)
+
+    async def _finish(self, entry_id: str, outcome: str) -> None:
         await self.redis.xack(AI_STREAM, GROUP, entry_id)
         await self.redis.xdel(AI_STREAM, entry_id)
         self.metrics.requests[outcome] += 1

@@ -346,3 +346,25 @@ async def test_a_worker_metrics_port_answers_only_metrics(worker: tuple[Worker, 
         await asyncio.to_thread(_get, port, "/")
     refused.value.close()
     assert refused.value.code == 404
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("fields", [{"game_id": "g1"}, {"game_id": "g1", "ply": "two"}, {"ply": 0}])
+async def test_an_unreadable_request_is_dropped_at_once(
+    worker: tuple[Worker, int], redis: Redis, fields: dict[str, str | int]
+) -> None:
+    house, port = worker
+    await house.ensure_group()
+    await redis.xadd(AI_STREAM, fields)
+    stop = asyncio.Event()
+    running = asyncio.create_task(house.run(stop, prepare=False))
+    try:
+        done = await _scrape_until(
+            port, "arena_worker_requests_total", (("outcome", "dropped"),), 1
+        )
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 5)
+    assert done[("arena_worker_queue_length", ())] == 0
+    assert done[("arena_worker_queue_pending", ())] == 0
+    assert done[("arena_worker_reclaimed_total", ())] == 0
