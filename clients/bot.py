@@ -14,6 +14,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from time import monotonic
 from typing import Any
 
@@ -506,11 +507,18 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the server's websocket URL, e.g. ws://localhost:8765 (default: $ARENA_SERVER)",
     )
-    parser.add_argument(
+    token = parser.add_mutually_exclusive_group()
+    token.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="read the bot's token from FILE (from `arena token create NAME --bot`)",
+    )
+    token.add_argument(
         "--token",
         default=os.environ.get("ARENA_BOT_TOKEN"),
-        help="the bot's token from `arena token create NAME --bot` (default: $ARENA_BOT_TOKEN; "
-        "prefer the variable: arguments show in process lists)",
+        help="the bot's token (default: $ARENA_BOT_TOKEN; prefer the variable or --token-file: "
+        "arguments show in process lists)",
     )
     parser.add_argument(
         "--engine",
@@ -568,8 +576,9 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.server:
         raise BotError("no server: give --server URL or set ARENA_SERVER")
     _check_url(args.server)
-    if not args.token:
-        raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token")
+    token = args.token if args.token_file is None else _read_token(args.token_file)
+    if not token:
+        raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
     policy = ChallengePolicy(
         setups=frozenset(args.setups or SETUPS),
         min_game_seconds=args.min_seconds,
@@ -583,10 +592,21 @@ def run_command(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await run_bot(args.server, args.token, args.engine, accept=policy, stop=stop)
+        await run_bot(args.server, token, args.engine, accept=policy, stop=stop)
 
     asyncio.run(play())
     return 0
+
+
+def _read_token(path: Path) -> str:
+    try:
+        token = path.read_text().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not text"
+        raise BotError(f"cannot read the token file {path}: {reason}") from None
+    if not token:
+        raise BotError(f"the token file {path} is empty")
+    return token
 
 
 def _configure_logging() -> None:

@@ -53,6 +53,9 @@ GUEST_COUNTER_KEY = "guest:counter"  # INCR'd for the number in each guest's nam
 SESSION_TTL = timedelta(days=7)
 GUEST_PREFIX = "guest-"
 TOKEN_BYTES = 32  # 256 bits of randomness; token_urlsafe makes 43 characters of it
+# Bot tokens start with this, never with the "-" that base64url may start with and that a command
+# line would take for an option; it also tells a bot token from a session token at a glance.
+BOT_TOKEN_PREFIX = "bot_"
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -202,7 +205,7 @@ async def create_bot_token(r: aioredis.Redis, name: str) -> str:
     fields = await _fields(r, user_key(name))
     if fields.get("kind") != PlayerKind.BOT.value:
         raise NameTakenError(f"user name {name!r} belongs to an account that is not a bot")
-    token = secrets.token_urlsafe(TOKEN_BYTES)
+    token = BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     await r.set(TOKEN_KEY.format(_digest(token)), _holder(fields))
     return token
 

@@ -324,6 +324,48 @@ async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
     assert '"event": "challenge_accepted"' in log.read_text()
 
 
+@pytest.mark.asyncio
+async def test_the_command_reads_its_token_from_a_file(
+    server: Server, redis: Redis, tmp_path: Path
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text(await create_bot_token(redis, BOT) + "\n")
+    log = tmp_path / "bot.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    with log.open("wb") as err:
+        command = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "clients.bot",
+            "--server",
+            server.url,
+            "--engine",
+            "random",
+            "--token-file",
+            str(token_file),
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            online = asyncio.create_task(_until_online(server))
+            await asyncio.wait(
+                (online, asyncio.create_task(command.wait())), return_when="FIRST_COMPLETED"
+            )
+            online.cancel()
+            assert not online.cancelled(), log.read_text()
+            command.send_signal(signal.SIGINT)
+            assert await command.wait() == 0, log.read_text()
+    finally:
+        if command.returncode is None:
+            command.kill()
+            await command.wait()
+    assert '"event": "bot_online"' in log.read_text()
+
+
 def _challenge_info(setup: str, base: int, increment: int, rated: bool = False) -> ChallengeInfo:
     return ChallengeInfo(
         "c1",
@@ -391,6 +433,18 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
         (["--engine", "nosuch", "--server", "ws://x", "--token", "t"], "unknown bot 'nosuch'"),
         (["--engine", "greedy", "--server", "http://x", "--token", "t"], "not a websocket URL"),
         (["--engine", "greedy", "--max-games", "0"], "must be 1 or more, got 0"),
+        (
+            ["--engine", "greedy", "--server", "ws://x", "--token-file", "/nonexistent/token"],
+            "cannot read the token file /nonexistent/token",
+        ),
+        (
+            ["--engine", "greedy", "--server", "ws://x", "--token-file", "/dev/null"],
+            "the token file /dev/null is empty",
+        ),
+        (
+            ["--engine", "greedy", "--token", "t", "--token-file", "/dev/null"],
+            "not allowed with argument --token",
+        ),
     ],
 )
 def test_the_command_line_names_what_is_wrong(

@@ -186,10 +186,21 @@ async def test_bot_tokens_are_long_random_and_stored_only_as_digests(redis: Redi
     assert len(set(tokens)) == 20
     for token in tokens:
         # token_urlsafe(32): 43 characters of base64url, 6 bits each, so 256 bits.
-        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)
+        assert re.fullmatch(r"bot_[A-Za-z0-9_-]{43}", token)
         assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
     store = await _every_value(redis)
     assert not any(token.encode() in store for token in tokens)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_token_never_starts_with_a_dash(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One random token in 64 would start with "-", which a command line takes for an option.
+    monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda size: "-" + "A" * 42)
+    token = await identity.create_bot_token(redis, "mybot")
+    assert not token.startswith("-")
+    assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
 
 
 @pytest.mark.asyncio
