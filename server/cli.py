@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import redis
 import redis.asyncio as aioredis
 import structlog
 import websockets.asyncio.server
@@ -30,7 +31,7 @@ from server import identity
 from server.app import Arena
 from server.games import GameStore, open_redis
 from server.logs import configure_logging
-from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
+from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis, EmbeddedRedisError
 from server.worker import prepare_house_bots, run_worker
 
 __all__ = ["main"]
@@ -44,6 +45,7 @@ MAX_FRAME = 64 * 1024
 CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stops
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
 GC_YOUNG = 10_000  # allocations between collections of the youngest generation (700 by default)
+REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command gives up
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -66,9 +68,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`arena moves | head`): not an error. Before OSError, its base.
         return 0
-    except (ValueError, OSError) as error:
-        parser.exit(2, f"arena {args.command}: error: {error}\n")
+    except (ValueError, OSError, EmbeddedRedisError) as error:
+        parser.exit(2, f"{_prog(args)}: error: {error}\n")
+    except redis.RedisError as error:
+        # Redis answered at the start (see _check_redis) and went away later.
+        parser.exit(2, f"{_prog(args)}: error: Redis failed: {error}\n")
     return status
+
+
+def _prog(args: argparse.Namespace) -> str:
+    """The command as typed, for messages: `arena token create`."""
+    return " ".join(["arena", args.command, *filter(None, [getattr(args, "action", None)])])
 
 
 def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -165,14 +175,62 @@ def _redis_url(args: argparse.Namespace) -> Iterator[str]:
     """The Redis to use: the URL given, the private one of a server already running on the
     data folder, or a private one started for as long as the command runs."""
     if args.redis_url:
+        _check_redis(args.redis_url)
         yield args.redis_url
         return
-    path = args.data_dir / SOCKET_NAME
+    # Said on stderr every time: a command run from another folder would otherwise quietly use
+    # (or make) a database the server does not see.
+    folder = Path(os.path.abspath(args.data_dir))
+    path = folder / SOCKET_NAME
     if _answers_ping(path):
+        _note(args, f"data folder {folder} (the Redis of the server running there)")
         yield "unix://" + urllib.parse.quote(str(path.resolve()))
         return
-    with EmbeddedRedis(args.data_dir) as embedded:
+    if (folder / AOF_NAME).exists():
+        _note(args, f"data folder {folder}")
+    else:
+        _note(
+            args,
+            f"data folder {folder} (a new database: no server has used this folder; "
+            "give --data-dir or --redis-url for another)",
+        )
+    with EmbeddedRedis(folder) as embedded:
         yield embedded.url
+
+
+def _note(args: argparse.Namespace, text: str) -> None:
+    print(f"{_prog(args)}: {text}", file=sys.stderr, flush=True)
+
+
+def _check_redis(url: str) -> None:
+    """Raise a ValueError naming `url` (without its password) unless a Redis answers there."""
+    client = redis.Redis.from_url(
+        url, socket_connect_timeout=REDIS_CHECK_SECONDS, socket_timeout=REDIS_CHECK_SECONDS
+    )
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        raise ValueError(f"cannot reach Redis at {_redacted(url)}: {_reason(error)}") from None
+    finally:
+        client.close()
+
+
+def _redacted(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def _reason(error: BaseException) -> str:
+    """The operating system's words for a failed connection (`Connection refused`), if any."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror
+        cause = cause.__cause__ or cause.__context__
+    return str(error)
 
 
 def _answers_ping(path: Path) -> bool:
@@ -339,6 +397,7 @@ def _compile_house_bots() -> str | None:
 
 
 def _user_create(args: argparse.Namespace) -> int:
+    configure_logging()
     password = os.environ.get("ARENA_PASSWORD") or sys.stdin.readline().rstrip("\n")
     with _redis_url(args) as url:
         asyncio.run(_with_redis(url, lambda r: identity.create_account(r, args.name, password)))
@@ -347,6 +406,7 @@ def _user_create(args: argparse.Namespace) -> int:
 
 
 def _token_create(args: argparse.Namespace) -> int:
+    configure_logging()
     with _redis_url(args) as url:
         token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
     print(token)
@@ -357,6 +417,7 @@ def _archive(args: argparse.Namespace) -> int:
     async def export(redis: aioredis.Redis) -> list[str]:
         return [game.record().to_json() async for game in GameStore(redis).archived()]
 
+    configure_logging()
     with _redis_url(args) as url:
         lines = asyncio.run(_with_redis(url, export))
     if args.out is None:

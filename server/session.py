@@ -275,7 +275,11 @@ class Session:
     async def _bot_login(self, request: BotLogin) -> None:
         account = await identity.bot_for_token(self.arena.redis, request.token)
         if account is None:
-            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown bot token")
+            raise ProtocolError(
+                ErrorCode.BAD_CREDENTIALS,
+                "unknown bot token: it was not made on this server's database (`arena token "
+                "create` uses the data folder it is run in, or --redis-url), or it was revoked",
+            )
         await self._welcome(request, account)
 
     async def _guest(self, request: Guest) -> None:

@@ -280,8 +280,11 @@ async def test_the_challenger_hears_game_started_first_when_the_bot_moves_at_onc
 @pytest.mark.asyncio
 async def test_a_refused_token_stops_the_bot_with_a_clear_error(server: Server) -> None:
     async with asyncio.timeout(TIMEOUT):
-        with pytest.raises(BotError, match="refused the bot token"):
+        # The likely cause is named: a token made on another database (another data folder).
+        with pytest.raises(BotError, match="refused the bot token") as refused:
             await run_bot(server.url, "no-such-token", "random")
+    assert "unknown bot token: it was not made on this server's database" in str(refused.value)
+    assert "arena token create" in str(refused.value)
 
 
 @pytest.mark.asyncio
