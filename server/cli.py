@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import getpass
 import importlib
 import os
 import signal
@@ -107,7 +108,9 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     user = commands.add_parser("user", help="manage accounts")
     user_commands = user.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = user_commands.add_parser(
-        "create", help="create an account; the password is read from ARENA_PASSWORD or stdin"
+        "create",
+        help="create an account; the password is read from ARENA_PASSWORD, else asked for "
+        "twice on a terminal, else read from stdin's first line",
     )
     create.add_argument("name")
     _add_redis_options(create)
@@ -398,11 +401,21 @@ def _compile_house_bots() -> str | None:
 
 def _user_create(args: argparse.Namespace) -> int:
     configure_logging()
-    password = os.environ.get("ARENA_PASSWORD") or sys.stdin.readline().rstrip("\n")
+    password = os.environ.get("ARENA_PASSWORD") or _read_password(args.name)
     with _redis_url(args) as url:
         asyncio.run(_with_redis(url, lambda r: identity.create_account(r, args.name, password)))
     print(f"created account {args.name}")
     return 0
+
+
+def _read_password(name: str) -> str:
+    """The password from a terminal, typed twice without echo, or else stdin's first line."""
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\n")
+    password = getpass.getpass(f"Password for {name}: ")
+    if getpass.getpass("The same password again: ") != password:
+        raise ValueError("the two passwords differ")
+    return password
 
 
 def _token_create(args: argparse.Namespace) -> int:

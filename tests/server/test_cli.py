@@ -1,13 +1,21 @@
+import asyncio
 import io
 import os
+import pty
 import re
+import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from redis.asyncio import from_url
 
+from server import identity
 from server.cli import main
+from server.protocol import PlayerKind
 
 COMMAND_SECONDS = 60  # for one command to run, so a command that hangs fails its test
 
@@ -90,3 +98,76 @@ def test_a_redis_that_does_not_answer_is_one_line_naming_it(
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert "cannot reach Redis at redis://:***@127.0.0.1:1/0" in result.stderr
     assert "secret" not in result.stderr
+
+
+class _Terminal:
+    """`arena ARGS` on a pseudo-terminal of its own, read and typed into as a person would."""
+
+    def __init__(self, *args: str, cwd: Path) -> None:
+        self.output = b""
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: becomes the command, with the terminal as its own
+            os.chdir(cwd)
+            os.execv(sys.executable, [sys.executable, "-m", "server.cli", *args])
+
+    def expect(self, text: str) -> None:
+        """Read until `text` has appeared; fail after COMMAND_SECONDS."""
+        deadline = time.monotonic() + COMMAND_SECONDS
+        while text.encode() not in self.output:
+            if not self._read(deadline):
+                pytest.fail(f"no {text!r} in {self.output.decode(errors='replace')!r}")
+
+    def type(self, line: str) -> None:
+        os.write(self.fd, line.encode() + b"\r")
+
+    def finish(self) -> int:
+        """Read to the end and return the exit status."""
+        deadline = time.monotonic() + COMMAND_SECONDS
+        while self._read(deadline):
+            pass
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status)
+
+    def _read(self, deadline: float) -> bool:
+        if not select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            os.kill(self.pid, signal.SIGKILL)
+            return False
+        try:
+            data = os.read(self.fd, 4096)
+        except OSError:  # EIO: the command has exited and closed the terminal
+            return False
+        self.output += data
+        return bool(data)
+
+
+def test_user_create_asks_a_terminal_for_the_password_twice_without_echo(
+    tmp_path: Path, redis_url: str
+) -> None:
+    terminal = _Terminal("user", "create", "ann", "--redis-url", redis_url, cwd=tmp_path)
+    terminal.expect("Password for ann: ")
+    terminal.type("s3cret-pw")
+    terminal.expect("The same password again: ")
+    terminal.type("s3cret-pw")
+    assert terminal.finish() == 0, terminal.output
+    assert b"created account ann" in terminal.output
+    assert b"s3cret-pw" not in terminal.output
+
+    async def log_in() -> identity.Account | None:
+        client = from_url(redis_url)
+        try:
+            return await identity.authenticate(client, "ann", "s3cret-pw")
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(log_in()) == identity.Account("ann", PlayerKind.HUMAN)
+
+
+def test_user_create_refuses_two_different_passwords(tmp_path: Path, redis_url: str) -> None:
+    terminal = _Terminal("user", "create", "bob", "--redis-url", redis_url, cwd=tmp_path)
+    terminal.expect("Password for bob: ")
+    terminal.type("one-password")
+    terminal.expect("The same password again: ")
+    terminal.type("another-one")
+    assert terminal.finish() == 2
+    assert b"arena user create: error: the two passwords differ" in terminal.output
