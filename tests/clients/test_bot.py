@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -367,6 +368,92 @@ async def test_the_command_reads_its_token_from_a_file(
             command.kill()
             await command.wait()
     assert '"event": "bot_online"' in log.read_text()
+
+
+def _free_port() -> int:
+    """A port that nothing listens on (bound and let go at once)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("scheme", "why"),
+    [
+        ("ws://", "connection refused"),
+        ("wss://", "no TLS there"),  # a plain server asked for TLS
+    ],
+)
+async def test_the_command_says_plainly_when_nothing_answers_and_keeps_trying(
+    server: Server, scheme: str, why: str
+) -> None:
+    url = f"ws://127.0.0.1:{_free_port()}" if scheme == "ws://" else server.url
+    url = url.replace("ws://", scheme)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    command = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.bot",
+        "--server",
+        url,
+        "--engine",
+        "random",
+        cwd=Path(__file__).resolve().parents[2],
+        env={**env, "ARENA_BOT_TOKEN": "bot_whatever"},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert command.stderr is not None
+    said: list[str] = []
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            while not any(line.startswith("arena bot: nothing answers") for line in said):
+                line = await command.stderr.readline()
+                assert line, f"the bot stopped: {said}"
+                said.append(line.decode())
+            # Still trying after saying so: more attempts follow.
+            attempts = sum("server_unreachable" in line for line in said)
+            while sum("server_unreachable" in line for line in said) == attempts:
+                said.append((await command.stderr.readline()).decode())
+            command.send_signal(signal.SIGINT)
+            assert await command.wait() == 0
+    finally:
+        if command.returncode is None:
+            command.kill()
+            await command.wait()
+    notice = next(line for line in said if line.startswith("arena bot: nothing answers"))
+    assert notice.startswith(f"arena bot: nothing answers at {url} ({why}")
+    assert "trying again" in notice
+
+
+@pytest.mark.asyncio
+async def test_the_bot_says_when_a_server_that_did_not_answer_is_reached(
+    server: Server, redis: Redis
+) -> None:
+    port = _free_port()
+    said: list[str] = []
+    stop = asyncio.Event()
+    token = await create_bot_token(redis, BOT)
+    bot = asyncio.create_task(
+        run_bot(f"ws://127.0.0.1:{port}", token, "random", stop=stop, report=said.append)
+    )
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            while not said:
+                await asyncio.sleep(0.05)
+            assert said[0].startswith(f"nothing answers at ws://127.0.0.1:{port}")
+            async with serve(server.arena.handle, "127.0.0.1", port):
+                while len(said) < 2:
+                    await asyncio.sleep(0.05)
+                stop.set()
+                await bot
+    finally:
+        stop.set()
+        await asyncio.gather(bot, return_exceptions=True)
+    assert said[1] == f"connected to ws://127.0.0.1:{port} as {BOT}"
 
 
 def _challenge_info(setup: str, base: int, increment: int, rated: bool = False) -> ChallengeInfo:
