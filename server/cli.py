@@ -133,6 +133,18 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     make.add_argument("--bot", action="store_true", required=True, help="a bot token (required)")
     _add_redis_options(make)
     make.set_defaults(run=_token_create)
+    listing = token_commands.add_parser(
+        "list", help="list the bot tokens: id, bot, when made (the tokens themselves are not kept)"
+    )
+    _add_redis_options(listing)
+    listing.set_defaults(run=_token_list)
+    revoke = token_commands.add_parser(
+        "revoke",
+        help="revoke a bot token by its id; connections logged in with it are closed at once",
+    )
+    revoke.add_argument("id", metavar="ID", help="the token's id, as `arena token list` shows it")
+    _add_redis_options(revoke)
+    revoke.set_defaults(run=_token_revoke)
 
 
 def _add_redis_options(parser: argparse.ArgumentParser) -> None:
@@ -423,6 +435,29 @@ def _token_create(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
     print(token)
+    return 0
+
+
+def _token_list(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+        tokens = asyncio.run(_with_redis(url, identity.list_bot_tokens))
+    if not tokens:
+        _note(args, "no bot tokens")
+    width = max((len(token.bot) for token in tokens), default=0)
+    for token in tokens:
+        made = "made before creation times were kept"
+        if token.created is not None:
+            made = token.created.strftime("%Y-%m-%d %H:%M:%S UTC")
+        print(f"{token.id}  {token.bot:<{width}}  {made}")
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+        token = asyncio.run(_with_redis(url, lambda r: identity.revoke_bot_token(r, args.id)))
+    print(f"revoked bot token {token.id} of {token.bot}")
     return 0
 
 

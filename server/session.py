@@ -84,6 +84,7 @@ log = structlog.get_logger(__name__)
 
 SEND_BUFFER = 256 * 1024  # bytes unsent to a client before it is disconnected
 TOO_FAR_BEHIND = (1008, "too far behind; reconnect and resync")
+TOKEN_REVOKED = (1008, "bot token revoked")
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
 
@@ -152,6 +153,7 @@ class Session:
         self.log = log.bind(peer=str(socket.remote_address))
         self.overflowed = False
         self.connection_id = secrets.token_hex(6)
+        self.bot_token: str | None = None  # digest of the bot token logged in with, if any
 
     # Running
 
@@ -209,7 +211,17 @@ class Session:
             # A game of ours started elsewhere (a seek taken, a pairing): follow it.
             self.arena.spawn(self._follow_started(event["game_id"]))
             return
+        elif channel_name.startswith("user:") and event.get("t") == identity.TOKEN_REVOKED:
+            self._token_revoked(event.get("token"))
+            return
         self.push(data)
+
+    def _token_revoked(self, digest: object) -> None:
+        """A token of this user was revoked: end the connection if it logged in with it (the
+        news is for servers, never sent on to clients)."""
+        if self.bot_token is not None and digest == self.bot_token:
+            self.log.info("bot_token_revoked")
+            self.arena.spawn(self.socket.close(*TOKEN_REVOKED))
 
     def missed(self, channel_name: str) -> None:
         """Frames published on a followed channel may have been lost: send the game's events
@@ -280,6 +292,7 @@ class Session:
                 "unknown bot token: it was not made on this server's database (`arena token "
                 "create` uses the data folder it is run in, or --redis-url), or it was revoked",
             )
+        self.bot_token = identity.token_digest(request.token)
         await self._welcome(request, account)
 
     async def _guest(self, request: Guest) -> None:
@@ -289,6 +302,7 @@ class Session:
         account = await identity.resume_session(self.arena.redis, request.session)
         if account is None:
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
+        self.bot_token = await identity.session_origin(self.arena.redis, request.session)
         await self._welcome(request, account, session=request.session)
 
     async def _welcome(
@@ -296,7 +310,9 @@ class Session:
     ) -> None:
         player = Player(account.name, PlayerKind(account.kind), account.rating)
         if session is None:
-            session = await identity.open_session(self.arena.redis, account.name)
+            session = await identity.open_session(
+                self.arena.redis, account.name, origin=self.bot_token
+            )
         self.user = player
         self.log = self.log.bind(user=player.name)
         await self._follow(user_channel(player.name))

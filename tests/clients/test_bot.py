@@ -33,7 +33,7 @@ from engine.amazons import Position
 from server.app import Arena
 from server.games import GameStore
 from server.hub import user_channel
-from server.identity import create_bot_token
+from server.identity import create_bot_token, revoke_bot_token, token_id
 from server.protocol import (
     Challenge,
     ChallengeAdded,
@@ -286,6 +286,21 @@ async def test_a_refused_token_stops_the_bot_with_a_clear_error(server: Server) 
             await run_bot(server.url, "no-such-token", "random")
     assert "unknown bot token: it was not made on this server's database" in str(refused.value)
     assert "arena token create" in str(refused.value)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_whose_token_is_revoked_stops_at_once(server: Server, redis: Redis) -> None:
+    token = await create_bot_token(redis, BOT)
+    bot = asyncio.create_task(run_bot(server.url, token, "random"))
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            await _until_online(server)
+            await revoke_bot_token(redis, token_id(token))
+            with pytest.raises(BotError, match="refused the bot token"):
+                await bot
+    finally:
+        bot.cancel()
+        await asyncio.gather(bot, return_exceptions=True)
 
 
 @pytest.mark.asyncio

@@ -171,3 +171,24 @@ def test_user_create_refuses_two_different_passwords(tmp_path: Path, redis_url: 
     terminal.type("another-one")
     assert terminal.finish() == 2
     assert b"arena user create: error: the two passwords differ" in terminal.output
+
+
+def test_tokens_are_listed_and_revoked(tmp_path: Path) -> None:
+    made = [_arena("token", "create", "MyBot", "--bot", cwd=tmp_path).stdout for _ in range(2)]
+    ids = [identity.token_id(token.strip()) for token in made]
+    listed = _arena("token", "list", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert [line.split()[:2] for line in lines] == [[ids[0], "MyBot"], [ids[1], "MyBot"]]
+    assert all(re.search(r"  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$", line) for line in lines)
+
+    revoked = _arena("token", "revoke", ids[0], cwd=tmp_path)
+    assert (revoked.returncode, revoked.stdout) == (0, f"revoked bot token {ids[0]} of MyBot\n")
+    assert [
+        line.split()[0] for line in _arena("token", "list", cwd=tmp_path).stdout.splitlines()
+    ] == [ids[1]]
+    again = _arena("token", "revoke", ids[0], cwd=tmp_path)
+    assert again.returncode == 2
+    assert again.stderr.splitlines()[-1] == (
+        f"arena token revoke: error: no bot token with id {ids[0]}; `arena token list` shows them"
+    )
