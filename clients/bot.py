@@ -11,9 +11,12 @@ import contextlib
 import functools
 import os
 import signal
+import socket
+import ssl
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from time import monotonic
 from typing import Any
 
@@ -67,6 +70,9 @@ MAX_REFUSALS = 2
 RETRY = (ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL, ErrorCode.UNAVAILABLE)
 # A connection that lasted this long was a good one: the next drop reconnects at once.
 STABLE_SECONDS = 10.0
+# Failed attempts in a row to reach the server before the bot says plainly that nothing answers
+# (the first one or two are often a server still starting).
+UNANSWERED_ATTEMPTS = 3
 # Moves expected in a game when judging a time control by base + this many increments (the
 # estimate lichess uses to sort time controls).
 ESTIMATED_MOVES = 40
@@ -117,15 +123,19 @@ async def run_bot(
     accept: ChallengePolicy | None = None,
     stop: asyncio.Event | None = None,
     client_name: str = "arena-bot",
+    report: Callable[[str], None] | None = None,
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with the engine bot
     `engine_spec` (a registry spec such as `mcts:c=0.8`) until `stop` is set (forever without
     one). Challenges are answered by `accept` (default `ChallengePolicy()`); only those made
     while the bot is connected reach it, as the protocol has no request that lists open
     challenges. A dropped connection is taken up again (its session resumed, or the token used
-    again) with backoff, and every game caught up before play goes on. Raises BotError when it
-    cannot play at all."""
-    player = BotPlayer(url, token, engine_spec, accept=accept, client_name=client_name)
+    again) with backoff, and every game caught up before play goes on. `report` is given a
+    plain sentence when the server has not answered several attempts in a row, and when it is
+    reached again. Raises BotError when it cannot play at all."""
+    player = BotPlayer(
+        url, token, engine_spec, accept=accept, client_name=client_name, report=report
+    )
     await player.run(stop or asyncio.Event())
 
 
@@ -155,6 +165,7 @@ class BotPlayer:
         *,
         accept: ChallengePolicy | None = None,
         client_name: str = "arena-bot",
+        report: Callable[[str], None] | None = None,
     ) -> None:
         _check_url(url)
         if not token:
@@ -165,6 +176,7 @@ class BotPlayer:
         self.engine_spec = engine_spec
         self.policy = accept if accept is not None else ChallengePolicy()
         self.client_name = client_name
+        self.report = report or (lambda text: None)
         self.client: ArenaClient | None = None
         self.name: str | None = None
         self.connections = 0  # connections that logged in, for logs and tests
@@ -185,6 +197,7 @@ class BotPlayer:
         await asyncio.to_thread(self._prototype.prepare)
         backoff = Backoff()
         previous: ArenaClient | None = None
+        unanswered = 0  # failed attempts to reach the server since it last answered
         try:
             while not stop.is_set():
                 try:
@@ -195,8 +208,18 @@ class BotPlayer:
                     await self._pause(backoff, stop, error)
                     continue
                 except (OSError, ConnectionError, InvalidHandshake, TimeoutError) as error:
+                    unanswered += 1
+                    if unanswered == UNANSWERED_ATTEMPTS:
+                        why = _unanswered(self.url, error)
+                        self.report(
+                            f"nothing answers at {self.url} ({why}); trying again with "
+                            f"backoff, every {backoff.cap:g} s at most"
+                        )
                     await self._pause(backoff, stop, error)
                     continue
+                if unanswered >= UNANSWERED_ATTEMPTS:
+                    self.report(f"connected to {self.url} as {self.name}")
+                unanswered = 0
                 previous = client
                 opened = monotonic()
                 await self._play(client, stop)
@@ -465,6 +488,26 @@ class BotPlayer:
             await client.request(Resign(game_id))
 
 
+def _unanswered(url: str, error: BaseException) -> str:
+    """Why an attempt to reach the server at `url` failed, in a person's words."""
+    # A server without TLS answers a TLS greeting with garbage (an SSL error here) or by
+    # closing the connection (a reset), depending on what it is.
+    if url.startswith("wss:") and isinstance(error, (ssl.SSLError, ConnectionResetError)):
+        detail = error.reason if isinstance(error, ssl.SSLError) else "connection reset"
+        return f"no TLS there: {detail}; a server without TLS has a ws:// URL"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, socket.gaierror):
+        return f"unknown host: {error.strerror}"
+    if isinstance(error, TimeoutError):
+        return "no answer within 30 s"
+    if isinstance(error, InvalidHandshake):
+        return f"not a websocket server: {error}"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
 def think_budget(view: GameView, colour: Colour, now: float | None = None) -> Budget:
     """The engine's budget for the side `colour` to move in `view`: its clock as the server
     last read it, less the time since then and a margin for the move's trip back."""
@@ -506,11 +549,18 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the server's websocket URL, e.g. ws://localhost:8765 (default: $ARENA_SERVER)",
     )
-    parser.add_argument(
+    token = parser.add_mutually_exclusive_group()
+    token.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="read the bot's token from FILE (from `arena token create NAME --bot`)",
+    )
+    token.add_argument(
         "--token",
         default=os.environ.get("ARENA_BOT_TOKEN"),
-        help="the bot's token from `arena token create NAME --bot` (default: $ARENA_BOT_TOKEN; "
-        "prefer the variable: arguments show in process lists)",
+        help="the bot's token (default: $ARENA_BOT_TOKEN; prefer the variable or --token-file: "
+        "arguments show in process lists)",
     )
     parser.add_argument(
         "--engine",
@@ -568,8 +618,9 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.server:
         raise BotError("no server: give --server URL or set ARENA_SERVER")
     _check_url(args.server)
-    if not args.token:
-        raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token")
+    token = args.token if args.token_file is None else _read_token(args.token_file)
+    if not token:
+        raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
     policy = ChallengePolicy(
         setups=frozenset(args.setups or SETUPS),
         min_game_seconds=args.min_seconds,
@@ -583,10 +634,25 @@ def run_command(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await run_bot(args.server, args.token, args.engine, accept=policy, stop=stop)
+        await run_bot(args.server, token, args.engine, accept=policy, stop=stop, report=_say)
 
     asyncio.run(play())
     return 0
+
+
+def _say(text: str) -> None:
+    print(f"arena bot: {text}", file=sys.stderr, flush=True)
+
+
+def _read_token(path: Path) -> str:
+    try:
+        token = path.read_text().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not text"
+        raise BotError(f"cannot read the token file {path}: {reason}") from None
+    if not token:
+        raise BotError(f"the token file {path} is empty")
+    return token
 
 
 def _configure_logging() -> None:

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import getpass
 import gzip
 import importlib
 import os
@@ -22,6 +23,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import redis
 import redis.asyncio as aioredis
 import structlog
 import websockets.asyncio.server
@@ -33,7 +35,7 @@ from server.app import Arena
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
-from server.redis_embedded import SOCKET_NAME, EmbeddedRedis
+from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis, EmbeddedRedisError
 from server.worker import prepare_house_bots, run_worker
 
 __all__ = ["main"]
@@ -47,6 +49,7 @@ MAX_FRAME = 64 * 1024
 CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stops
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
 GC_YOUNG = 10_000  # allocations between collections of the youngest generation (700 by default)
+REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command gives up
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -69,9 +72,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`arena moves | head`): not an error. Before OSError, its base.
         return 0
-    except (ValueError, OSError) as error:
-        parser.exit(2, f"arena {args.command}: error: {error}\n")
+    except (ValueError, OSError, EmbeddedRedisError) as error:
+        parser.exit(2, f"{_prog(args)}: error: {error}\n")
+    except redis.RedisError as error:
+        # Redis answered at the start (see _check_redis) and went away later.
+        parser.exit(2, f"{_prog(args)}: error: Redis failed: {error}\n")
     return status
+
+
+def _prog(args: argparse.Namespace) -> str:
+    """The command as typed, for messages: `arena token create`."""
+    return " ".join(["arena", args.command, *filter(None, [getattr(args, "action", None)])])
 
 
 def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -139,7 +150,9 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     user = commands.add_parser("user", help="manage accounts")
     user_commands = user.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = user_commands.add_parser(
-        "create", help="create an account; the password is read from ARENA_PASSWORD or stdin"
+        "create",
+        help="create an account; the password is read from ARENA_PASSWORD, else asked for "
+        "twice on a terminal, else read from stdin's first line",
     )
     create.add_argument("name")
     _add_redis_options(create)
@@ -165,6 +178,18 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     make.add_argument("--bot", action="store_true", required=True, help="a bot token (required)")
     _add_redis_options(make)
     make.set_defaults(run=_token_create)
+    listing = token_commands.add_parser(
+        "list", help="list the bot tokens: id, bot, when made (the tokens themselves are not kept)"
+    )
+    _add_redis_options(listing)
+    listing.set_defaults(run=_token_list)
+    revoke = token_commands.add_parser(
+        "revoke",
+        help="revoke a bot token by its id; connections logged in with it are closed at once",
+    )
+    revoke.add_argument("id", metavar="ID", help="the token's id, as `arena token list` shows it")
+    _add_redis_options(revoke)
+    revoke.set_defaults(run=_token_revoke)
 
 
 def _add_redis_options(parser: argparse.ArgumentParser) -> None:
@@ -240,23 +265,72 @@ def _redis_url(args: argparse.Namespace) -> Iterator[str]:
     """The Redis to use: the URL given, the private one of a server already running on the
     data folder, or a private one started for as long as the command runs."""
     if args.redis_url:
+        _check_redis(args.redis_url)
         yield args.redis_url
         return
-    embedded = EmbeddedRedis(args.data_dir)
+    # Said on stderr every time: a command run from another folder would otherwise quietly use
+    # (or make) a database the server does not see.
+    folder = Path(os.path.abspath(args.data_dir))
+    embedded = EmbeddedRedis(folder)
     orphan = embedded.orphaned()
     if orphan is not None:
         # Its arena process was killed: the server is ours now, and stops when we do.
+        _note(args, f"data folder {folder} (taking over its Redis, left by a killed command)")
         try:
             yield embedded.adopt(orphan)
         finally:
             embedded.stop()
         return
-    path = args.data_dir / SOCKET_NAME
+    path = folder / SOCKET_NAME
     if _answers_ping(path):
+        _note(args, f"data folder {folder} (the Redis of the server running there)")
         yield "unix://" + urllib.parse.quote(str(path.resolve()))
         return
+    if (folder / AOF_NAME).exists():
+        _note(args, f"data folder {folder}")
+    else:
+        _note(
+            args,
+            f"data folder {folder} (a new database: no server has used this folder; "
+            "give --data-dir or --redis-url for another)",
+        )
     with embedded:
         yield embedded.url
+
+
+def _note(args: argparse.Namespace, text: str) -> None:
+    print(f"{_prog(args)}: {text}", file=sys.stderr, flush=True)
+
+
+def _check_redis(url: str) -> None:
+    """Raise a ValueError naming `url` (without its password) unless a Redis answers there."""
+    client = redis.Redis.from_url(
+        url, socket_connect_timeout=REDIS_CHECK_SECONDS, socket_timeout=REDIS_CHECK_SECONDS
+    )
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        raise ValueError(f"cannot reach Redis at {_redacted(url)}: {_reason(error)}") from None
+    finally:
+        client.close()
+
+
+def _redacted(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def _reason(error: BaseException) -> str:
+    """The operating system's words for a failed connection (`Connection refused`), if any."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror
+        cause = cause.__cause__ or cause.__context__
+    return str(error)
 
 
 def _answers_ping(path: Path) -> bool:
@@ -446,17 +520,52 @@ def _compile_house_bots() -> str | None:
 
 
 def _user_create(args: argparse.Namespace) -> int:
-    password = os.environ.get("ARENA_PASSWORD") or sys.stdin.readline().rstrip("\n")
+    configure_logging()
+    password = os.environ.get("ARENA_PASSWORD") or _read_password(args.name)
     with _redis_url(args) as url:
         asyncio.run(_with_redis(url, lambda r: identity.create_account(r, args.name, password)))
     print(f"created account {args.name}")
     return 0
 
 
+def _read_password(name: str) -> str:
+    """The password from a terminal, typed twice without echo, or else stdin's first line."""
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\n")
+    password = getpass.getpass(f"Password for {name}: ")
+    if getpass.getpass("The same password again: ") != password:
+        raise ValueError("the two passwords differ")
+    return password
+
+
 def _token_create(args: argparse.Namespace) -> int:
+    configure_logging()
     with _redis_url(args) as url:
         token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
     print(token)
+    return 0
+
+
+def _token_list(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+        tokens = asyncio.run(_with_redis(url, identity.list_bot_tokens))
+    if not tokens:
+        _note(args, "no bot tokens")
+    width = max((len(token.bot) for token in tokens), default=0)
+    for token in tokens:
+        made = "made before creation times were kept"
+        if token.created is not None:
+            made = token.created.strftime("%Y-%m-%d %H:%M:%S UTC")
+        print(f"{token.id}  {token.bot:<{width}}  {made}")
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+        token = asyncio.run(_with_redis(url, lambda r: identity.revoke_bot_token(r, args.id)))
+    print(f"revoked bot token {token.id} of {token.bot}")
     return 0
 
 
@@ -469,6 +578,7 @@ def _archive(args: argparse.Namespace) -> int:
     async def export(redis: aioredis.Redis) -> list[GameRecord]:
         return [game.record() async for game in GameStore(redis).archived()]
 
+    configure_logging()
     with _redis_url(args) as url:
         records = asyncio.run(_with_redis(url, export))
     lines = [record.to_json() for record in records if record.game_id not in present]

@@ -10,35 +10,46 @@ import functools
 import hashlib
 import re
 import secrets
+import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+import msgpack
 import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from engine.search.registry import bot_names
+from server.hub import user_channel
 from server.protocol.limits import MAX_NAME_LENGTH, MAX_TOKEN_LENGTH
 from server.protocol.values import Player, PlayerKind
 
 __all__ = [
     "GUEST_PREFIX",
     "SESSION_TTL",
+    "TOKEN_REVOKED",
     "Account",
     "AccountError",
+    "BotToken",
     "InvalidNameError",
     "InvalidPasswordError",
     "NameTakenError",
     "UnknownAccountError",
+    "UnknownTokenError",
     "authenticate",
     "bot_for_token",
     "check_name",
     "create_account",
     "create_bot_token",
     "find",
+    "list_bot_tokens",
     "new_guest",
     "open_session",
     "resume_session",
+    "revoke_bot_token",
+    "session_origin",
+    "token_digest",
+    "token_id",
     "user_key",
 ]
 
@@ -47,12 +58,24 @@ __all__ = [
 # is freed and taken again does not inherit them.
 USER_KEY = "user:{}"  # hash by lowercase name: name (as typed), kind, id, password (argon2), rating
 TOKEN_KEY = "token:{}"  # bot token's SHA-256 hex -> "<lowercase name> <id>" of the bot
-SESSION_KEY = "session:{}"  # session token's SHA-256 hex -> "<lowercase name> <id>"; expires
+TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ms since the epoch
+# Session token's SHA-256 hex -> "<lowercase name> <id>", and " <bot token's SHA-256 hex>" when
+# a bot token opened it (the session ends with that token); expires.
+SESSION_KEY = "session:{}"
 GUEST_COUNTER_KEY = "guest:counter"  # INCR'd for the number in each guest's name
 
 SESSION_TTL = timedelta(days=7)
 GUEST_PREFIX = "guest-"
 TOKEN_BYTES = 32  # 256 bits of randomness; token_urlsafe makes 43 characters of it
+# Bot tokens start with this, never with the "-" that base64url may start with and that a command
+# line would take for an option; it also tells a bot token from a session token at a glance.
+BOT_TOKEN_PREFIX = "bot_"
+# Hex digits of a bot token's digest that name it in lists and revocations: enough to tell
+# tokens apart (48 bits), and not the token, which cannot be had from its digest.
+TOKEN_ID_LENGTH = 12
+# The type of the map published on a bot's user channel when one of its tokens is revoked,
+# with the token's digest as `token`; servers end the connections that logged in with it.
+TOKEN_REVOKED = "token_revoked"
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -98,6 +121,10 @@ class UnknownAccountError(AccountError):
     """No account has this name."""
 
 
+class UnknownTokenError(AccountError):
+    """No bot token has this id, or several do."""
+
+
 @dataclass(frozen=True)
 class Account:
     """An account as the server knows it; `rating` is None for guests and unrated accounts."""
@@ -109,6 +136,26 @@ class Account:
     def player(self) -> Player:
         """The account as other players see it on the wire."""
         return Player(self.name, self.kind, self.rating)
+
+
+@dataclass(frozen=True)
+class BotToken:
+    """A bot token as `arena token list` shows it: its id (not the token), its bot's name, and
+    when it was made (None for tokens made before creation times were kept)."""
+
+    id: str
+    bot: str
+    created: datetime | None
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex digest a token is stored and known by."""
+    return _digest(token)
+
+
+def token_id(token: str) -> str:
+    """The id by which a bot token is listed and revoked."""
+    return _digest(token)[:TOKEN_ID_LENGTH]
 
 
 def user_key(name: str) -> str:
@@ -202,9 +249,54 @@ async def create_bot_token(r: aioredis.Redis, name: str) -> str:
     fields = await _fields(r, user_key(name))
     if fields.get("kind") != PlayerKind.BOT.value:
         raise NameTakenError(f"user name {name!r} belongs to an account that is not a bot")
-    token = secrets.token_urlsafe(TOKEN_BYTES)
-    await r.set(TOKEN_KEY.format(_digest(token)), _holder(fields))
+    token = BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+    digest = _digest(token)
+    await r.set(TOKEN_KEY.format(digest), _holder(fields))
+    await r.hset(TOKEN_CREATED_KEY, digest, time.time_ns() // 1_000_000)
     return token
+
+
+async def list_bot_tokens(r: aioredis.Redis) -> list[BotToken]:
+    """Every bot token, by bot name and then age, oldest first."""
+    digests = sorted([_text(key)[len("token:") :] async for key in r.scan_iter("token:*")])
+    if not digests:
+        return []
+    holders = await r.mget([TOKEN_KEY.format(digest) for digest in digests])
+    created = await r.hmget(TOKEN_CREATED_KEY, digests)
+    tokens = []
+    for digest, holder, stamp in zip(digests, holders, created, strict=True):
+        if holder is None:
+            continue  # revoked while listing
+        tokens.append(
+            BotToken(digest[:TOKEN_ID_LENGTH], await _bot_name(r, _text(holder)), _time(stamp))
+        )
+    return sorted(
+        tokens, key=lambda t: (t.bot.lower(), t.created or datetime.min.replace(tzinfo=UTC))
+    )
+
+
+async def revoke_bot_token(r: aioredis.Redis, id: str) -> BotToken:
+    """Revoke the bot token whose id is `id`: it logs in no more, nor do the sessions it opened,
+    and the connections logged in with it are told to close (on the bot's user channel).
+
+    Raises UnknownTokenError if no token, or more than one, has that id.
+    """
+    if not re.fullmatch(f"[0-9a-f]{{{TOKEN_ID_LENGTH}}}", id):
+        raise UnknownTokenError(
+            f"a token id is {TOKEN_ID_LENGTH} hex digits (as `arena token list` shows), not {id!r}"
+        )
+    keys = [_text(key) async for key in r.scan_iter(TOKEN_KEY.format(id + "*"))]
+    if len(keys) != 1:
+        found = "no bot token" if not keys else f"{len(keys)} bot tokens"
+        raise UnknownTokenError(f"{found} with id {id}; `arena token list` shows them")
+    digest = keys[0][len("token:") :]
+    holder, stamp = await r.getdel(keys[0]), await r.hget(TOKEN_CREATED_KEY, digest)
+    if holder is None:
+        raise UnknownTokenError(f"no bot token with id {id}; `arena token list` shows them")
+    await r.hdel(TOKEN_CREATED_KEY, digest)
+    name = _text(holder).partition(" ")[0]
+    await r.publish(user_channel(name), msgpack.packb({"t": TOKEN_REVOKED, "token": digest}))
+    return BotToken(id, await _bot_name(r, _text(holder)), _time(stamp))
 
 
 async def bot_for_token(r: aioredis.Redis, token: str) -> Account | None:
@@ -215,8 +307,11 @@ async def bot_for_token(r: aioredis.Redis, token: str) -> Account | None:
     return account if account is not None and account.kind is PlayerKind.BOT else None
 
 
-async def open_session(r: aioredis.Redis, name: str, *, ttl: timedelta = SESSION_TTL) -> str:
-    """A new session token for account `name`, valid for `ttl` after its last use.
+async def open_session(
+    r: aioredis.Redis, name: str, *, ttl: timedelta = SESSION_TTL, origin: str | None = None
+) -> str:
+    """A new session token for account `name`, valid for `ttl` after its last use; `origin` is
+    the digest of the bot token it was opened with, if any, and the session ends with it.
 
     Raises UnknownAccountError if there is no such account.
     """
@@ -225,7 +320,8 @@ async def open_session(r: aioredis.Redis, name: str, *, ttl: timedelta = SESSION
     if account is None:
         raise UnknownAccountError(f"no account {name!r}")
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    await r.set(SESSION_KEY.format(_digest(token)), _holder(fields), px=ttl)
+    holder = _holder(fields) if origin is None else f"{_holder(fields)} {origin}"
+    await r.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
     await _keep_guest(r, account, ttl)
     return token
 
@@ -239,11 +335,18 @@ async def resume_session(
     if holder is None:
         return None
     account = await _account_of(r, holder)
-    if account is None:
+    origin = _origin(holder)
+    if account is None or (origin is not None and not await r.exists(TOKEN_KEY.format(origin))):
         await r.delete(SESSION_KEY.format(_digest(token)))
         return None
     await _keep_guest(r, account, ttl)
     return account
+
+
+async def session_origin(r: aioredis.Redis, token: str) -> str | None:
+    """The digest of the bot token that opened the session `token`, if a bot token did."""
+    holder = await _holder_of(r, SESSION_KEY, token)
+    return None if holder is None else _origin(holder)
 
 
 async def new_guest(r: aioredis.Redis, *, ttl: timedelta = SESSION_TTL) -> Account:
@@ -298,9 +401,26 @@ async def _account_of(r: aioredis.Redis, holder: str | None) -> Account | None:
     """The account a holder names, if that account still exists."""
     if holder is None:
         return None
-    name, _, account_id = holder.partition(" ")
+    name, _, rest = holder.partition(" ")
+    account_id = rest.partition(" ")[0]
     fields = await _fields(r, user_key(name))
     return _account(fields) if account_id and fields.get("id") == account_id else None
+
+
+def _origin(holder: str) -> str | None:
+    """The bot token digest a session's holder ends with, if any."""
+    parts = holder.split(" ")
+    return parts[2] if len(parts) > 2 else None
+
+
+async def _bot_name(r: aioredis.Redis, holder: str) -> str:
+    """A token holder's bot as its account spells it (lowercase if the account is gone)."""
+    account = await _account_of(r, holder)
+    return holder.partition(" ")[0] if account is None else account.name
+
+
+def _time(stamp: bytes | str | None) -> datetime | None:
+    return None if stamp is None else datetime.fromtimestamp(int(stamp) / 1000, UTC)
 
 
 async def _keep_guest(r: aioredis.Redis, account: Account, ttl: timedelta) -> None:

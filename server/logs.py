@@ -37,8 +37,21 @@ def configure_logging() -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=_StderrLogger,
     )
+
+
+class _StderrLogger:
+    """Writes each line to `sys.stderr` as it is when the line is written, not as it was when
+    logging was configured: a redirection since (pytest's capture, say) may have closed that."""
+
+    def __init__(self, *args: Any) -> None:
+        pass
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
 
 
 def _merge_request(

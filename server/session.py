@@ -87,6 +87,7 @@ log = structlog.get_logger(__name__)
 
 SEND_BUFFER = 256 * 1024  # bytes unsent to a client before it is disconnected
 TOO_FAR_BEHIND = (1008, "too far behind; reconnect and resync")
+TOKEN_REVOKED = (1008, "bot token revoked")
 LOGIN_SECONDS = 15.0  # from connecting until a `welcome`, or the connection is closed
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
@@ -156,6 +157,7 @@ class Session:
         self.log = log.bind(peer=str(socket.remote_address))
         self.overflowed = False
         self.connection_id = secrets.token_hex(6)
+        self.bot_token: str | None = None  # digest of the bot token logged in with, if any
         # While this connection's own action on a game is being committed, that game's
         # published frames wait here, so the reply goes out first and each version once.
         self.held: tuple[str, list[tuple[int, bytes]]] | None = None
@@ -219,8 +221,17 @@ class Session:
         elif channel_name.startswith("user:") and event.get("t") == "game_started":
             # A game of ours started elsewhere (a seek taken, a pairing): follow it.
             self.arena.spawn(self._follow_started(event["game_id"]))
+        elif channel_name.startswith("user:") and event.get("t") == identity.TOKEN_REVOKED:
+            self._token_revoked(event.get("token"))
         else:
             self.push(data)
+
+    def _token_revoked(self, digest: object) -> None:
+        """A token of this user was revoked: end the connection if it logged in with it (the
+        news is for servers, never sent on to clients)."""
+        if self.bot_token is not None and digest == self.bot_token:
+            self.log.info("bot_token_revoked")
+            self.arena.spawn(self.socket.close(*TOKEN_REVOKED))
 
     def _pass_on(self, game_id: str, version: int, data: bytes) -> None:
         """Send a game's event unless it was sent already (a reply may have carried it), so a
@@ -317,7 +328,12 @@ class Session:
     async def _bot_login(self, request: BotLogin) -> None:
         account = await identity.bot_for_token(self.arena.redis, request.token)
         if account is None:
-            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown bot token")
+            raise ProtocolError(
+                ErrorCode.BAD_CREDENTIALS,
+                "unknown bot token: it was not made on this server's database (`arena token "
+                "create` uses the data folder it is run in, or --redis-url), or it was revoked",
+            )
+        self.bot_token = identity.token_digest(request.token)
         await self._welcome(request, account)
 
     async def _guest(self, request: Guest) -> None:
@@ -327,6 +343,7 @@ class Session:
         account = await identity.resume_session(self.arena.redis, request.session)
         if account is None:
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
+        self.bot_token = await identity.session_origin(self.arena.redis, request.session)
         await self._welcome(request, account, session=request.session)
 
     async def _welcome(
@@ -334,7 +351,9 @@ class Session:
     ) -> None:
         player = Player(account.name, PlayerKind(account.kind), account.rating)
         if session is None:
-            session = await identity.open_session(self.arena.redis, account.name)
+            session = await identity.open_session(
+                self.arena.redis, account.name, origin=self.bot_token
+            )
         self.user = player
         self.log = self.log.bind(user=player.name)
         await self._follow(user_channel(player.name))

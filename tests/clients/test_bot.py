@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from engine.amazons import Position
 from server.app import Arena
 from server.games import GameStore
 from server.hub import user_channel
-from server.identity import create_bot_token
+from server.identity import create_bot_token, revoke_bot_token, token_id
 from server.protocol import (
     Challenge,
     ChallengeAdded,
@@ -280,8 +281,26 @@ async def test_the_challenger_hears_game_started_first_when_the_bot_moves_at_onc
 @pytest.mark.asyncio
 async def test_a_refused_token_stops_the_bot_with_a_clear_error(server: Server) -> None:
     async with asyncio.timeout(TIMEOUT):
-        with pytest.raises(BotError, match="refused the bot token"):
+        # The likely cause is named: a token made on another database (another data folder).
+        with pytest.raises(BotError, match="refused the bot token") as refused:
             await run_bot(server.url, "no-such-token", "random")
+    assert "unknown bot token: it was not made on this server's database" in str(refused.value)
+    assert "arena token create" in str(refused.value)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_whose_token_is_revoked_stops_at_once(server: Server, redis: Redis) -> None:
+    token = await create_bot_token(redis, BOT)
+    bot = asyncio.create_task(run_bot(server.url, token, "random"))
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            await _until_online(server)
+            await revoke_bot_token(redis, token_id(token))
+            with pytest.raises(BotError, match="refused the bot token"):
+                await bot
+    finally:
+        bot.cancel()
+        await asyncio.gather(bot, return_exceptions=True)
 
 
 @pytest.mark.asyncio
@@ -322,6 +341,134 @@ async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
             command.kill()
             await command.wait()
     assert '"event": "challenge_accepted"' in log.read_text()
+
+
+@pytest.mark.asyncio
+async def test_the_command_reads_its_token_from_a_file(
+    server: Server, redis: Redis, tmp_path: Path
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text(await create_bot_token(redis, BOT) + "\n")
+    log = tmp_path / "bot.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    with log.open("wb") as err:
+        command = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "clients.bot",
+            "--server",
+            server.url,
+            "--engine",
+            "random",
+            "--token-file",
+            str(token_file),
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            online = asyncio.create_task(_until_online(server))
+            await asyncio.wait(
+                (online, asyncio.create_task(command.wait())), return_when="FIRST_COMPLETED"
+            )
+            online.cancel()
+            assert not online.cancelled(), log.read_text()
+            command.send_signal(signal.SIGINT)
+            assert await command.wait() == 0, log.read_text()
+    finally:
+        if command.returncode is None:
+            command.kill()
+            await command.wait()
+    assert '"event": "bot_online"' in log.read_text()
+
+
+def _free_port() -> int:
+    """A port that nothing listens on (bound and let go at once)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("scheme", "why"),
+    [
+        ("ws://", "connection refused"),
+        ("wss://", "no TLS there"),  # a plain server asked for TLS
+    ],
+)
+async def test_the_command_says_plainly_when_nothing_answers_and_keeps_trying(
+    server: Server, scheme: str, why: str
+) -> None:
+    url = f"ws://127.0.0.1:{_free_port()}" if scheme == "ws://" else server.url
+    url = url.replace("ws://", scheme)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    command = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.bot",
+        "--server",
+        url,
+        "--engine",
+        "random",
+        cwd=Path(__file__).resolve().parents[2],
+        env={**env, "ARENA_BOT_TOKEN": "bot_whatever"},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert command.stderr is not None
+    said: list[str] = []
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            while not any(line.startswith("arena bot: nothing answers") for line in said):
+                line = await command.stderr.readline()
+                assert line, f"the bot stopped: {said}"
+                said.append(line.decode())
+            # Still trying after saying so: more attempts follow.
+            attempts = sum("server_unreachable" in line for line in said)
+            while sum("server_unreachable" in line for line in said) == attempts:
+                said.append((await command.stderr.readline()).decode())
+            command.send_signal(signal.SIGINT)
+            assert await command.wait() == 0
+    finally:
+        if command.returncode is None:
+            command.kill()
+            await command.wait()
+    notice = next(line for line in said if line.startswith("arena bot: nothing answers"))
+    assert notice.startswith(f"arena bot: nothing answers at {url} ({why}")
+    assert "trying again" in notice
+
+
+@pytest.mark.asyncio
+async def test_the_bot_says_when_a_server_that_did_not_answer_is_reached(
+    server: Server, redis: Redis
+) -> None:
+    port = _free_port()
+    said: list[str] = []
+    stop = asyncio.Event()
+    token = await create_bot_token(redis, BOT)
+    bot = asyncio.create_task(
+        run_bot(f"ws://127.0.0.1:{port}", token, "random", stop=stop, report=said.append)
+    )
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            while not said:
+                await asyncio.sleep(0.05)
+            assert said[0].startswith(f"nothing answers at ws://127.0.0.1:{port}")
+            async with serve(server.arena.handle, "127.0.0.1", port):
+                while len(said) < 2:
+                    await asyncio.sleep(0.05)
+                stop.set()
+                await bot
+    finally:
+        stop.set()
+        await asyncio.gather(bot, return_exceptions=True)
+    assert said[1] == f"connected to ws://127.0.0.1:{port} as {BOT}"
 
 
 def _challenge_info(setup: str, base: int, increment: int, rated: bool = False) -> ChallengeInfo:
@@ -391,6 +538,18 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
         (["--engine", "nosuch", "--server", "ws://x", "--token", "t"], "unknown bot 'nosuch'"),
         (["--engine", "greedy", "--server", "http://x", "--token", "t"], "not a websocket URL"),
         (["--engine", "greedy", "--max-games", "0"], "must be 1 or more, got 0"),
+        (
+            ["--engine", "greedy", "--server", "ws://x", "--token-file", "/nonexistent/token"],
+            "cannot read the token file /nonexistent/token",
+        ),
+        (
+            ["--engine", "greedy", "--server", "ws://x", "--token-file", "/dev/null"],
+            "the token file /dev/null is empty",
+        ),
+        (
+            ["--engine", "greedy", "--token", "t", "--token-file", "/dev/null"],
+            "not allowed with argument --token",
+        ),
     ],
 )
 def test_the_command_line_names_what_is_wrong(

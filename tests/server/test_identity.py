@@ -186,10 +186,21 @@ async def test_bot_tokens_are_long_random_and_stored_only_as_digests(redis: Redi
     assert len(set(tokens)) == 20
     for token in tokens:
         # token_urlsafe(32): 43 characters of base64url, 6 bits each, so 256 bits.
-        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)
+        assert re.fullmatch(r"bot_[A-Za-z0-9_-]{43}", token)
         assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
     store = await _every_value(redis)
     assert not any(token.encode() in store for token in tokens)
+
+
+@pytest.mark.asyncio
+async def test_a_bot_token_never_starts_with_a_dash(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One random token in 64 would start with "-", which a command line takes for an option.
+    monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda size: "-" + "A" * 42)
+    token = await identity.create_bot_token(redis, "mybot")
+    assert not token.startswith("-")
+    assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
 
 
 @pytest.mark.asyncio
@@ -357,3 +368,44 @@ async def test_clients_that_decode_responses_see_the_same_accounts(
 async def test_a_house_bot_name_cannot_be_registered(redis: Redis) -> None:
     with pytest.raises(InvalidNameError, match="house bot"):
         await identity.create_account(redis, "Greedy", "pw")
+
+
+@pytest.mark.asyncio
+async def test_bot_tokens_are_listed_by_id_and_bot(redis: Redis) -> None:
+    first = await identity.create_bot_token(redis, "MyBot")
+    second = await identity.create_bot_token(redis, "mybot")
+    other = await identity.create_bot_token(redis, "Crawler")
+    listed = await identity.list_bot_tokens(redis)
+    assert [(t.id, t.bot) for t in listed] == [
+        (identity.token_id(other), "Crawler"),
+        (identity.token_id(first), "MyBot"),
+        (identity.token_id(second), "MyBot"),
+    ]
+    assert all(re.fullmatch(r"[0-9a-f]{12}", t.id) for t in listed)
+    assert all(t.created is not None for t in listed)
+    # The id is part of a digest: it does not lead back to the token.
+    assert all(t.id not in token for t in listed for token in (first, second, other))
+
+
+@pytest.mark.asyncio
+async def test_a_revoked_token_and_its_sessions_no_longer_log_in(redis: Redis) -> None:
+    revoked = await identity.create_bot_token(redis, "mybot")
+    kept = await identity.create_bot_token(redis, "mybot")
+    session = await identity.open_session(redis, "mybot", origin=identity.token_digest(revoked))
+    other_session = await identity.open_session(redis, "mybot", origin=identity.token_digest(kept))
+    assert await identity.session_origin(redis, session) == identity.token_digest(revoked)
+    gone = await identity.revoke_bot_token(redis, identity.token_id(revoked))
+    assert (gone.id, gone.bot) == (identity.token_id(revoked), "mybot")
+    assert await identity.bot_for_token(redis, revoked) is None
+    assert await identity.resume_session(redis, session) is None
+    assert await identity.bot_for_token(redis, kept) == Account("mybot", PlayerKind.BOT)
+    assert await identity.resume_session(redis, other_session) == Account("mybot", PlayerKind.BOT)
+    assert [t.id for t in await identity.list_bot_tokens(redis)] == [identity.token_id(kept)]
+
+
+@pytest.mark.asyncio
+async def test_revoking_an_unknown_or_ambiguous_id_names_the_problem(redis: Redis) -> None:
+    with pytest.raises(identity.UnknownTokenError, match="no bot token with id 0123456789ab"):
+        await identity.revoke_bot_token(redis, "0123456789ab")
+    with pytest.raises(identity.UnknownTokenError, match="a token id is 12 hex digits"):
+        await identity.revoke_bot_token(redis, "xyz")

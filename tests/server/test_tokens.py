@@ -1,0 +1,74 @@
+"""Revoking a bot token over real websockets and a real Redis: a connection logged in with it
+is closed at once and cannot come back; connections with the bot's other tokens play on."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from websockets.asyncio.server import serve
+
+from clients import ArenaClient, ArenaError
+from server import identity
+from server.app import Arena
+from server.games import open_redis
+from server.hub import user_channel
+from server.protocol import ErrorCode, ListGames
+
+TIMEOUT = 20  # seconds any one test may take
+
+
+@pytest_asyncio.fixture
+async def arena(redis: Redis, redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
+    client = open_redis(redis_url)
+    arena = Arena(client)
+    await arena.start()
+    try:
+        async with serve(arena.handle, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            yield arena, f"ws://127.0.0.1:{port}"
+    finally:
+        await arena.close()
+        await client.aclose()
+
+
+async def _bot(url: str, token: str) -> ArenaClient:
+    client = await ArenaClient.connect(url)
+    await client.bot_login(token)
+    return client
+
+
+@pytest.mark.asyncio
+async def test_a_revoked_token_ends_the_connections_that_use_it_at_once(
+    arena: tuple[Arena, str], redis: Redis
+) -> None:
+    server, url = arena
+    revoked = await identity.create_bot_token(redis, "mybot")
+    kept = await identity.create_bot_token(redis, "mybot")
+    async with asyncio.timeout(TIMEOUT):
+        by_login = await _bot(url, revoked)
+        by_resume = await ArenaClient.connect(url)
+        assert by_login.session is not None
+        await by_resume.resume(by_login.session)
+        other = await _bot(url, kept)
+        while server.hub.followers(user_channel("mybot")) < 3:
+            await asyncio.sleep(0.01)
+
+        await identity.revoke_bot_token(redis, identity.token_id(revoked))
+        for client in (by_login, by_resume):
+            await client.wait_closed()
+            assert client.socket.close_code == 1008
+            assert client.socket.close_reason == "bot token revoked"
+        await other.request(ListGames())  # the bot's other token still works
+        assert not other.closed
+
+        again = await ArenaClient.connect(url)
+        for attempt in (again.bot_login(revoked), again.resume(by_login.session)):
+            with pytest.raises(ArenaError) as refused:
+                await attempt
+            assert refused.value.code is ErrorCode.BAD_CREDENTIALS
+        await again.close()
+        await other.close()
