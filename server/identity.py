@@ -50,6 +50,7 @@ __all__ = [
     "session_origin",
     "token_digest",
     "token_id",
+    "token_known",
     "user_key",
 ]
 
@@ -151,6 +152,11 @@ class BotToken:
 def token_digest(token: str) -> str:
     """The SHA-256 hex digest a token is stored and known by."""
     return _digest(token)
+
+
+async def token_known(r: aioredis.Redis, digest: str) -> bool:
+    """Whether the bot token with this digest is still valid (not revoked)."""
+    return bool(await r.exists(TOKEN_KEY.format(digest)))
 
 
 def token_id(token: str) -> str:

@@ -357,6 +357,13 @@ class Session:
         self.user = player
         self.log = self.log.bind(user=player.name)
         await self._follow(user_channel(player.name))
+        if self.bot_token is not None and not await identity.token_known(
+            self.arena.redis, self.bot_token
+        ):
+            # Revoked after the token was checked and before the follow, which missed the news.
+            self.user = None
+            await self._unfollow(user_channel(player.name))
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown bot token: it was revoked")
         games = await self.arena.store.games_of(player.name)
         self.reply(
             Welcome(

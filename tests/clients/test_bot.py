@@ -309,24 +309,9 @@ async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
 ) -> None:
     token = await create_bot_token(redis, BOT)
     log = tmp_path / "bot.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    with log.open("wb") as err:
-        command = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "clients.bot",
-            "--server",
-            server.url,
-            "--engine",
-            "greedy",
-            "--setup",
-            "6x6",
-            cwd=Path(__file__).resolve().parents[2],
-            env={**env, "ARENA_BOT_TOKEN": token},
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=err,
-        )
+    command = await _bot_command(
+        log, "--server", server.url, "--engine", "greedy", "--setup", "6x6", token=token
+    )
     try:
         async with asyncio.timeout(TIMEOUT):
             await _until_online(server)
@@ -350,24 +335,9 @@ async def test_the_command_reads_its_token_from_a_file(
     token_file = tmp_path / "token"
     token_file.write_text(await create_bot_token(redis, BOT) + "\n")
     log = tmp_path / "bot.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    with log.open("wb") as err:
-        command = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "clients.bot",
-            "--server",
-            server.url,
-            "--engine",
-            "random",
-            "--token-file",
-            str(token_file),
-            cwd=Path(__file__).resolve().parents[2],
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=err,
-        )
+    command = await _bot_command(
+        log, "--server", server.url, "--engine", "random", "--token-file", str(token_file)
+    )
     try:
         async with asyncio.timeout(TIMEOUT):
             online = asyncio.create_task(_until_online(server))
@@ -383,6 +353,28 @@ async def test_the_command_reads_its_token_from_a_file(
             command.kill()
             await command.wait()
     assert '"event": "bot_online"' in log.read_text()
+
+
+async def _bot_command(
+    log: Path, *args: str, token: str | None = None
+) -> asyncio.subprocess.Process:
+    """`arena bot ARGS` as its own process, its stderr in `log`; the token, if given, in
+    ARENA_BOT_TOKEN, and no other ARENA_ setting of this environment."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    if token is not None:
+        env["ARENA_BOT_TOKEN"] = token
+    with log.open("wb") as err:
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "clients.bot",
+            *args,
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=err,
+        )
 
 
 def _free_port() -> int:

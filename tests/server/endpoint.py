@@ -1,5 +1,5 @@
 """A server endpoint inside the test process, as `arena serve` runs one, for tests that talk to
-it over real websockets."""
+it over real websockets, and what those tests share: guests, whole random games."""
 
 import contextlib
 from collections.abc import AsyncIterator
@@ -7,21 +7,49 @@ from typing import Any
 
 from websockets.asyncio.server import serve
 
+from clients import ArenaClient
+from engine.amazons import Position
 from server.app import Arena
 from server.games import open_redis
 
 
 @contextlib.asynccontextmanager
-async def serving(redis_url: str, **options: Any) -> AsyncIterator[str]:
+async def arena_serving(redis_url: str, **options: Any) -> AsyncIterator[tuple[Arena, str]]:
     """A server process's endpoint, in this process on a free port, with its own Redis client
-    as `arena serve` has it; `options` go to the Arena. Yields the websocket URL."""
+    as `arena serve` has it; `options` go to the Arena. Yields the Arena and the URL."""
     client = open_redis(redis_url)
     arena = Arena(client, **options)
     await arena.start()
     try:
         async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
             port = next(iter(server.sockets)).getsockname()[1]
-            yield f"ws://127.0.0.1:{port}"
+            yield arena, f"ws://127.0.0.1:{port}"
     finally:
         await arena.close()
         await client.aclose()
+
+
+@contextlib.asynccontextmanager
+async def serving(redis_url: str, **options: Any) -> AsyncIterator[str]:
+    """As `arena_serving`, yielding only the URL."""
+    async with arena_serving(redis_url, **options) as (_, url):
+        yield url
+
+
+async def guest(url: str) -> ArenaClient:
+    """A client logged in as a guest."""
+    client = await ArenaClient.connect(url)
+    await client.guest()
+    return client
+
+
+def random_game(setup: str, seed: int) -> list[str]:
+    """The moves of a whole game of random moves from the setup, the same for the same seed."""
+    position = Position.setup(setup)
+    moves: list[str] = []
+    while not position.is_terminal():
+        move = position.random_move(seed + len(moves))
+        assert move is not None
+        moves.append(str(move))
+        position.apply(move)
+    return moves

@@ -26,7 +26,7 @@ from server.protocol import (
     Seek,
     TimeControl,
 )
-from tests.server.endpoint import serving
+from tests.server.endpoint import guest, serving
 
 
 @pytest_asyncio.fixture
@@ -40,12 +40,6 @@ async def _login(url: str, name: str) -> tuple[ArenaClient, int | None]:
     client = await ArenaClient.connect(url)
     welcome = await client.login(name, f"{name}-password")
     return client, welcome.user.rating
-
-
-async def _guest(url: str) -> ArenaClient:
-    client = await ArenaClient.connect(url)
-    await client.guest()
-    return client
 
 
 async def _resigned_game(white: ArenaClient, black: ArenaClient, rated: bool) -> GameStarted:
@@ -84,8 +78,8 @@ async def test_archived_records_carry_id_date_rating_and_are_written_once(
     ratings = (ann_rating, bob_rating)
     assert None not in ratings
     second = await _resigned_game(ann, bob, rated=True)
-    guest, other = await _guest(arena_url), await _guest(arena_url)
-    casual = await _resigned_game(guest, other, rated=False)
+    visitor, other = await guest(arena_url), await guest(arena_url)
+    casual = await _resigned_game(visitor, other, rated=False)
     after = datetime.datetime.now(datetime.UTC)
 
     out = tmp_path / "games.jsonl"
@@ -115,12 +109,12 @@ async def test_archived_records_carry_id_date_rating_and_are_written_once(
     )
     assert read_records(packed) == records
 
-    fourth = await _resigned_game(other, guest, rated=False)
+    fourth = await _resigned_game(other, visitor, rated=False)
     assert f"wrote 1 game to {out} (3 already there)" in await _archive(redis_url, out, capsys)
     assert [r.game_id for r in read_records(out)] == [
         g.game_id for g in (first, second, casual, fourth)
     ]
-    for client in (ann, bob, guest, other):
+    for client in (ann, bob, visitor, other):
         await client.close()
 
 

@@ -42,7 +42,7 @@ from server.protocol import (
     Watch,
 )
 from server.ratings import rating_of
-from tests.server.endpoint import serving
+from tests.server.endpoint import guest, random_game, serving
 
 CLAIM_GRACE_MS = 300
 
@@ -57,17 +57,11 @@ async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
         yield url
 
 
-async def _guest(url: str) -> ArenaClient:
-    client = await ArenaClient.connect(url)
-    await client.guest()
-    return client
-
-
 async def _start_game(
     url: str, setup: str = "6x6", base: int = 300
 ) -> tuple[ArenaClient, ArenaClient, str]:
     """Two guests: one seeks, the other accepts; returns (white, black, game id)."""
-    a, b = await _guest(url), await _guest(url)
+    a, b = await guest(url), await guest(url)
     added = await a.request(Seek(TimeControl(base, 0), setup=setup))
     started: GameStarted = await b.request(AcceptSeek(added.seek.seek_id), GameStarted)
     await a.wait_for(lambda c: started.game_id in c.games)
@@ -93,25 +87,14 @@ async def _play_white_against_the_house(human: ArenaClient, game_id: str, turns:
         await human.wait_for(_moved_since(game_id, human.games[game_id].ply), timeout=30)
 
 
-def _random_game(setup: str, seed: int) -> list[str]:
-    position = Position.setup(setup)
-    moves = []
-    while not position.is_terminal():
-        move = position.random_move(seed + len(moves))
-        assert move is not None
-        moves.append(str(move))
-        position.apply(move)
-    return moves
-
-
 @pytest.mark.asyncio
 async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
     arena_url: str, redis: Redis
 ) -> None:
     white, black, game_id = await _start_game(arena_url)
-    spectator = await _guest(arena_url)
+    spectator = await guest(arena_url)
     await spectator.request(Watch(game_id))
-    moves = _random_game("6x6", seed=3)
+    moves = random_game("6x6", seed=3)
     for ply, move in enumerate(moves):
         mover = white if ply % 2 == 0 else black
         played = await mover.request(PlayMove(game_id, ply, move))
@@ -137,7 +120,7 @@ async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
 @pytest.mark.asyncio
 async def test_moves_out_of_turn_illegal_or_by_a_spectator_are_refused(arena_url: str) -> None:
     white, black, game_id = await _start_game(arena_url)
-    spectator = await _guest(arena_url)
+    spectator = await guest(arena_url)
     await spectator.request(Watch(game_id))
     cases = [
         (black, PlayMove(game_id, 0, "a5-a4/a3"), ErrorCode.NOT_YOUR_TURN),
@@ -171,7 +154,7 @@ async def test_a_game_against_a_house_bot_is_played_through_a_worker(
     arena_url: str, redis: Redis
 ) -> None:
     async with _worker(redis, "test-worker"):
-        human = await _guest(arena_url)
+        human = await guest(arena_url)
         started: GameStarted = await human.request(
             Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted
         )
@@ -212,7 +195,7 @@ def _moved_since(game_id: str, ply: int) -> Callable[[ArenaClient], bool]:
 @pytest.mark.asyncio
 async def test_a_player_who_drops_resumes_and_misses_no_move(arena_url: str) -> None:
     white, black, game_id = await _start_game(arena_url)
-    moves = _random_game("6x6", seed=11)
+    moves = random_game("6x6", seed=11)
     await white.request(PlayMove(game_id, 0, moves[0]))
     session = black.session
     assert session is not None
@@ -237,9 +220,9 @@ async def test_a_move_published_while_the_subscription_is_down_still_arrives(
     arena_url: str, redis: Redis
 ) -> None:
     white, black, game_id = await _start_game(arena_url)
-    spectator = await _guest(arena_url)
+    spectator = await guest(arena_url)
     await spectator.request(Watch(game_id))
-    moves = _random_game("6x6", seed=13)
+    moves = random_game("6x6", seed=13)
     await white.request(PlayMove(game_id, 0, moves[0]))
     await black.wait_for(lambda c: c.games[game_id].ply == 1)
     await redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
@@ -259,7 +242,7 @@ async def test_a_move_published_while_the_subscription_is_down_still_arrives(
 @pytest.mark.asyncio
 async def test_a_clock_that_runs_out_loses_the_game_on_time(arena_url: str) -> None:
     white, black, game_id = await _start_game(arena_url, base=1)
-    moves = _random_game("6x6", seed=5)
+    moves = random_game("6x6", seed=5)
     await white.request(PlayMove(game_id, 0, moves[0]))
     await black.request(PlayMove(game_id, 1, moves[1]))
     # White's clock now runs with 1 s; nobody moves.
@@ -286,9 +269,9 @@ async def test_a_rated_game_between_accounts_moves_both_ratings(
     arena_url: str, redis: Redis
 ) -> None:
     ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
-    guest = await _guest(arena_url)
+    visitor = await guest(arena_url)
     with pytest.raises(ArenaError) as refused:
-        await guest.request(Seek(TimeControl(300, 0), setup="6x6", rated=True))
+        await visitor.request(Seek(TimeControl(300, 0), setup="6x6", rated=True))
     assert refused.value.code is ErrorCode.FORBIDDEN
     added = await ann.request(Seek(TimeControl(300, 0), setup="6x6", rated=True, colour="white"))
     started: GameStarted = await bob.request(AcceptSeek(added.seek.seek_id), GameStarted)
@@ -302,7 +285,7 @@ async def test_a_rated_game_between_accounts_moves_both_ratings(
     again = await ArenaClient.connect(arena_url)
     welcome = await again.login("ann", "ann-password")
     assert welcome.user.rating == round(ann_rating.rating)
-    for client in (ann, bob, guest, again):
+    for client in (ann, bob, visitor, again):
         await client.close()
 
 
@@ -324,7 +307,7 @@ async def test_a_challenge_is_accepted_and_quick_pairing_pairs_two_players(
         await ann.request(Challenge("nobody", TimeControl(60, 0)))
     assert missing.value.code is ErrorCode.NOT_FOUND
 
-    carol, dave = await _guest(arena_url), await _guest(arena_url)
+    carol, dave = await guest(arena_url), await guest(arena_url)
     await carol.request(QuickPair(TimeControl(180, 2), setup="6x6"))
     with pytest.raises(ArenaError) as twice:
         await carol.request(QuickPair(TimeControl(180, 2), setup="6x6"))
@@ -395,7 +378,7 @@ async def test_a_challenge_made_while_the_user_was_away_is_sent_after_welcome(
 
 @pytest.mark.asyncio
 async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> None:
-    client = await _guest(arena_url)
+    client = await guest(arena_url)
     analysis = await client.request(Analyze(position="B3/W3 b"), Analysis)
     assert analysis.sum == "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}"
     assert (analysis.black_first, analysis.white_first) == (Colour.BLACK, Colour.WHITE)
@@ -419,7 +402,7 @@ async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> 
 
 @pytest.mark.asyncio
 async def test_a_house_bot_is_unavailable_until_a_worker_is_ready(arena_url: str) -> None:
-    client = await _guest(arena_url)
+    client = await guest(arena_url)
     with pytest.raises(ArenaError) as refused:
         await client.request(Challenge("greedy", TimeControl(60, 0), setup="6x6"))
     assert refused.value.code is ErrorCode.UNAVAILABLE
@@ -429,7 +412,7 @@ async def test_a_house_bot_is_unavailable_until_a_worker_is_ready(arena_url: str
 
 @pytest.mark.asyncio
 async def test_only_open_seeks_count_against_the_limit_of_three(arena_url: str) -> None:
-    seeker, taker = await _guest(arena_url), await _guest(arena_url)
+    seeker, taker = await guest(arena_url), await guest(arena_url)
     # Seeks that others took no longer count: a fourth and fifth seek are welcome.
     for _ in range(5):
         added = await seeker.request(Seek(TimeControl(300, 0), setup="6x6"))
@@ -455,7 +438,7 @@ async def test_a_worker_that_touches_its_requests_while_thinking_serves_the_next
 
     monkeypatch.setattr(server.worker, "TOUCH_SECONDS", 0.002)
     async with _worker(redis, "touching-worker"):
-        human = await _guest(arena_url)
+        human = await guest(arena_url)
         started: GameStarted = await human.request(
             Challenge("mcts", TimeControl(60, 1), setup="6x6", colour="white", strength=1),
             GameStarted,
@@ -491,7 +474,7 @@ async def test_a_client_past_the_send_bound_is_cut_off_and_others_play_on(
     assert "too far behind" in closed.value.rcvd.reason
     monkeypatch.undo()
     white, black, game_id = await _start_game(arena_url)
-    played = await white.request(PlayMove(game_id, 0, _random_game("6x6", seed=1)[0]))
+    played = await white.request(PlayMove(game_id, 0, random_game("6x6", seed=1)[0]))
     assert played.ply == 0
     await white.close()
     await black.close()

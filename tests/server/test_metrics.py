@@ -36,6 +36,7 @@ from server.protocol import (
     Watch,
 )
 from server.worker import GROUP, Worker
+from tests.server.endpoint import guest, random_game
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -75,23 +76,6 @@ async def scrape(port: int) -> Samples:
     return parse(text)
 
 
-def _random_game(seed: int) -> list[str]:
-    position = Position.setup("6x6")
-    moves: list[str] = []
-    while not position.is_terminal():
-        move = position.random_move(seed + len(moves))
-        assert move is not None
-        moves.append(str(move))
-        position.apply(move)
-    return moves
-
-
-async def _guest(url: str) -> ArenaClient:
-    client = await ArenaClient.connect(url)
-    await client.guest()
-    return client
-
-
 @pytest.mark.asyncio
 async def test_a_scrape_counts_connections_sessions_games_moves_and_redis_round_trips(
     served: tuple[Arena, int], redis: Redis
@@ -113,7 +97,7 @@ async def test_a_scrape_counts_connections_sessions_games_moves_and_redis_round_
     bot = await ArenaClient.connect(url)
     await bot.bot_login(await create_bot_token(redis, "robot"))
     anonymous = await ArenaClient.connect(url)  # connected, not logged in
-    a, b, spectator = await _guest(url), await _guest(url), await _guest(url)
+    a, b, spectator = await guest(url), await guest(url), await guest(url)
     added = await a.request(Seek(TimeControl(300, 0), setup="6x6"))
     started: GameStarted = await b.request(AcceptSeek(added.seek.seek_id), GameStarted)
     game_id = started.game_id
@@ -128,7 +112,7 @@ async def test_a_scrape_counts_connections_sessions_games_moves_and_redis_round_
     assert playing[("arena_sessions", (("kind", "bot"),))] == 1
     assert playing[("arena_live_games", ())] == 1
 
-    moves = _random_game(seed=5)[:6]
+    moves = random_game("6x6", seed=5)[:6]
     for ply, move in enumerate(moves):
         await (white if ply % 2 == 0 else black).request(PlayMove(game_id, ply, move))
     await (white if len(moves) % 2 == 0 else black).request(Resign(game_id))
@@ -169,7 +153,7 @@ async def test_a_scrape_counts_connections_sessions_games_moves_and_redis_round_
 @pytest.mark.asyncio
 async def test_requests_refused_for_their_rate_are_counted(served: tuple[Arena, int]) -> None:
     _, port = served
-    client = await _guest(f"ws://127.0.0.1:{port}")
+    client = await guest(f"ws://127.0.0.1:{port}")
     replies = await asyncio.gather(
         *(client.request(ListGames()) for _ in range(100)), return_exceptions=True
     )
@@ -242,6 +226,19 @@ async def _scrape_until(
     return samples
 
 
+async def _work_until(house: Worker, port: int, outcome: str, count: int) -> Samples:
+    """Run the worker until it has finished `count` requests with `outcome`; the scrape."""
+    stop = asyncio.Event()
+    running = asyncio.create_task(house.run(stop, prepare=False))
+    try:
+        return await _scrape_until(
+            port, "arena_worker_requests_total", (("outcome", outcome),), count
+        )
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 5)
+
+
 @pytest.mark.asyncio
 async def test_a_worker_reports_its_queue_and_the_request_it_reclaimed(
     worker: tuple[Worker, int], redis: Redis, monkeypatch: pytest.MonkeyPatch
@@ -263,15 +260,7 @@ async def test_a_worker_reports_its_queue_and_the_request_it_reclaimed(
     assert queued[("arena_worker_queue_pending", ())] == 1
     assert queued[("arena_worker_requests_total", (("outcome", "skipped"),))] == 0
 
-    stop = asyncio.Event()
-    running = asyncio.create_task(house.run(stop, prepare=False))
-    try:
-        done = await _scrape_until(
-            port, "arena_worker_requests_total", (("outcome", "skipped"),), 3
-        )
-    finally:
-        stop.set()
-        await asyncio.wait_for(running, 5)
+    done = await _work_until(house, port, "skipped", 3)
     assert done[("arena_worker_reclaimed_total", ())] == 1
     assert done[("arena_worker_requests_total", (("outcome", "played"),))] == 0
     assert done[("arena_worker_think_seconds_count", ())] == 0
@@ -290,15 +279,7 @@ async def test_a_request_that_fails_every_try_is_counted_dropped(
     await redis.hset(game_key("broken"), "doc", b"not a game")  # loading it fails
     await house.ensure_group()
     await redis.xadd(AI_STREAM, {"game_id": "broken", "ply": 0})
-    stop = asyncio.Event()
-    running = asyncio.create_task(house.run(stop, prepare=False))
-    try:
-        done = await _scrape_until(
-            port, "arena_worker_requests_total", (("outcome", "dropped"),), 1
-        )
-    finally:
-        stop.set()
-        await asyncio.wait_for(running, 5)
+    done = await _work_until(house, port, "dropped", 1)
     assert done[("arena_worker_requests_total", (("outcome", "skipped"),))] == 0
     assert done[("arena_worker_queue_length", ())] == 0
 
@@ -313,7 +294,7 @@ async def test_a_worker_counts_the_moves_it_played_and_their_think_time(
     running = asyncio.create_task(house.run(stop))
     try:
         await asyncio.wait_for(house.ready.wait(), 300)
-        human = await _guest(f"ws://127.0.0.1:{server_port}")
+        human = await guest(f"ws://127.0.0.1:{server_port}")
         started: GameStarted = await human.request(
             Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted
         )
@@ -356,15 +337,7 @@ async def test_an_unreadable_request_is_dropped_at_once(
     house, port = worker
     await house.ensure_group()
     await redis.xadd(AI_STREAM, fields)
-    stop = asyncio.Event()
-    running = asyncio.create_task(house.run(stop, prepare=False))
-    try:
-        done = await _scrape_until(
-            port, "arena_worker_requests_total", (("outcome", "dropped"),), 1
-        )
-    finally:
-        stop.set()
-        await asyncio.wait_for(running, 5)
+    done = await _work_until(house, port, "dropped", 1)
     assert done[("arena_worker_queue_length", ())] == 0
     assert done[("arena_worker_queue_pending", ())] == 0
     assert done[("arena_worker_reclaimed_total", ())] == 0

@@ -25,7 +25,6 @@ from redis.asyncio import Redis, from_url
 from redis.exceptions import ResponseError
 
 from clients import ArenaClient
-from engine.amazons import Position
 from server.games import AI_STREAM, GameStore
 from server.protocol import (
     AcceptSeek,
@@ -49,6 +48,7 @@ from server.protocol import (
 )
 from server.redis_embedded import EmbeddedRedis, redis_server_binary
 from server.worker import GROUP
+from tests.server.endpoint import guest, random_game
 from tests.server.test_metrics import parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,23 +168,6 @@ def short_dir() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _guest(url: str) -> ArenaClient:
-    client = await ArenaClient.connect(url)
-    await client.guest()
-    return client
-
-
-def _random_game(seed: int) -> list[str]:
-    position = Position.setup("6x6")
-    moves: list[str] = []
-    while not position.is_terminal():
-        move = position.random_move(seed + len(moves))
-        assert move is not None
-        moves.append(str(move))
-        position.apply(move)
-    return moves
-
-
 async def _start_game(first: ArenaClient, second: ArenaClient, base: int) -> str:
     """`first` seeks a 6x6 game as White, `second` accepts; both know it when this returns."""
     added = await first.request(
@@ -220,11 +203,11 @@ async def test_two_server_processes_share_a_game_with_a_spectator(
     async with asyncio.timeout(TIMEOUT):
         one = await processes.serve("--redis-url", redis_url)
         two = await processes.serve("--redis-url", redis_url)
-        white, black = await _guest(one.url), await _guest(two.url)
-        spectator = await _guest(two.url)
+        white, black = await guest(one.url), await guest(two.url)
+        spectator = await guest(two.url)
         game_id = await _start_game(white, black, base=300)
         await spectator.request(Watch(game_id))
-        moves = _random_game(seed=21)
+        moves = random_game("6x6", seed=21)
         for ply, move in enumerate(moves):
             mover = white if ply % 2 == 0 else black
             await mover.request(PlayMove(game_id, ply, move))
@@ -259,7 +242,7 @@ async def test_a_house_bot_move_is_played_once_when_its_worker_dies_while_thinki
         for worker in workers:  # both compiled their bots and read the stream
             while "worker_started" not in worker.log_tail():
                 await asyncio.sleep(0.1)
-        human = await _guest(server.url)
+        human = await guest(server.url)
         # At full strength a house bot thinks 2 s on its first move (off the clock): time
         # enough to kill its worker in the middle.
         started = await human.request(
@@ -273,7 +256,7 @@ async def test_a_house_bot_move_is_played_once_when_its_worker_dies_while_thinki
             GameStarted,
         )
         game_id = started.game_id
-        opening = _random_game(seed=5)[0]
+        opening = random_game("6x6", seed=5)[0]
         await human.request(PlayMove(game_id, 0, opening))
         while await _pending(redis) == 0:  # a worker has taken the request for ply 1
             await asyncio.sleep(0.02)
@@ -334,10 +317,10 @@ async def test_a_stopped_server_exits_cleanly_and_its_game_goes_on_after_a_resta
     short_dir: Path, processes: Processes
 ) -> None:
     data = ["--data-dir", str(short_dir)]
-    moves = _random_game(seed=33)
+    moves = random_game("6x6", seed=33)
     async with asyncio.timeout(TIMEOUT):
         before = await processes.serve(*data)
-        white, black = await _guest(before.url), await _guest(before.url)
+        white, black = await guest(before.url), await guest(before.url)
         game_id = await _start_game(white, black, base=600)
         for ply in range(4):
             mover = white if ply % 2 == 0 else black
@@ -456,9 +439,9 @@ async def test_a_player_of_a_server_that_died_can_be_claimed_against(
     async with asyncio.timeout(TIMEOUT):
         doomed = await processes.serve("--redis-url", redis_url, *timing)
         other = await processes.serve("--redis-url", redis_url, *timing)
-        white, black = await _guest(doomed.url), await _guest(other.url)
+        white, black = await guest(doomed.url), await guest(other.url)
         game_id = await _start_game(white, black, base=600)
-        await white.request(PlayMove(game_id, 0, _random_game(seed=3)[0]))
+        await white.request(PlayMove(game_id, 0, random_game("6x6", seed=3)[0]))
         doomed.process.kill()
         await doomed.process.wait()
         away = await black.next_news(Presence, timeout=15)
@@ -485,7 +468,7 @@ async def test_a_server_and_a_worker_answer_prometheus_scrapes(
     async with asyncio.timeout(TIMEOUT):
         server = await processes.serve("--redis-url", redis_url)
         worker = await processes.worker(redis_url, ARENA_METRICS_PORT=str(metrics_port))
-        client = await _guest(server.url)
+        client = await guest(server.url)
         while "worker_started" not in worker.log_tail():
             await asyncio.sleep(0.1)
         served = await asyncio.to_thread(_scrape, int(server.url.rsplit(":", 1)[1]))

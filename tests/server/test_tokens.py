@@ -9,30 +9,21 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
-from websockets.asyncio.server import serve
 
 from clients import ArenaClient, ArenaError
 from server import identity
 from server.app import Arena
-from server.games import open_redis
 from server.hub import user_channel
 from server.protocol import ErrorCode, ListGames
+from tests.server.endpoint import arena_serving
 
 TIMEOUT = 20  # seconds any one test may take
 
 
 @pytest_asyncio.fixture
 async def arena(redis: Redis, redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
-    client = open_redis(redis_url)
-    arena = Arena(client)
-    await arena.start()
-    try:
-        async with serve(arena.handle, "127.0.0.1", 0) as server:
-            port = next(iter(server.sockets)).getsockname()[1]
-            yield arena, f"ws://127.0.0.1:{port}"
-    finally:
-        await arena.close()
-        await client.aclose()
+    async with arena_serving(redis_url) as served:
+        yield served
 
 
 async def _bot(url: str, token: str) -> ArenaClient:
@@ -72,3 +63,28 @@ async def test_a_revoked_token_ends_the_connections_that_use_it_at_once(
             assert refused.value.code is ErrorCode.BAD_CREDENTIALS
         await again.close()
         await other.close()
+
+
+@pytest.mark.asyncio
+async def test_a_token_revoked_while_its_login_is_under_way_is_refused(
+    arena: tuple[Arena, str], redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Revoked after the server found the token and before the connection followed the bot's
+    news: the news of the revocation is missed, so the login itself must see it."""
+    _, url = arena
+    token = await identity.create_bot_token(redis, "mybot")
+    found = identity.bot_for_token
+
+    async def found_then_revoked(r: Redis, given: str) -> identity.Account | None:
+        account = await found(r, given)
+        await identity.revoke_bot_token(redis, identity.token_id(given))
+        return account
+
+    monkeypatch.setattr(identity, "bot_for_token", found_then_revoked)
+    async with asyncio.timeout(TIMEOUT):
+        client = await ArenaClient.connect(url)
+        with pytest.raises(ArenaError) as refused:
+            await client.bot_login(token)
+        assert refused.value.code is ErrorCode.BAD_CREDENTIALS
+        assert str(refused.value) == "bad_credentials: unknown bot token: it was revoked"
+        await client.close()
