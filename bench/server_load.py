@@ -675,6 +675,10 @@ def loopback_sources(urls: Sequence[str]) -> list[str]:
 
 
 def relay_main(echo: bool, ready: Any) -> None:
+    # The relay is the floor the server is read against: without the collector, whose pauses
+    # grow with the connections (a full one walks every connection's objects: a second at
+    # 15,000), and which a forwarder of bytes does not need over a bounded run.
+    gc.disable()
     asyncio.run(_relay(echo, ready))
 
 
