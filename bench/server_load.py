@@ -126,6 +126,7 @@ class Plan:
 
     target: str  # "arena" or "relay"
     urls: tuple[str, ...]
+    spread: bool  # a table's connections go to different servers in turn, or all to one
     tables: tuple[int, ...]
     scripts: tuple[tuple[str, ...], ...]
     setup: str
@@ -374,7 +375,7 @@ class Table:
         roles = ("a", "b", "spectator")
         urls = self.plan.urls
         for index, role in enumerate(roles):
-            url = urls[(self.number + index) % len(urls)]
+            url = urls[(self.number + (index if self.plan.spread else 0)) % len(urls)]
             async with limit:
                 link = await asyncio.wait_for(open_link(self, role, url, source), SETUP_TIMEOUT)
                 self.links.append(link)
@@ -714,6 +715,7 @@ class Stack:
     urls: list[str]
     pids: dict[str, int]  # label -> pid
     logs: list[Path] = field(default_factory=list)
+    spread: bool = True  # a table's connections may go to different processes
 
 
 @contextlib.contextmanager
@@ -772,16 +774,26 @@ def _serving_url(process: subprocess.Popen[str], log_path: Path) -> str:
 
 
 @contextlib.contextmanager
-def relay_stack(context: SpawnContext, echo: bool) -> Iterator[Stack]:
+def relay_stack(context: SpawnContext, echo: bool, relays: int) -> Iterator[Stack]:
+    """`relays` relay processes; a table's connections all go to the same one, which forwards
+    only between its own connections."""
     ready = context.Queue()
-    process = context.Process(target=relay_main, args=(echo, ready), daemon=True)
-    process.start()
+    processes = [
+        context.Process(target=relay_main, args=(echo, ready), daemon=True) for _ in range(relays)
+    ]
+    for process in processes:
+        process.start()
     try:
-        port = ready.get(timeout=60)
-        yield Stack([f"ws://127.0.0.1:{port}"], {"relay": process.pid or 0})
+        stack = Stack([], {}, spread=False)
+        for k, process in enumerate(processes):
+            stack.urls.append(f"ws://127.0.0.1:{ready.get(timeout=60)}")
+            stack.pids[f"relay{k}" if relays > 1 else "relay"] = process.pid or 0
+        yield stack
     finally:
-        process.terminate()
-        process.join(10)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(10)
 
 
 def log_problems(paths: Sequence[Path]) -> tuple[Counter[str], dict[str, str]]:
@@ -876,6 +888,7 @@ def run_load(
         Plan(
             target=target,
             urls=tuple(stack.urls),
+            spread=stack.spread,
             tables=tuple(range(j, games, procs)),
             scripts=tuple(scripts),
             setup=args.setup,
@@ -1173,7 +1186,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="measured window per run")
     parser.add_argument("--think", type=float, default=1.0, help="human pace: mean s per move")
     parser.add_argument("--setup", choices=("6x6", "8x8", "10x10"), default="10x10")
-    parser.add_argument("--servers", type=int, default=1, help="arena serve processes")
+    parser.add_argument("--servers", type=int, default=1, help="arena serve processes, and relays")
     parser.add_argument("--client-procs", type=int, default=2, help="load generator processes")
     parser.add_argument("--loads", nargs="+", choices=LOADS, default=list(LOADS))
     parser.add_argument(
@@ -1202,21 +1215,24 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     # EmbeddedRedis logs through structlog, whose default prints to stdout: keep it for figures.
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
-    # Every connection is a file in the server (one process may hold all) and in a client
-    # process; the server, the relay and the clients inherit the limit from here.
-    wanted = 3 * max(args.games, args.saturation_games) + SPARE_FILES
-    limit = raise_fd_limit(wanted)
-    if limit < wanted:
+    # Every connection is an open file in a server (or relay) process and in a client
+    # process; they all inherit the limit from here.
+    connections = 3 * max(args.games, args.saturation_games)
+    most = -(-connections // min(args.servers, args.client_procs))
+    limit = raise_fd_limit(most + SPARE_FILES)
+    if limit < most + SPARE_FILES:
         sys.exit(
-            f"server_load: the open-file limit is {limit:,} and cannot be raised to the "
-            f"{wanted:,} these games need (raise the hard limit: ulimit -Hn)"
+            f"server_load: up to {most:,} connections a process need {most + SPARE_FILES:,} "
+            f"open files, over this machine's limit of {limit:,} (ulimit -Hn): spread them "
+            "over more --servers and --client-procs"
         )
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at start, open-file limit {limit}"
     )
     print(
-        f"setup {args.setup}, {args.servers} arena serve process(es) on one embedded Redis, "
+        f"setup {args.setup}, {args.servers} arena serve process(es) on one embedded Redis "
+        f"(and as many relays), "
         f"{args.client_procs} client process(es), {args.seconds:g} s windows, "
         f"deflate {'off' if args.no_compression else 'on'}, human pace {args.think:g} s a move "
         f"(uniform x0.5..x1.5)"
@@ -1243,7 +1259,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             outcome.problems, outcome.samples = log_problems(stack.logs)
             outcomes.append(outcome)
             if load in args.relay_loads:
-                with relay_stack(context, args.relay_echo) as stack:
+                with relay_stack(context, args.relay_echo, args.servers) as stack:
                     outcomes.append(run_load(context, stack, load, "relay", games, args, scripts))
     report(outcomes, args)
     print(f"\nload average at end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
