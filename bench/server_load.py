@@ -1111,12 +1111,15 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
     print()
     print(
         "Memory: resident size before the clients -> with every table seated and its first "
-        "game started -> after the window; per connection, seated"
+        "game started -> after the window; per connection it holds, seated"
     )
     for o in outcomes:
         sizes = []
+        # Redis serves every connection's games; the servers (or relays) share them evenly.
+        shared = sum(1 for name in o.memory if name != "redis")
         for name, (idle, seated, played) in o.memory.items():
-            per = (seated - idle) / o.connections / 1024 if o.connections else float("nan")
+            held = o.connections if name == "redis" else o.connections / shared
+            per = (seated - idle) / held / 1024 if held else float("nan")
             sizes.append(
                 f"{name} {idle / 2**20:,.0f} -> {seated / 2**20:,.0f} -> "
                 f"{played / 2**20:,.0f} MiB, {per:,.1f} KiB a connection"
