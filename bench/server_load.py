@@ -784,6 +784,8 @@ def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
         redis.stop()
 
 
