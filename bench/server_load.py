@@ -65,7 +65,7 @@ from server.session import RATE
 
 LOADS = ("human", "saturation")
 BASE_SECONDS = 3600  # each side's clock: no scripted game comes near it
-STALL_SECONDS = 10.0  # a move not seen by the opponent by then (or the longest think) stalled
+STALL_SECONDS = 10.0  # a move its opponent has not seen by then (or the longest think) stalled
 SETUP_TIMEOUT = 60.0  # one setup request (connect, log in, seek, accept, watch)
 RETRY_SECONDS = 1.0  # a refused move or new game is tried again after about this long
 RETRIED = frozenset({"internal", "rate_limited"})  # refusals a move is sent again after
