@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
 import multiprocessing
@@ -25,6 +26,7 @@ import re
 import resource
 import selectors
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -32,18 +34,21 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.context import SpawnContext, SpawnProcess
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 import psutil  # type: ignore[import-untyped]
 import structlog
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
-from websockets.exceptions import ConnectionClosed
+from websockets.client import ClientProtocol
+from websockets.exceptions import InvalidState
+from websockets.extensions.permessage_deflate import enable_client_permessage_deflate
+from websockets.frames import Frame, Opcode
+from websockets.uri import WebSocketURI, parse_uri
 
 from server.protocol import (
     PROTOCOL_VERSION,
@@ -60,12 +65,15 @@ from server.session import RATE
 
 LOADS = ("human", "saturation")
 BASE_SECONDS = 3600  # each side's clock: no scripted game comes near it
-STALL_SECONDS = 10.0  # a move not seen by the opponent by then is counted as stalled
+STALL_SECONDS = 10.0  # a move its opponent has not seen by then (or the longest think) stalled
 SETUP_TIMEOUT = 60.0  # one setup request (connect, log in, seek, accept, watch)
 RETRY_SECONDS = 1.0  # a refused move or new game is tried again after about this long
 RETRIED = frozenset({"internal", "rate_limited"})  # refusals a move is sent again after
 DRAIN_SECONDS = 1.0  # after the window, time for the last events to reach the spectators
 CONNECTS_AT_ONCE = 32  # connection handshakes in flight per client process
+LOOPBACK_SOURCES = 4  # client addresses 127.0.0.2 and up, each with its own ephemeral ports
+IP_BIND_ADDRESS_NO_PORT = getattr(socket, "IP_BIND_ADDRESS_NO_PORT", 24)  # Linux's number
+SPARE_FILES = 1024  # open files a process needs beside its connections
 PROGRESS_SECONDS = 2.0
 PING_SECONDS = 10  # the relay pings like `arena serve` does
 START_DELAY = 0.5  # between telling the clients the start time and that time
@@ -76,11 +84,16 @@ SERVING = re.compile(r"serving on (ws://\S+)")
 SATURATION_GAMES = 200
 
 
-def raise_fd_limit() -> int:
-    """Lift the soft limit on open files to the hard one (1,500 connections need more than the
-    usual 1,024); children inherit it. Returns the soft limit now in force."""
+def raise_fd_limit(wanted: int) -> int:
+    """Lift the limit on open files to `wanted` (30,000 connections need far more than the
+    usual 1,024): the soft limit up to the hard one, and the hard one too where the process
+    may (as root); children inherit it. Returns the soft limit now in force."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or soft < hard:
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, wanted))
+            soft, hard = wanted, wanted
+    if soft < hard:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
@@ -113,6 +126,7 @@ class Plan:
 
     target: str  # "arena" or "relay"
     urls: tuple[str, ...]
+    spread: bool  # a table's connections go to different servers in turn, or all to one
     tables: tuple[int, ...]
     scripts: tuple[tuple[str, ...], ...]
     setup: str
@@ -167,18 +181,102 @@ class SeatLostError(Exception):
     """A connection of the table closed."""
 
 
-class Seat:
-    """One connection at a table: a player's or the spectator's. Its reader hands move events
-    to the table and replies to the requests awaiting them."""
+class Link(asyncio.Protocol):
+    """One connection at a table, a player's or the spectator's: websockets' sans-I/O client
+    protocol fed straight from the transport's callbacks, with no task, reader or queue of its
+    own, so that tens of thousands of them cost the load generator little. Move events go to
+    the table; replies go to the requests awaiting them."""
 
-    def __init__(self, table: Table, role: str, socket: ClientConnection) -> None:
+    def __init__(self, table: Table, role: str, uri: WebSocketURI, compression: bool) -> None:
         self.table = table
         self.role = role
-        self.socket = socket
         self.name = ""
+        extensions = enable_client_permessage_deflate(None) if compression else None
+        self.protocol = ClientProtocol(uri, extensions=extensions, max_size=2**20)
+        self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.reader = asyncio.create_task(self._read())
+        self._fragments: list[bytes] = []
+
+    # The transport's side.
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports implement asyncio.Transport without deriving from it.
+        self.transport = cast(asyncio.Transport, transport)
+        self.protocol.send_request(self.protocol.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        self.protocol.receive_data(data)
+        for event in self.protocol.events_received():
+            if isinstance(event, Frame):
+                self._frame(event, now)
+            elif not self.opened.done():  # the handshake's response
+                error = self.protocol.handshake_exc
+                if error is None:
+                    self.opened.set_result(None)
+                else:
+                    self.opened.set_exception(error)
+        self._flush()
+
+    def eof_received(self) -> None:
+        self.protocol.receive_eof()
+        self._flush()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        lost = SeatLostError(f"{self.role} connection closed")
+        if not self.opened.done():
+            self.opened.set_exception(lost)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(lost)
+        self.table.lost(self)
+
+    def _flush(self) -> None:
+        assert self.transport is not None
+        for data in self.protocol.data_to_send():
+            if data:
+                self.transport.write(data)
+            elif self.transport.can_write_eof():  # the protocol's end of the closing handshake
+                self.transport.write_eof()
+
+    def _frame(self, frame: Frame, now: float) -> None:
+        if frame.opcode is Opcode.CONT:
+            self._fragments.append(bytes(frame.data))
+            if not frame.fin:
+                return
+            data = b"".join(self._fragments)
+            self._fragments.clear()
+        elif frame.opcode is Opcode.BINARY or frame.opcode is Opcode.TEXT:
+            if not frame.fin:
+                self._fragments.append(bytes(frame.data))
+                return
+            data = bytes(frame.data)
+        else:
+            return  # control frames: the protocol answers pings and closes itself
+        message = msgpack.unpackb(data)
+        tag = message.get("t")
+        # "move_played" from the arena; the relay forwards the mover's "move" as is.
+        if tag == "move_played" or tag == "move":
+            self.table.arrived(self, message["game_id"], message["ply"], now)
+            return
+        request_id = message.get("id")
+        future = self._pending.get(request_id) if request_id is not None else None
+        if future is not None:
+            if not future.done():
+                future.set_result(message)
+        elif tag == "error":
+            self.table.refused(message.get("code", "?"), message.get("message", ""))
+        elif tag == "game_started":
+            self.table.joined(message["game_id"])
+
+    # The table's side.
+
+    def send(self, frame: bytes) -> None:
+        self.protocol.send_binary(frame)
+        self._flush()
 
     async def ask(self, request: Request | dict[str, Any]) -> dict[str, Any]:
         """Send a request and return its reply; raise RefusedError on an error reply."""
@@ -190,7 +288,7 @@ class Seat:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self.socket.send(frame)
+            self.send(frame)
             reply = await asyncio.wait_for(future, SETUP_TIMEOUT)
         finally:
             self._pending.pop(request_id, None)
@@ -198,91 +296,99 @@ class Seat:
             raise RefusedError(reply.get("code", "?"), reply.get("message", ""))
         return reply
 
-    async def send_move(self, game_id: str, ply: int, move: str) -> None:
+    def send_move(self, game_id: str, ply: int, move: str) -> None:
         # Packed by hand: the wire form of PlayMove, without the per-move validation cost.
-        frame: bytes = msgpack.packb(
-            {"t": "move", "id": next(self._ids), "game_id": game_id, "ply": ply, "move": move}
+        self.send(
+            msgpack.packb(
+                {"t": "move", "id": next(self._ids), "game_id": game_id, "ply": ply, "move": move}
+            )
         )
-        await self.socket.send(frame)
 
-    async def _read(self) -> None:
-        try:
-            async for frame in self.socket:
-                now = time.monotonic()
-                message = msgpack.unpackb(frame)
-                tag = message.get("t")
-                # "move_played" from the arena; the relay forwards the mover's "move" as is.
-                if tag == "move_played" or tag == "move":
-                    self.table.arrived(self, message["game_id"], message["ply"], now)
-                    continue
-                request_id = message.get("id")
-                future = self._pending.get(request_id) if request_id is not None else None
-                if future is not None:
-                    if not future.done():
-                        future.set_result(message)
-                elif tag == "error":
-                    self.table.refused(message.get("code", "?"), message.get("message", ""))
-                elif tag == "game_started":
-                    self.table.joined(message["game_id"])
-        except ConnectionClosed:
-            pass
-        finally:
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(SeatLostError(f"{self.role} connection closed"))
-            self.table.lost(self)
+    def close(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        with contextlib.suppress(InvalidState):
+            self.protocol.send_close()
+            self._flush()
+        self.transport.close()
+
+
+async def open_link(table: Table, role: str, url: str, source: str | None) -> Link:
+    """Connect one link to `url`, from the loopback address `source` when given."""
+    uri = parse_uri(url)
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setblocking(False)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if source is not None:
+            # The kernel picks the port at connect time, for the whole address pair, so a
+            # source address serves every server and a closed run's TIME_WAITs do not block it.
+            sock.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
+            sock.bind((source, 0))
+        await loop.sock_connect(sock, (uri.host, uri.port))
+        link = Link(table, role, uri, table.plan.compression)
+        await loop.create_connection(lambda: link, sock=sock)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        await link.opened
+    except BaseException:
+        link.close()
+        raise
+    return link
 
 
 class Table:
-    """One game's three connections and the scripted games they play one after another."""
+    """One game's three connections and the scripted games they play one after another.
+
+    Setting up a game (seek, accept, watch) is a coroutine; playing it is driven by callbacks
+    alone: a timer for each think, the opponent's move event for the next, and a timer that
+    calls a move stalled when it has not arrived in time."""
 
     def __init__(self, number: int, plan: Plan, tally: Tally) -> None:
         self.number = number
         self.plan = plan
         self.tally = tally
         self.rng = random.Random(plan.seed * 1_000_003 + number)
-        self.seats: list[Seat] = []
+        self.links: list[Link] = []
         self.closing = False
         self.round = 0
         self.game_id = ""
-        self.white: Seat | None = None
-        self.black: Seat | None = None
+        self.white: Link | None = None
+        self.black: Link | None = None
         self.games_joined: set[str] = set()
         self._joined = asyncio.Event()
         self.sent: dict[str, list[float]] = {}  # game id -> send time of each ply (last two games)
-        self.reached: dict[int, float] = {}  # ply -> when the opponent saw it (current game)
-        self.waiting: tuple[int, asyncio.Future[None]] | None = None  # ply, its arrival
+        self.ply = 0  # of the current game: the move in flight, or the next one
+        self.in_flight = False  # a move was sent and its opponent has not seen it yet
+        self.timer: asyncio.TimerHandle | None = None  # the next move's, or the stall's
+        self.starting: asyncio.Task[None] | None = None  # a new game being set up
+        self.opening: asyncio.Future[None] | None = None  # an opening move's arrival
         self.window = (0.0, 0.0)
+        self.stall_seconds = stall_seconds(plan.think)
 
     # Setting up
 
-    async def sit_down(self, limit: asyncio.Semaphore) -> None:
+    async def sit_down(self, limit: asyncio.Semaphore, source: str | None) -> None:
         """Open the three connections and log them in."""
         roles = ("a", "b", "spectator")
         urls = self.plan.urls
         for index, role in enumerate(roles):
-            url = urls[(self.number + index) % len(urls)]
+            url = urls[(self.number + (index if self.plan.spread else 0)) % len(urls)]
             async with limit:
-                socket = await asyncio.wait_for(
-                    connect(
-                        url,
-                        max_size=2**20,
-                        compression="deflate" if self.plan.compression else None,
-                        ping_interval=None,
-                    ),
-                    SETUP_TIMEOUT,
-                )
-                seat = Seat(self, role, socket)
-                self.seats.append(seat)
+                link = await asyncio.wait_for(open_link(self, role, url, source), SETUP_TIMEOUT)
+                self.links.append(link)
                 if self.plan.target == "arena":
-                    await seat.ask(Hello(PROTOCOL_VERSION, "bench.server_load"))
-                    welcome = await seat.ask(Guest())
-                    seat.name = welcome["user"]["name"]
+                    await link.ask(Hello(PROTOCOL_VERSION, "bench.server_load"))
+                    welcome = await link.ask(Guest())
+                    link.name = welcome["user"]["name"]
                 else:
-                    await seat.ask({"t": "join", "table": self.number, "role": role})
+                    await link.ask({"t": "join", "table": self.number, "role": role})
 
     async def new_game(self) -> None:
-        a, b, spectator = self.seats
+        a, b, spectator = self.links
         self.round += 1
         if self.plan.target == "relay":
             self.game_id = f"t{self.number}.{self.round}"
@@ -308,131 +414,187 @@ class Table:
             white_is_a = started["white"]["name"] == a.name
             self.white, self.black = (a, b) if white_is_a else (b, a)
         self.sent[self.game_id] = []
-        self.reached = {}
+        self.ply = 0
         while len(self.sent) > 2:
             del self.sent[next(iter(self.sent))]
         self.tally.games_started += 1
+
+    async def open_game(self) -> None:
+        """Play each side's first move, unmeasured. The server aborts a game whose first moves
+        do not come within 30 s of its start, and setting up the first games of 10,000 tables
+        takes minutes: the ones set up first would be over before the window opens."""
+        assert self.white is not None
+        assert self.black is not None
+        for mover in (self.white, self.black)[: len(self.script())]:
+            self.opening = asyncio.get_running_loop().create_future()
+            self.sent[self.game_id].append(time.monotonic())
+            mover.send_move(self.game_id, self.ply, self.script()[self.ply])
+            try:
+                await asyncio.wait_for(self.opening, SETUP_TIMEOUT)
+            finally:
+                self.opening = None
+            self.ply += 1
 
     def script(self) -> tuple[str, ...]:
         return self.plan.scripts[(self.number * 7 + self.round) % len(self.plan.scripts)]
 
     # Playing
 
-    async def play(self, start: float, deadline: float) -> None:
-        """Play scripted games from `start` until `deadline`, one move at a time."""
-        self.window = (start, deadline)
-        await asyncio.sleep(max(0.0, start - time.monotonic()))
-        first = True
-        # asyncio's clock is time.monotonic: a table still waiting this long after the window
-        # (a stalled move, a slow new game) is cut off, and counted as stalled.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout_at(deadline + STALL_SECONDS):
-                while time.monotonic() < deadline and not self.closing:
-                    try:
-                        if not first:
-                            await self.new_game()
-                        first = False
-                        if await self._play_game(deadline):
-                            self.tally.games_finished += 1
-                    except RefusedError as refusal:
-                        self.tally.refused[refusal.code] += 1
-                        # Back off as a person would, rather than hammer a failing server.
-                        await asyncio.sleep(RETRY_SECONDS * self.rng.uniform(0.5, 1.5))
-                    except TimeoutError:
-                        self.tally.stalls += 1
-                    except SeatLostError:
-                        return
-                return
-        self.tally.stalls += 1
+    @property
+    def busy(self) -> bool:
+        """A move in flight or a game being set up: the table is not done with the window."""
+        return self.in_flight or (self.starting is not None and not self.starting.done())
 
-    async def _play_game(self, deadline: float) -> bool:
-        """Play the current game's script; False when the window closed first."""
+    def play(self, start: float, deadline: float) -> None:
+        """Play scripted games from `start` until `deadline`, the first game already set up."""
+        self.window = (start, deadline)
+        if self.ply < len(self.script()):
+            self._think(start)
+        else:  # the opening moves were the whole game
+            self.tally.games_finished += 1
+            self.timer = asyncio.get_running_loop().call_at(start, self._next_game)
+
+    def _think(self, since: float) -> None:
+        """Make the next move a think after `since`, unless that is past the window."""
+        at = since + self.plan.think * self.rng.uniform(0.5, 1.5) if self.plan.think > 0 else since
+        if at < self.window[1] and not self.closing:
+            self.timer = asyncio.get_running_loop().call_at(at, self._move)
+
+    def _move(self) -> None:
+        self.timer = None
+        if self.closing or time.monotonic() >= self.window[1]:
+            return
+        self.sent[self.game_id].append(time.monotonic())
+        self._send()
+
+    def _send(self) -> None:
+        """Send the move of `ply`, the first time or again, and start its stall timer. A move
+        sent again keeps the time of its first try, as the player would feel its delay."""
         assert self.white is not None
         assert self.black is not None
-        script = self.script()
-        sent = self.sent[self.game_id]
-        for ply, move in enumerate(script):
-            mover = self.white if ply % 2 == 0 else self.black
-            if self.plan.think > 0:
-                await asyncio.sleep(self.plan.think * self.rng.uniform(0.5, 1.5))
-            if time.monotonic() >= deadline or self.closing:
-                return False
-            sent.append(time.monotonic())
-            await self._move(mover, ply, move, deadline)
-        return True
+        self.timer = None
+        if self.closing:
+            return
+        mover = self.white if self.ply % 2 == 0 else self.black
+        self.in_flight = True
+        mover.send_move(self.game_id, self.ply, self.script()[self.ply])
+        self.timer = asyncio.get_running_loop().call_later(self.stall_seconds, self._stalled)
 
-    async def _move(self, mover: Seat, ply: int, move: str, deadline: float) -> None:
-        """Send a move until the opponent sees it. A move the server failed on is sent again
-        after a pause, as the protocol allows (moves are idempotent); its delay counts from the
-        first try, as the player would feel it."""
-        loop = asyncio.get_running_loop()
-        while ply not in self.reached:
-            arrival: asyncio.Future[None] = loop.create_future()
-            self.waiting = (ply, arrival)
-            try:
-                await mover.send_move(self.game_id, ply, move)
-                await asyncio.wait_for(arrival, STALL_SECONDS)
-            except RefusedError as refusal:
-                if refusal.code not in RETRIED or time.monotonic() >= deadline:
-                    raise
-                self.tally.refused[refusal.code] += 1
-                await asyncio.sleep(RETRY_SECONDS * self.rng.uniform(0.5, 1.5))
-            finally:
-                self.waiting = None
+    def _stalled(self) -> None:
+        self.timer = None
+        self.in_flight = False
+        self.tally.stalls += 1
+        self._next_game()
 
-    def arrived(self, seat: Seat, game_id: str, ply: int, now: float) -> None:
-        """A move event reached `seat`."""
+    def arrived(self, link: Link, game_id: str, ply: int, now: float) -> None:
+        """A move event reached `link`."""
         times = self.sent.get(game_id)
         if times is None or ply >= len(times):
             return  # an event of a game no longer followed
         sent = times[ply]
         start, deadline = self.window
-        if seat is self.seats[2]:
+        if link is self.links[2]:
             self.tally.spectator_seen += 1
             if start <= sent < deadline:
                 self.tally.spectator_ms.append(1000 * (now - sent))
             return
         opponent = self.black if ply % 2 == 0 else self.white
-        if game_id != self.game_id or seat is not opponent or ply in self.reached:
+        if game_id != self.game_id or link is not opponent or ply != self.ply:
             return  # the mover's own reply, or a repeat
-        self.reached[ply] = now
+        if self.opening is not None:
+            self.tally.spectator_expected += 1
+            if not self.opening.done():
+                self.opening.set_result(None)
+            return
+        if not self.in_flight:
+            return  # already seen, or given up as stalled
+        self._cancel_timer()
+        self.in_flight = False
         self.tally.spectator_expected += 1
         if now < deadline:
             self.tally.moves += 1
         if start <= sent < deadline:
             self.tally.opponent_ms.append(1000 * (now - sent))
-        waiting = self.waiting
-        if waiting is not None and waiting[0] == ply and not waiting[1].done():
-            waiting[1].set_result(None)
+        self.ply += 1
+        if self.ply < len(self.script()):
+            self._think(now)
+        else:
+            self.tally.games_finished += 1
+            self._next_game()
 
     def refused(self, code: str, message: str) -> None:
-        """An error reply to a move: the move will not reach the opponent."""
-        waiting = self.waiting
-        if waiting is not None and not waiting[1].done():
-            waiting[1].set_exception(RefusedError(code, message))
+        """An error reply to a move: the move will not reach the opponent. One the server
+        failed on is sent again after a pause, as the protocol allows (moves are idempotent);
+        after any other, the table backs off as a person would and starts a new game."""
+        self.tally.refused[code] += 1
+        if self.opening is not None and not self.opening.done():
+            self.opening.set_exception(RefusedError(code, message))
+        if not self.in_flight:
+            return
+        self._cancel_timer()
+        self.in_flight = False
+        loop = asyncio.get_running_loop()
+        pause = RETRY_SECONDS * self.rng.uniform(0.5, 1.5)
+        if code in RETRIED and time.monotonic() < self.window[1]:
+            self.in_flight = True  # still the player's move: the window waits for it
+            self.timer = loop.call_later(pause, self._send)
         else:
-            self.tally.refused[code] += 1
+            self.timer = loop.call_later(pause, self._next_game)
+
+    def _next_game(self) -> None:
+        self.timer = None
+        if not self.closing and time.monotonic() < self.window[1]:
+            self.starting = asyncio.get_running_loop().create_task(self._start_game())
+
+    async def _start_game(self) -> None:
+        while time.monotonic() < self.window[1] and not self.closing:
+            try:
+                await self.new_game()
+            except RefusedError as refusal:
+                self.tally.refused[refusal.code] += 1
+                # Back off as a person would, rather than hammer a failing server.
+                await asyncio.sleep(RETRY_SECONDS * self.rng.uniform(0.5, 1.5))
+            except TimeoutError:
+                self.tally.stalls += 1
+            except SeatLostError:
+                return
+            else:
+                self._think(time.monotonic())
+                return
 
     def joined(self, game_id: str) -> None:
         self.games_joined.add(game_id)
         self._joined.set()
 
-    def lost(self, seat: Seat) -> None:
+    def lost(self, link: Link) -> None:
         if self.closing:
             return
-        self.closing = True
         self.tally.dropped += 1
-        waiting = self.waiting
-        if waiting is not None and not waiting[1].done():
-            waiting[1].set_exception(SeatLostError(f"{seat.role} connection closed"))
+        self.halt()
 
-    async def leave(self) -> None:
+    def halt(self) -> None:
+        """Stop playing: no more moves, no new game."""
         self.closing = True
-        for seat in self.seats:
-            with contextlib.suppress(Exception):
-                await seat.socket.close()
-            with contextlib.suppress(BaseException):
-                await seat.reader
+        self.in_flight = False
+        self._cancel_timer()
+        if self.starting is not None:
+            self.starting.cancel()
+
+    def _cancel_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def leave(self) -> None:
+        self.halt()
+        for link in self.links:
+            link.close()
+
+
+def stall_seconds(think: float) -> float:
+    """How long a move may go unseen by its opponent before it counts as stalled: 10 s, or
+    the longest think when that is longer, so a slow pace is not taken for a stalled server."""
+    return max(STALL_SECONDS, 1.5 * think)
 
 
 @dataclass
@@ -444,12 +606,21 @@ class Progress:
 
 
 def client_main(plan: Plan, index: int, control: Any, results: Any) -> None:
-    """A client process: its tables on one asyncio loop, steered through two queues."""
-    raise_fd_limit()
+    """A client process: its tables on one event loop (uvloop's where it is installed),
+    steered through two queues."""
     try:
-        asyncio.run(_client(plan, index, control, results))
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            runner.run(_client(plan, index, control, results))
     except BaseException:
         results.put(("failed", index, traceback.format_exc()))
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 async def _client(plan: Plan, index: int, control: Any, results: Any) -> None:
@@ -458,6 +629,7 @@ async def _client(plan: Plan, index: int, control: Any, results: Any) -> None:
     tables = [Table(number, plan, tally) for number in plan.tables]
     limit = asyncio.Semaphore(CONNECTS_AT_ONCE)
     progress = Progress()
+    sources = loopback_sources(plan.urls)
 
     async def report_progress() -> None:
         while True:
@@ -468,16 +640,18 @@ async def _client(plan: Plan, index: int, control: Any, results: Any) -> None:
     async def step(table: Table, action: str) -> Table | None:
         try:
             if action == "connect":
-                await table.sit_down(limit)
+                source = sources[table.number % len(sources)] if sources else None
+                await table.sit_down(limit, source)
             else:
                 # Paced like the connections: a burst of hundreds of games started in the same
                 # instant is not the load under test (and overruns the server's Redis pool).
                 async with limit:
                     await table.new_game()
+                    await table.open_game()
         except Exception as error:
             tally.failed_tables += 1
             tally.failures[f"{action}: {type(error).__name__}: {error}"[:160]] += 1
-            await table.leave()
+            table.leave()
             return None
         progress.done += 1
         return table
@@ -493,18 +667,48 @@ async def _client(plan: Plan, index: int, control: Any, results: Any) -> None:
     results.put(("ready", index, len(tables)))
     start: float = await loop.run_in_executor(None, control.get)
     progress.stage = "play"
-    await asyncio.gather(*(table.play(start, start + plan.seconds) for table in tables))
+    deadline = start + plan.seconds
+    # The collector would walk every connection's objects in its pauses, which are the load
+    # generator's, not the server's; the window makes little cyclic garbage.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    for table in tables:
+        table.play(start, deadline)
+    # After the window, moves already sent are waited for until they count as stalled.
+    cutoff = deadline + stall_seconds(plan.think)
+    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+    while any(table.busy for table in tables) and time.monotonic() < cutoff:
+        await asyncio.sleep(0.1)
+    for table in tables:
+        if table.busy:
+            tally.stalls += 1
+        table.halt()
     await asyncio.sleep(DRAIN_SECONDS)
+    gc.enable()
     reporter.cancel()
-    await asyncio.gather(*(table.leave() for table in tables))
+    for table in tables:
+        table.leave()
     results.put(("done", index, tally))
+
+
+def loopback_sources(urls: Sequence[str]) -> list[str]:
+    """Loopback addresses to connect from, when the servers are on 127.0.0.1 (on Linux, which
+    answers on the whole of 127/8): one source address reaches a server port from about 28,000
+    ephemeral ports, fewer than the connections of 10,000 games."""
+    if sys.platform != "linux" or any(parse_uri(url).host != "127.0.0.1" for url in urls):
+        return []
+    return [f"127.0.0.{2 + k}" for k in range(LOOPBACK_SOURCES)]
 
 
 # The bare relay: its own process, no Redis, no engine.
 
 
 def relay_main(echo: bool, ready: Any) -> None:
-    raise_fd_limit()
+    # The relay is the floor the server is read against: without the collector, whose pauses
+    # grow with the connections (a full one walks every connection's objects: a second at
+    # 15,000), and which a forwarder of bytes does not need over a bounded run.
+    gc.disable()
     asyncio.run(_relay(echo, ready))
 
 
@@ -540,6 +744,7 @@ class Stack:
     urls: list[str]
     pids: dict[str, int]  # label -> pid
     logs: list[Path] = field(default_factory=list)
+    spread: bool = True  # a table's connections may go to different processes
 
 
 @contextlib.contextmanager
@@ -579,6 +784,8 @@ def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
         redis.stop()
 
 
@@ -598,16 +805,26 @@ def _serving_url(process: subprocess.Popen[str], log_path: Path) -> str:
 
 
 @contextlib.contextmanager
-def relay_stack(context: SpawnContext, echo: bool) -> Iterator[Stack]:
+def relay_stack(context: SpawnContext, echo: bool, relays: int) -> Iterator[Stack]:
+    """`relays` relay processes; a table's connections all go to the same one, which forwards
+    only between its own connections."""
     ready = context.Queue()
-    process = context.Process(target=relay_main, args=(echo, ready), daemon=True)
-    process.start()
+    processes = [
+        context.Process(target=relay_main, args=(echo, ready), daemon=True) for _ in range(relays)
+    ]
+    for process in processes:
+        process.start()
     try:
-        port = ready.get(timeout=60)
-        yield Stack([f"ws://127.0.0.1:{port}"], {"relay": process.pid or 0})
+        stack = Stack([], {}, spread=False)
+        for k, process in enumerate(processes):
+            stack.urls.append(f"ws://127.0.0.1:{ready.get(timeout=60)}")
+            stack.pids[f"relay{k}" if relays > 1 else "relay"] = process.pid or 0
+        yield stack
     finally:
-        process.terminate()
-        process.join(10)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(10)
 
 
 def log_problems(paths: Sequence[Path]) -> tuple[Counter[str], dict[str, str]]:
@@ -649,6 +866,9 @@ class Outcome:
     machine_busy: float  # % of one core: every process's CPU over the window, ours and others'
     load_before: float
     load_after: float
+    think: float  # mean s a move; 0 at saturation
+    # label -> resident bytes before the clients, with the first games started, after the window
+    memory: dict[str, tuple[int, ...]] = field(default_factory=dict)
     problems: Counter[str] = field(default_factory=Counter)
     samples: dict[str, str] = field(default_factory=dict)  # problem -> its exception
 
@@ -662,6 +882,14 @@ def quantile(ordered: Sequence[float], q: float) -> float:
     if not ordered:
         return float("nan")
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+def resident_bytes(pids: dict[str, int]) -> dict[str, int]:
+    found = {}
+    for label, pid in pids.items():
+        with contextlib.suppress(psutil.Error):
+            found[label] = psutil.Process(pid).memory_info().rss
+    return found
 
 
 def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
@@ -684,16 +912,18 @@ def run_load(
 ) -> Outcome:
     label = f"{load} pace, {target}" if load == "human" else f"{load}, {target}"
     procs = max(1, min(args.client_procs, games))
+    think = args.think if load == "human" else 0.0
     control = [context.Queue() for _ in range(procs)]
     results = context.Queue()
     plans = [
         Plan(
             target=target,
             urls=tuple(stack.urls),
+            spread=stack.spread,
             tables=tuple(range(j, games, procs)),
             scripts=tuple(scripts),
             setup=args.setup,
-            think=args.think if load == "human" else 0.0,
+            think=think,
             seconds=args.seconds,
             compression=not args.no_compression,
             seed=args.seed,
@@ -704,10 +934,17 @@ def run_load(
         context.Process(target=client_main, args=(plan, j, control[j], results), daemon=True)
         for j, plan in enumerate(plans)
     ]
+    idle = resident_bytes(stack.pids)
     for process in clients:
         process.start()
     try:
-        return _measure(stack, clients, control, results, label, load, target, games, args.seconds)
+        outcome = _measure(
+            stack, clients, control, results, label, load, target, games, args.seconds, think
+        )
+        outcome.memory = {
+            name: (idle[name], *outcome.memory[name]) for name in idle if name in outcome.memory
+        }
+        return outcome
     finally:
         for process in clients:
             process.join(30)
@@ -725,6 +962,7 @@ def _measure(
     target: str,
     games: int,
     seconds: float,
+    think: float,
 ) -> Outcome:
     watch = Stages(clients, results, label)
     setup_limit = SETUP_TIMEOUT * 10
@@ -733,6 +971,7 @@ def _measure(
     for channel in control:
         channel.put("games")
     tables = sum(watch.wait("ready", f"{tables:,} first games started", tables, setup_limit))
+    seated = resident_bytes(stack.pids)
     pids = {**stack.pids, **{f"client{j}": p.pid or 0 for j, p in enumerate(clients)}}
     start = time.monotonic() + START_DELAY
     for channel in control:
@@ -743,10 +982,11 @@ def _measure(
     cpu_before = cpu_seconds(pids)
     watch.follow_play(start, seconds)
     cpu_after = cpu_seconds(pids)
+    played = resident_bytes(stack.pids)
     machine_after = psutil.cpu_times()
     load_after = os.getloadavg()[0]
     tally = Tally()
-    for part in watch.wait("done", "closing", 0, STALL_SECONDS + 60):
+    for part in watch.wait("done", "closing", 0, stall_seconds(think) + 60):
         tally.add(part)
     tally.opponent_ms.sort()
     tally.spectator_ms.sort()
@@ -768,6 +1008,8 @@ def _measure(
         machine_busy=100 * CORES * (1 - idle / spent) if spent > 0 else float("nan"),
         load_before=load_before,
         load_after=load_after,
+        think=think,
+        memory={name: (seated[name], played[name]) for name in seated if name in played},
     )
     _progress(
         f"{label}: {outcome.rate:,.0f} moves/s, p99 {quantile(tally.opponent_ms, 0.99):.1f} ms"
@@ -898,6 +1140,23 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
                 "part of these figures; try more --client-procs"
             )
     print()
+    print(
+        "Memory: resident size before the clients -> with every table seated and its first "
+        "game started -> after the window; per connection it holds, seated"
+    )
+    for o in outcomes:
+        sizes = []
+        # Redis serves every connection's games; the servers (or relays) share them evenly.
+        shared = sum(1 for name in o.memory if name != "redis")
+        for name, (idle, seated, played) in o.memory.items():
+            held = o.connections if name == "redis" else o.connections / shared
+            per = (seated - idle) / held / 1024 if held else float("nan")
+            sizes.append(
+                f"{name} {idle / 2**20:,.0f} -> {seated / 2**20:,.0f} -> "
+                f"{played / 2**20:,.0f} MiB, {per:,.1f} KiB a connection"
+            )
+        print(f"  {o.load} {o.target}: " + "; ".join(sizes))
+    print()
     print("Correctness")
     for o in outcomes:
         t = o.tally
@@ -905,7 +1164,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
         notes = [
             f"{t.moves:,} moves",
             f"{t.games_started:,} games started, {t.games_finished:,} finished",
-            f"stalls (a move unseen after {STALL_SECONDS:g} s, or a new game after "
+            f"stalls (a move unseen after {stall_seconds(o.think):g} s, or a new game after "
             f"{SETUP_TIMEOUT:g} s) {t.stalls}",
             f"spectator events missing {max(0, missing)}",
             f"connections dropped {t.dropped}",
@@ -961,7 +1220,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="measured window per run")
     parser.add_argument("--think", type=float, default=1.0, help="human pace: mean s per move")
     parser.add_argument("--setup", choices=("6x6", "8x8", "10x10"), default="10x10")
-    parser.add_argument("--servers", type=int, default=1, help="arena serve processes")
+    parser.add_argument("--servers", type=int, default=1, help="arena serve processes, and relays")
     parser.add_argument("--client-procs", type=int, default=2, help="load generator processes")
     parser.add_argument("--loads", nargs="+", choices=LOADS, default=list(LOADS))
     parser.add_argument(
@@ -985,16 +1244,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(
             "--games, --saturation-games, --servers, --client-procs and --seconds must be positive"
         )
+    if args.think < 0:
+        parser.error(f"--think must be 0 or more seconds, not {args.think:g}")
 
     # EmbeddedRedis logs through structlog, whose default prints to stdout: keep it for figures.
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
-    limit = raise_fd_limit()
+    # Every connection is an open file in a server (or relay) process and in a client
+    # process; they all inherit the limit from here.
+    connections = 3 * max(args.games, args.saturation_games)
+    most = -(-connections // min(args.servers, args.client_procs))
+    limit = raise_fd_limit(most + SPARE_FILES)
+    if limit < most + SPARE_FILES:
+        sys.exit(
+            f"server_load: up to {most:,} connections a process need {most + SPARE_FILES:,} "
+            f"open files, over this machine's limit of {limit:,} (ulimit -Hn): spread them "
+            "over more --servers and --client-procs"
+        )
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at start, open-file limit {limit}"
     )
     print(
-        f"setup {args.setup}, {args.servers} arena serve process(es) on one embedded Redis, "
+        f"setup {args.setup}, {args.servers} arena serve process(es) on one embedded Redis "
+        f"(and as many relays), "
         f"{args.client_procs} client process(es), {args.seconds:g} s windows, "
         f"deflate {'off' if args.no_compression else 'on'}, human pace {args.think:g} s a move "
         f"(uniform x0.5..x1.5)"
@@ -1021,7 +1293,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             outcome.problems, outcome.samples = log_problems(stack.logs)
             outcomes.append(outcome)
             if load in args.relay_loads:
-                with relay_stack(context, args.relay_echo) as stack:
+                with relay_stack(context, args.relay_echo, args.servers) as stack:
                     outcomes.append(run_load(context, stack, load, "relay", games, args, scripts))
     report(outcomes, args)
     print(f"\nload average at end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
