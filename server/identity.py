@@ -59,7 +59,7 @@ __all__ = [
 # is freed and taken again does not inherit them.
 USER_KEY = "user:{}"  # hash by lowercase name: name (as typed), kind, id, password (argon2), rating
 TOKEN_KEY = "token:{}"  # bot token's SHA-256 hex -> "<lowercase name> <id>" of the bot
-TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ms since the epoch
+TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ns since the epoch
 # Session token's SHA-256 hex -> "<lowercase name> <id>", and " <bot token's SHA-256 hex>" when
 # a bot token opened it (the session ends with that token); expires.
 SESSION_KEY = "session:{}"
@@ -258,7 +258,8 @@ async def create_bot_token(r: aioredis.Redis, name: str) -> str:
     token = BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     digest = _digest(token)
     await r.set(TOKEN_KEY.format(digest), _holder(fields))
-    await r.hset(TOKEN_CREATED_KEY, digest, time.time_ns() // 1_000_000)
+    # In ns, so that tokens made one after the other list in that order.
+    await r.hset(TOKEN_CREATED_KEY, digest, time.time_ns())
     return token
 
 
@@ -426,7 +427,7 @@ async def _bot_name(r: aioredis.Redis, holder: str) -> str:
 
 
 def _time(stamp: bytes | str | None) -> datetime | None:
-    return None if stamp is None else datetime.fromtimestamp(int(stamp) / 1000, UTC)
+    return None if stamp is None else datetime.fromtimestamp(int(stamp) / 1e9, UTC)
 
 
 async def _keep_guest(r: aioredis.Redis, account: Account, ttl: timedelta) -> None:

@@ -196,12 +196,14 @@ def test_random_msgpack_values(server_url: str, value: object) -> None:
 
 # Real requests with one field of the wrong type (or out of bounds, or unknown).
 
+# msgpack carries ints from -2**63 to 2**64 - 1; a client cannot send others at all.
+WIRE_INTS = st.integers(min_value=-(2**63), max_value=2**64 - 1)
 WRONG = {
     int: st.text(max_size=10) | st.booleans() | st.floats(allow_nan=False) | st.binary(max_size=5),
-    str: st.integers() | st.booleans() | st.lists(st.text(max_size=3), max_size=2),
+    str: WIRE_INTS | st.booleans() | st.lists(st.text(max_size=3), max_size=2),
     bool: st.integers(0, 1) | st.text(max_size=5) | st.just([]),
-    tuple: st.text(max_size=10) | st.integers() | st.dictionaries(st.text(max_size=3), st.none()),
-    dict: st.text(max_size=10) | st.integers() | st.lists(st.integers(), max_size=3),
+    tuple: st.text(max_size=10) | WIRE_INTS | st.dictionaries(st.text(max_size=3), st.none()),
+    dict: st.text(max_size=10) | WIRE_INTS | st.lists(WIRE_INTS, max_size=3),
 }
 
 
@@ -226,7 +228,11 @@ def _wrong_value(hint: object) -> st.SearchStrategy[object]:
     kind, bounds = _kind(hint)
     wrong = WRONG[kind]
     if bounds is not None:
-        wrong = wrong | st.integers(max_value=bounds.low - 1) | st.integers(bounds.high + 1)
+        wrong = (
+            wrong
+            | st.integers(min_value=-(2**63), max_value=bounds.low - 1)
+            | st.integers(bounds.high + 1, 2**64 - 1)
+        )
     return wrong
 
 
