@@ -1,6 +1,9 @@
-"""The `arena` command line: the engine's subcommands plus the server's own — `serve` (the game
+"""The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
-`user` and `token` (accounts and bot tokens).
+`user` and `token` (accounts and bot tokens) — and the clients' (`bot`).
+
+This module puts the program together, and is the one place that may import every package
+(docs/architecture.md); the rest of `server` never imports `clients`.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ import contextlib
 import gc
 import getpass
 import gzip
-import importlib
 import os
 import signal
 import socket
@@ -28,6 +30,7 @@ import redis.asyncio as aioredis
 import structlog
 import websockets.asyncio.server
 
+from clients.bot import add_command as add_bot_command
 from engine import cli as engine_cli
 from engine.records import GameRecord, read_records
 from server import identity
@@ -40,7 +43,6 @@ from server.worker import prepare_house_bots, run_worker
 
 __all__ = ["main"]
 
-CLIENT_COMMANDS = ("clients.bot",)  # modules with add_command(commands): `arena bot`
 DEFAULT_PORT = 8765
 DEFAULT_DATA_DIR = Path(".arena")
 # Websocket frames above this close the connection (1009); smaller ones over the protocol's
@@ -62,10 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     engine_cli.add_commands(commands)
     _add_server_commands(commands)
-    # Client commands live with the clients, which the server must not import by name: the
-    # package is looked up when the command line is built.
-    for module in CLIENT_COMMANDS:
-        importlib.import_module(module).add_command(commands)
+    add_bot_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
