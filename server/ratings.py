@@ -6,6 +6,8 @@ the game, so a rating is never applied twice and a crash only delays it until th
 from __future__ import annotations
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
+from redis.exceptions import WatchError
 
 from server.glicko import Rating, rate_game
 from server.identity import user_key
@@ -16,7 +18,7 @@ __all__ = ["UNRATED", "rating_of", "settle"]
 UNRATED = "games:unrated"  # set of ended rated games whose ratings are not yet updated
 
 
-async def rating_of(redis: aioredis.Redis, name: str) -> Rating:
+async def rating_of(redis: aioredis.Redis | Pipeline, name: str) -> Rating:
     """The account's Glicko-2 rating; a new player's default when it has none."""
     fields = await redis.hmget(user_key(name), "rating", "deviation", "volatility")
     if fields[0] is None:
@@ -33,22 +35,36 @@ async def settle(
     kinds: tuple[PlayerKind, PlayerKind],
 ) -> tuple[Rating, Rating] | None:
     """Rate the game if it is still waiting to be rated: the players' new ratings, or None
-    when another process rated it or nobody won (an aborted game)."""
-    if not await redis.srem(UNRATED, game_id):
-        return None
-    if winner is None or PlayerKind.GUEST in kinds or PlayerKind.HOUSE in kinds:
-        return None
-    before = (await rating_of(redis, white), await rating_of(redis, black))
-    after = rate_game(*before, white_won=winner is Colour.WHITE)
+    when another process rated it or nobody won (an aborted game).
+
+    Reading the ratings and writing the new ones is one optimistic transaction on both players
+    and the set of games to rate, tried again when either changed meanwhile: two games of one
+    player ending at once both count, and a game is rated once."""
+    rated = winner is not None and PlayerKind.GUEST not in kinds and PlayerKind.HOUSE not in kinds
+    keys = (user_key(white), user_key(black))
     async with redis.pipeline(transaction=True) as pipe:
-        for name, rating in zip((white, black), after, strict=True):
-            pipe.hset(
-                user_key(name),
-                mapping={
-                    "rating": repr(rating.rating),
-                    "deviation": repr(rating.deviation),
-                    "volatility": repr(rating.volatility),
-                },
-            )
-        await pipe.execute()
-    return after
+        while True:
+            try:
+                await pipe.watch(UNRATED, *keys)
+                if not await pipe.sismember(UNRATED, game_id):
+                    return None
+                after = None
+                if rated:
+                    before = (await rating_of(pipe, white), await rating_of(pipe, black))
+                    after = rate_game(*before, white_won=winner is Colour.WHITE)
+                pipe.multi()
+                pipe.srem(UNRATED, game_id)
+                if after is not None:
+                    for key, rating in zip(keys, after, strict=True):
+                        pipe.hset(
+                            key,
+                            mapping={
+                                "rating": repr(rating.rating),
+                                "deviation": repr(rating.deviation),
+                                "volatility": repr(rating.volatility),
+                            },
+                        )
+                await pipe.execute()
+                return after
+            except WatchError:
+                continue
