@@ -47,6 +47,7 @@ log = structlog.get_logger(__name__)
 SETUP_NAMES = ("10x10", "8x8", "6x6")
 SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
 PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
+CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
 
 
@@ -99,11 +100,16 @@ class Arena:
         self.spawn(self._presence_loop())
 
     async def close(self) -> None:
-        for task in tuple(self._tasks):
+        pending = set(self._tasks)
+        for task in pending:
             task.cancel()
-        for task in tuple(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        while pending:
+            _, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_SECONDS)
+            # A cancellation swallowed on its way up (a library that catches it and carries
+            # on) leaves a loop running for ever: cancel what is left until it ends.
+            for task in pending:
+                log.warning("task_cancelled_again", task=repr(task.get_coro()))
+                task.cancel()
         await self.hub.close()
         self.analyst.close()
 
