@@ -58,10 +58,12 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 # Seconds kept back from the bot's clock for the move's trip to the server. The server gives
-# bots a flat allowance on top (200 ms a move as of now), so this is a second safety net.
+# bots a flat allowance on top (`welcome.offers.bot_allowance_ms`), so this is a second net.
 MARGIN_SECONDS = 0.3
-# A side's first move is off the clock but must come within a window (30 s on the server as of
-# now, not part of the protocol); the bot plans its first move as if it had this much time.
+# A side's first move is off the clock but must come within the server's window
+# (`welcome.offers.first_move_ms`); the bot plans its first move as if it had this share of it,
+# or FIRST_MOVE_SECONDS from a server that does not say.
+FIRST_MOVE_SHARE = 0.5
 FIRST_MOVE_SECONDS = 15.0
 # Refusals of the same move before the bot gives the game up: a refused move means the bot's
 # view of the game is wrong, which one resync repairs; a second refusal means it cannot.
@@ -180,6 +182,7 @@ class BotPlayer:
         self.client: ArenaClient | None = None
         self.name: str | None = None
         self.connections = 0  # connections that logged in, for logs and tests
+        self.first_move_seconds = FIRST_MOVE_SECONDS  # what the server's welcome says, once read
         self._connected = asyncio.Condition()  # notified when `client` changes
         self._thinking: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._refusals: dict[tuple[str, int], int] = {}
@@ -253,6 +256,10 @@ class BotPlayer:
                 client = await ArenaClient.connect(self.url, self.client_name)
                 try:
                     welcome = await client.bot_login(self.token)
+                    if welcome.offers is not None and welcome.offers.first_move_ms is not None:
+                        self.first_move_seconds = (
+                            welcome.offers.first_move_ms / 1000 * FIRST_MOVE_SHARE
+                        )
                     for game_id in welcome.games:
                         await client.resync(game_id)
                 except BaseException:
@@ -470,7 +477,7 @@ class BotPlayer:
         fresh = bot is None
         if bot is None:
             bot = self._bots[view.game_id] = make_bot(self.engine_spec)
-        budget = think_budget(view, colour)
+        budget = think_budget(view, colour, first_move_seconds=self.first_move_seconds)
 
         def think() -> str:
             if fresh:
@@ -508,9 +515,15 @@ def _unanswered(url: str, error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def think_budget(view: GameView, colour: Colour, now: float | None = None) -> Budget:
+def think_budget(
+    view: GameView,
+    colour: Colour,
+    now: float | None = None,
+    first_move_seconds: float = FIRST_MOVE_SECONDS,
+) -> Budget:
     """The engine's budget for the side `colour` to move in `view`: its clock as the server
-    last read it, less the time since then and a margin for the move's trip back."""
+    last read it, less the time since then and a margin for the move's trip back; a first
+    move gets at most `first_move_seconds`."""
     elapsed = max(0.0, (monotonic() if now is None else now) - view.received)
     own_ms, other_ms = (
         (view.clocks.white, view.clocks.black)
@@ -520,7 +533,7 @@ def think_budget(view: GameView, colour: Colour, now: float | None = None) -> Bu
     own = own_ms / 1000
     if view.ply < 2:
         # A first move is off the clock, but due within the server's first-move window.
-        own = min(own, FIRST_MOVE_SECONDS)
+        own = min(own, first_move_seconds)
     own = max(0.01, own - elapsed - MARGIN_SECONDS)
     return Budget(
         clock=BotClock(own=own, opponent=other_ms / 1000, increment=float(view.time.increment))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.clock import BOT_ALLOWANCE_MS, FIRST_MOVE_MS
 from server.protocol import Offers, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS
 
@@ -76,7 +77,14 @@ class TimeControls:
 
     def offers(self, setups: tuple[str, ...], house_bots: tuple[str, ...]) -> Offers:
         return Offers(
-            setups, self.min_base, self.max_base, self.max_increment, self.listed, house_bots
+            setups,
+            self.min_base,
+            self.max_base,
+            self.max_increment,
+            self.listed,
+            house_bots,
+            bot_allowance_ms=BOT_ALLOWANCE_MS,
+            first_move_ms=FIRST_MOVE_MS,
         )
 
 

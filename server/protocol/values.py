@@ -99,7 +99,8 @@ class TimeControl:
 class Offers:
     """What the server offers: its setups and house bots, and its time controls: the ones listed
     in `time_controls` when that is not empty, else any with a base from `min_base` to
-    `max_base` seconds and an increment up to `max_increment`."""
+    `max_base` seconds and an increment up to `max_increment`; and the clock rules a bot plans
+    by."""
 
     setups: Annotated[tuple[SetupName, ...], Length(0, MAX_LISTED)]
     min_base: BaseSeconds
@@ -107,6 +108,10 @@ class Offers:
     max_increment: IncrementSeconds
     time_controls: Annotated[tuple[TimeControl, ...], Length(0, MAX_LISTED)] = ()
     house_bots: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
+    # The clock rules a bot plans by: the flat allowance a bot's every move gets, and the time
+    # each side has for its first move (which is off the clock).
+    bot_allowance_ms: Millis | None = None
+    first_move_ms: Millis | None = None
 
 
 @dataclass(frozen=True)

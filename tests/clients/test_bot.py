@@ -9,7 +9,7 @@ import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +21,7 @@ from websockets.asyncio.server import serve
 from clients import ArenaClient, GameView
 from clients.bot import (
     FIRST_MOVE_SECONDS,
+    FIRST_MOVE_SHARE,
     MARGIN_SECONDS,
     BotError,
     BotPlayer,
@@ -517,6 +518,11 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
     first = think_budget(_view(0, 300_000, 300_000, received=10.0), Colour.WHITE, now=11.0)
     assert first.clock is not None
     assert first.clock.own == pytest.approx(FIRST_MOVE_SECONDS - 1 - MARGIN_SECONDS)
+    shorter = think_budget(
+        _view(1, 300_000, 300_000, received=10.0), Colour.BLACK, now=10.0, first_move_seconds=4
+    )
+    assert shorter.clock is not None
+    assert shorter.clock.own == pytest.approx(4 - MARGIN_SECONDS)
     late = think_budget(_view(6, 200, 80_000, received=10.0), Colour.WHITE, now=12.0)
     assert late.clock is not None
     assert 0 < late.clock.own < 0.1
@@ -556,3 +562,20 @@ def test_the_command_line_names_what_is_wrong(
         main(argv)
     assert exit.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_a_bot_plans_its_first_moves_by_the_window_the_server_announces(
+    server: Server, redis: Redis
+) -> None:
+    server.arena.offers = replace(server.arena.offers, first_move_ms=8_000)
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    player = BotPlayer(server.url, token, "random")
+    assert player.first_move_seconds == FIRST_MOVE_SECONDS  # before it has heard the server
+    async with asyncio.timeout(TIMEOUT):
+        bot = asyncio.create_task(player.run(stop))
+        await _until_online(server)
+        assert player.first_move_seconds == 8 * FIRST_MOVE_SHARE
+        stop.set()
+        await bot

@@ -208,6 +208,8 @@ async def test_welcome_tells_what_the_server_offers_and_a_list_is_kept_to(
             "max_increment": 2,
             "time_controls": [{"base": 60, "increment": 0}, {"base": 180, "increment": 2}],
             "house_bots": list(HOUSE_BOTS),
+            "bot_allowance_ms": 200,
+            "first_move_ms": 30_000,
         }
         refused = await wire.call("seek", time={"base": 60, "increment": 2}, setup="6x6")
         assert refused["message"] == "time control 60+2 is not offered; offered: 60+0, 180+2"
