@@ -75,6 +75,7 @@ STABLE_SECONDS = 10.0
 # Failed attempts in a row to reach the server before the bot says plainly that nothing answers
 # (the first one or two are often a server still starting).
 UNANSWERED_ATTEMPTS = 3
+OPEN_SECONDS = 30.0  # for a connection to open, log in and catch up its games
 # Moves expected in a game when judging a time control by base + this many increments (the
 # estimate lichess uses to sort time controls).
 ESTIMATED_MOVES = 40
@@ -251,7 +252,7 @@ class BotPlayer:
 
     async def _open(self, previous: ArenaClient | None) -> ArenaClient:
         """A logged-in connection whose games are caught up."""
-        async with asyncio.timeout(30):
+        async with asyncio.timeout(OPEN_SECONDS):
             if previous is None:
                 client = await ArenaClient.connect(self.url, self.client_name)
                 try:
@@ -507,7 +508,7 @@ def _unanswered(url: str, error: BaseException) -> str:
     if isinstance(error, socket.gaierror):
         return f"unknown host: {error.strerror}"
     if isinstance(error, TimeoutError):
-        return "no answer within 30 s"
+        return f"no answer within {OPEN_SECONDS:g} s"
     if isinstance(error, InvalidHandshake):
         return f"not a websocket server: {error}"
     if isinstance(error, OSError) and error.strerror:

@@ -85,6 +85,8 @@ def _prog(args: argparse.Namespace) -> str:
 
 
 def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # Defaults from the environment are strings given to argparse, which passes them through
+    # `type` like a flag's value: a bad $ARENA_... is refused with the flag's own message.
     serve = commands.add_parser(
         "serve",
         help="run the game server",
@@ -113,7 +115,7 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     serve.add_argument(
         "--claim-grace",
         type=_seconds,
-        default=_env_seconds("ARENA_CLAIM_GRACE", CLAIM_GRACE_MS / 1000),
+        default=os.environ.get("ARENA_CLAIM_GRACE", f"{CLAIM_GRACE_MS / 1000:g}"),
         metavar="SECONDS",
         help="how long a player must be away before the opponent may claim the game "
         f"(default {CLAIM_GRACE_MS / 1000:g})",
@@ -121,7 +123,7 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     serve.add_argument(
         "--presence-lapse",
         type=_seconds,
-        default=_env_seconds("ARENA_PRESENCE_LAPSE", ATTENDANCE_MS / 1000),
+        default=os.environ.get("ARENA_PRESENCE_LAPSE", f"{ATTENDANCE_MS / 1000:g}"),
         metavar="SECONDS",
         help="how long a connection counts as present unless its server process renews it, "
         f"so the players of a dead process are away after it (default {ATTENDANCE_MS / 1000:g})",
@@ -133,7 +135,6 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     worker.add_argument(
         "--metrics-port",
         type=_port,
-        # A string default goes through `type` too, so a bad $ARENA_METRICS_PORT is named.
         default=os.environ.get("ARENA_METRICS_PORT"),
         metavar="PORT",
         help="answer Prometheus scrapes (GET /metrics) on this port "
@@ -240,16 +241,6 @@ def _seconds(text: str) -> float:
     if not 0 < seconds <= 86400:
         raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 s, got {text}")
     return seconds
-
-
-def _env_seconds(name: str, default: float) -> float:
-    text = os.environ.get(name)
-    if text is None:
-        return default
-    try:
-        return _seconds(text)
-    except argparse.ArgumentTypeError as error:
-        raise SystemExit(f"arena: {name}: {error}") from None
 
 
 def _count(text: str) -> int:

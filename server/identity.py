@@ -59,6 +59,7 @@ __all__ = [
 # is freed and taken again does not inherit them.
 USER_KEY = "user:{}"  # hash by lowercase name: name (as typed), kind, id, password (argon2), rating
 TOKEN_KEY = "token:{}"  # bot token's SHA-256 hex -> "<lowercase name> <id>" of the bot
+TOKEN_PREFIX = TOKEN_KEY.format("")
 TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ns since the epoch
 # Session token's SHA-256 hex -> "<lowercase name> <id>", and " <bot token's SHA-256 hex>" when
 # a bot token opened it (the session ends with that token); expires.
@@ -265,7 +266,9 @@ async def create_bot_token(r: aioredis.Redis, name: str) -> str:
 
 async def list_bot_tokens(r: aioredis.Redis) -> list[BotToken]:
     """Every bot token, by bot name and then age, oldest first."""
-    digests = sorted([_text(key)[len("token:") :] async for key in r.scan_iter("token:*")])
+    digests = sorted(
+        [_text(key).removeprefix(TOKEN_PREFIX) async for key in r.scan_iter(TOKEN_PREFIX + "*")]
+    )
     if not digests:
         return []
     holders = await r.mget([TOKEN_KEY.format(digest) for digest in digests])
@@ -296,7 +299,7 @@ async def revoke_bot_token(r: aioredis.Redis, id: str) -> BotToken:
     if len(keys) != 1:
         found = "no bot token" if not keys else f"{len(keys)} bot tokens"
         raise UnknownTokenError(f"{found} with id {id}; `arena token list` shows them")
-    digest = keys[0][len("token:") :]
+    digest = keys[0].removeprefix(TOKEN_PREFIX)
     holder, stamp = await r.getdel(keys[0]), await r.hget(TOKEN_CREATED_KEY, digest)
     if holder is None:
         raise UnknownTokenError(f"no bot token with id {id}; `arena token list` shows them")
@@ -343,7 +346,7 @@ async def resume_session(
         return None
     account = await _account_of(r, holder)
     origin = _origin(holder)
-    if account is None or (origin is not None and not await r.exists(TOKEN_KEY.format(origin))):
+    if account is None or (origin is not None and not await token_known(r, origin)):
         await r.delete(SESSION_KEY.format(_digest(token)))
         return None
     await _keep_guest(r, account, ttl)

@@ -709,18 +709,16 @@ class Session:
         game_id = request.game_id
         game = await self.arena.store.load(game_id)
         await self._follow(channel(game_id))
-        since = request.version
-        if since > game.version:
+        ahead = request.version > game.version
+        if ahead:
             self.push(game.snapshot(now_ms()).to_wire())
-            since = game.version
+        since = game.version if ahead else request.version
         frames = await self.arena.store.events_since(game_id, since)
         for frame in frames:
             self.push(frame)
         last = since + len(frames)
-        if since == request.version:
-            self.versions[game_id] = max(self.versions.get(game_id, 0), last)
-        else:
-            self.versions[game_id] = last
+        # After a state the client knows exactly `last`; after a replay, perhaps more already.
+        self.versions[game_id] = last if ahead else max(self.versions.get(game_id, 0), last)
         self.reply(Synced(game_id, last, id=request.id))
 
     async def _analyze(self, request: Analyze) -> None:

@@ -244,19 +244,17 @@ async def run_worker(
     `metrics` if there is one."""
     redis = open_redis(redis_url)
     worker = Worker(redis)
+    server = None
     try:
-        if metrics is None:
-            await worker.run(stop, prepare=False)
-            return
-        server = await serve_metrics(worker.metrics, metrics)
-        host, port = metrics.getsockname()[:2]
-        worker.log.info("metrics_serving", address=f"{host}:{port}")
-        try:
-            await worker.run(stop, prepare=False)
-        finally:
+        if metrics is not None:
+            server = await serve_metrics(worker.metrics, metrics)
+            host, port = metrics.getsockname()[:2]
+            worker.log.info("metrics_serving", address=f"{host}:{port}")
+        await worker.run(stop, prepare=False)
+    finally:
+        if server is not None:
             server.close()
             await server.wait_closed()
-    finally:
         await redis.aclose()
 
 

@@ -4,6 +4,7 @@ answering challenges, playing whole games, and finishing a game after its connec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -310,22 +311,19 @@ async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
 ) -> None:
     token = await create_bot_token(redis, BOT)
     log = tmp_path / "bot.log"
-    command = await _bot_command(
-        log, "--server", server.url, "--engine", "greedy", "--setup", "6x6", token=token
-    )
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            await _until_online(server)
-            guest = await _guest(server.url)
-            game_id = await _challenge(guest, "white")
-            await _check_finished(redis, await _play_random_moves(guest, game_id, seed=9))
-            await guest.close()
-            command.send_signal(signal.SIGINT)
-            assert await command.wait() == 0, log.read_text()
-    finally:
-        if command.returncode is None:
-            command.kill()
-            await command.wait()
+    async with (
+        _bot_command(
+            log, "--server", server.url, "--engine", "greedy", "--setup", "6x6", token=token
+        ) as command,
+        asyncio.timeout(TIMEOUT),
+    ):
+        await _until_online(server)
+        guest = await _guest(server.url)
+        game_id = await _challenge(guest, "white")
+        await _check_finished(redis, await _play_random_moves(guest, game_id, seed=9))
+        await guest.close()
+        command.send_signal(signal.SIGINT)
+        assert await command.wait() == 0, log.read_text()
     assert '"event": "challenge_accepted"' in log.read_text()
 
 
@@ -336,36 +334,35 @@ async def test_the_command_reads_its_token_from_a_file(
     token_file = tmp_path / "token"
     token_file.write_text(await create_bot_token(redis, BOT) + "\n")
     log = tmp_path / "bot.log"
-    command = await _bot_command(
-        log, "--server", server.url, "--engine", "random", "--token-file", str(token_file)
-    )
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            online = asyncio.create_task(_until_online(server))
-            await asyncio.wait(
-                (online, asyncio.create_task(command.wait())), return_when="FIRST_COMPLETED"
-            )
-            online.cancel()
-            assert not online.cancelled(), log.read_text()
-            command.send_signal(signal.SIGINT)
-            assert await command.wait() == 0, log.read_text()
-    finally:
-        if command.returncode is None:
-            command.kill()
-            await command.wait()
+    async with (
+        _bot_command(
+            log, "--server", server.url, "--engine", "random", "--token-file", str(token_file)
+        ) as command,
+        asyncio.timeout(TIMEOUT),
+    ):
+        online = asyncio.create_task(_until_online(server))
+        await asyncio.wait(
+            (online, asyncio.create_task(command.wait())), return_when="FIRST_COMPLETED"
+        )
+        online.cancel()
+        assert not online.cancelled(), log.read_text()
+        command.send_signal(signal.SIGINT)
+        assert await command.wait() == 0, log.read_text()
     assert '"event": "bot_online"' in log.read_text()
 
 
+@contextlib.asynccontextmanager
 async def _bot_command(
     log: Path, *args: str, token: str | None = None
-) -> asyncio.subprocess.Process:
-    """`arena bot ARGS` as its own process, its stderr in `log`; the token, if given, in
-    ARENA_BOT_TOKEN, and no other ARENA_ setting of this environment."""
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`arena bot ARGS` as its own process, its stderr in `log`, killed on the way out if it
+    is still running; the token, if given, in ARENA_BOT_TOKEN, and no other ARENA_ setting of
+    this environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     if token is not None:
         env["ARENA_BOT_TOKEN"] = token
     with log.open("wb") as err:
-        return await asyncio.create_subprocess_exec(
+        command = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "clients.bot",
@@ -376,6 +373,12 @@ async def _bot_command(
             stdout=asyncio.subprocess.DEVNULL,
             stderr=err,
         )
+    try:
+        yield command
+    finally:
+        if command.returncode is None:
+            command.kill()
+            await command.wait()
 
 
 def _free_port() -> int:
