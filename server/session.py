@@ -224,7 +224,8 @@ class Session:
             {k: getattr(request, k) for k in ("game_id", "ply") if hasattr(request, k)}
         )
         try:
-            await self._handle(request)
+            # The request's handler, by its type (server.handlers: one for each, checked).
+            await self.dispatch[type(request)](self, request)
         except ProtocolError as error:
             self.reply(ErrorReply.of(error, id=request.id))
         except Exception:
@@ -234,9 +235,6 @@ class Session:
             )
         finally:
             REQUEST.reset(context)
-
-    async def _handle(self, request: Request) -> None:
-        await self.dispatch[type(request)](self, request)
 
     # For the handlers (with reply, push, follow, follow_game, send_state and act)
 
