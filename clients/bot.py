@@ -442,7 +442,7 @@ class BotPlayer:
         assert self.name is not None
         colour = view.colour_of(self.name)
         assert colour is not None
-        state = game_state(view)
+        state = _game_state(view)
         budget = think_budget(
             view, colour, first_move_ms=self.first_move_ms, free_plies=self.free_plies
         )
@@ -481,7 +481,7 @@ def _unanswered(url: str, error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def game_state(view: GameView) -> GameState[Any]:
+def _game_state(view: GameView) -> GameState[Any]:
     """The game's state after the moves of `view`, by the game's own rules."""
     state = get_game(GAME).parse_state(view.start)
     for text in view.moves:

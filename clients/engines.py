@@ -45,7 +45,8 @@ class Engine(Protocol):
         ...
 
     async def close(self) -> None:
-        """Let go of what the engine holds; it chooses no more moves."""
+        """Let go of what the engine holds (a program is ended); it chooses no more moves.
+        Never raises: the runner calls it as a game ends, whatever state the engine is in."""
         ...
 
 
