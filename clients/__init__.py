@@ -1,5 +1,6 @@
-"""Clients of the game server: an asyncio client library over the wire protocol, and
-`clients.bot`, which plays an engine bot through it (imported on its own: it loads the engine).
+"""Clients of the game server: an asyncio client library over the wire protocol, and the bot
+runner, which plays an engine through it (`clients.bot`, with `challenges`, `engines` and the
+command line `bot_cli`; imported on their own: they load the engine).
 """
 
 from clients.connection import ArenaClient, ArenaError, Backoff, GameView
