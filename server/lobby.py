@@ -10,8 +10,8 @@ import math
 import secrets
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
-import msgpack
 import redis.asyncio as aioredis
 
 from server.hub import LOBBY, user_channel
@@ -23,20 +23,22 @@ from server.protocol import (
     ColourPreference,
     ErrorCode,
     Player,
-    PlayerKind,
     ProtocolError,
     SeekAdded,
     SeekInfo,
     SeekRemoved,
     TimeControl,
 )
+from server.stored import pack, unpack
 
 __all__ = ["SEEK_TTL_MS", "Lobby", "Pairing"]
 
-SEEKS = "lobby:seeks"  # hash: seek id -> msgpack seek
+SEEKS = "lobby:seeks"  # hash: seek id -> SeekInfo (a msgpack map, server/stored.py)
 SEEK_EXPIRY = "lobby:seek-expiry"  # sorted set: seek id -> ms when it lapses
-CHALLENGES = "lobby:challenges"  # hash: challenge id -> msgpack challenge
+CHALLENGES = "lobby:challenges"  # hash: challenge id -> ChallengeInfo (the same)
 POOLS = "lobby:pools"  # set of pool names with someone waiting
+# A pool (named by `pool_name`) is a sorted set of the names waiting, by rating, with hashes
+# `<pool>:since` (name -> ms when they joined) and `<pool>:who` (name -> Player).
 SEEK_TTL_MS = 60_000  # a seek lapses this long after its owner's server last refreshed it
 TAKEN_KEY = "lobby:seek-taken:{}"  # who accepted a seek, kept a while so a late taker hears it
 TAKEN_MS = 3_600_000
@@ -70,62 +72,54 @@ return 0
 """
 
 
-def _player_data(player: Player) -> list[object]:
-    return [player.name, str(player.kind), player.rating]
-
-
-def _player(data: list[object]) -> Player:
-    name, kind, rating = data
-    return Player(str(name), PlayerKind(str(kind)), rating if isinstance(rating, int) else None)
-
-
-def _seek_bytes(seek: SeekInfo) -> bytes:
-    data: bytes = msgpack.packb(
-        [
-            seek.seek_id,
-            _player_data(seek.player),
-            seek.setup,
-            [seek.time.base, seek.time.increment],
-            seek.rated,
-            str(seek.colour),
-        ]
-    )
-    return data
-
-
 def _seek(data: bytes) -> SeekInfo:
-    seek_id, player, setup, time, rated, colour = msgpack.unpackb(data)
-    return SeekInfo(
-        seek_id, _player(player), setup, TimeControl(*time), rated, ColourPreference(colour)
-    )
-
-
-def _challenge_bytes(challenge: ChallengeInfo) -> bytes:
-    data: bytes = msgpack.packb(
-        [
-            challenge.challenge_id,
-            _player_data(challenge.challenger),
-            _player_data(challenge.opponent),
-            challenge.setup,
-            [challenge.time.base, challenge.time.increment],
-            challenge.rated,
-            str(challenge.colour),
-        ]
-    )
-    return data
+    return unpack(SeekInfo, data, "seek", _positional_seek)
 
 
 def _challenge(data: bytes) -> ChallengeInfo:
-    cid, challenger, opponent, setup, time, rated, colour = msgpack.unpackb(data)
-    return ChallengeInfo(
-        cid,
-        _player(challenger),
-        _player(opponent),
-        setup,
-        TimeControl(*time),
-        rated,
-        ColourPreference(colour),
-    )
+    return unpack(ChallengeInfo, data, "challenge", _positional_challenge)
+
+
+def _player(data: bytes) -> Player:
+    return unpack(Player, data, "player", _positional_player)
+
+
+# Servers before records had named fields stored seeks, challenges and waiting players as lists.
+
+
+def _positional_player(items: list[Any]) -> dict[str, object]:
+    name, kind, rating = items
+    return {"name": name, "kind": kind, "rating": rating}
+
+
+def _positional_time(items: list[Any]) -> dict[str, object]:
+    base, increment = items
+    return {"base": base, "increment": increment}
+
+
+def _positional_seek(items: list[Any]) -> dict[str, object]:
+    seek_id, player, setup, time, rated, colour = items
+    return {
+        "seek_id": seek_id,
+        "player": _positional_player(player),
+        "setup": setup,
+        "time": _positional_time(time),
+        "rated": rated,
+        "colour": colour,
+    }
+
+
+def _positional_challenge(items: list[Any]) -> dict[str, object]:
+    challenge_id, challenger, opponent, setup, time, rated, colour = items
+    return {
+        "challenge_id": challenge_id,
+        "challenger": _positional_player(challenger),
+        "opponent": _positional_player(opponent),
+        "setup": setup,
+        "time": _positional_time(time),
+        "rated": rated,
+        "colour": colour,
+    }
 
 
 @dataclass(frozen=True)
@@ -176,7 +170,7 @@ class Lobby:
     ) -> SeekInfo:
         seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(SEEKS, seek.seek_id, _seek_bytes(seek))
+            pipe.hset(SEEKS, seek.seek_id, pack(seek))
             pipe.zadd(SEEK_EXPIRY, {seek.seek_id: now + SEEK_TTL_MS})
             pipe.publish(LOBBY, SeekAdded(seek).to_wire())
             await pipe.execute()
@@ -226,7 +220,7 @@ class Lobby:
 
     async def add_challenge(self, challenge: ChallengeInfo) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(CHALLENGES, challenge.challenge_id, _challenge_bytes(challenge))
+            pipe.hset(CHALLENGES, challenge.challenge_id, pack(challenge))
             pipe.publish(user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire())
             await pipe.execute()
 
@@ -270,7 +264,7 @@ class Lobby:
         if not added:
             raise ProtocolError(ErrorCode.CONFLICT, "already waiting for quick pairing")
         await self.redis.hset(pool + ":since", player.name, now)
-        await self.redis.hset(pool + ":who", player.name, msgpack.packb(_player_data(player)))
+        await self.redis.hset(pool + ":who", player.name, pack(player))
         await self.redis.sadd(POOLS, pool)
 
     async def leave_pools(self, name: str) -> bool:
@@ -312,8 +306,8 @@ class Lobby:
                         setup, time, rated = _pool_terms(key)
                         pairings.append(
                             Pairing(
-                                _player(msgpack.unpackb(who[0])),
-                                _player(msgpack.unpackb(who[1])),
+                                _player(who[0]),
+                                _player(who[1]),
                                 setup,
                                 time,
                                 rated,

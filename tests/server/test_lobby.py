@@ -1,0 +1,115 @@
+"""The lobby's records in Redis: seeks, challenges and waiting players stored as named fields,
+and those that servers before named fields stored as lists still read."""
+
+import msgpack
+import pytest
+from redis.asyncio import Redis
+
+from server.lobby import CHALLENGES, POOLS, SEEK_EXPIRY, SEEKS, Lobby, Pairing
+from server.protocol import ChallengeInfo, ColourPreference, Player, PlayerKind, TimeControl
+from server.stored import StoredRecordError, pack, unpack
+
+ANN = Player("ann", PlayerKind.HUMAN, 1712)
+BOB = Player("bob", PlayerKind.HUMAN)
+NOW = 1_000_000
+
+
+@pytest.mark.asyncio
+async def test_a_seek_is_stored_as_a_map_of_named_fields(redis: Redis) -> None:
+    lobby = Lobby(redis)
+    seek = await lobby.add_seek(
+        ANN,
+        setup="8x8",
+        time=TimeControl(180, 2),
+        rated=True,
+        colour=ColourPreference.WHITE,
+        now=NOW,
+    )
+    stored = msgpack.unpackb(await redis.hget(SEEKS, seek.seek_id))
+    assert stored["player"] == {"name": "ann", "kind": "human", "rating": 1712}
+    assert (stored["setup"], stored["time"], stored["rated"]) == (
+        "8x8",
+        {"base": 180, "increment": 2},
+        True,
+    )
+    assert await lobby.seeks(NOW) == [seek]
+
+
+@pytest.mark.asyncio
+async def test_a_seek_stored_as_a_list_by_an_earlier_server_still_reads(redis: Redis) -> None:
+    # Exactly what the server stored before records had named fields.
+    await redis.hset(
+        SEEKS, "s7", msgpack.packb(["s7", ["ann", "human", 1712], "10x10", [180, 2], True, "white"])
+    )
+    await redis.zadd(SEEK_EXPIRY, {"s7": NOW + 60_000})
+    lobby = Lobby(redis)
+    (seek,) = await lobby.seeks(NOW)
+    assert (seek.seek_id, seek.player, seek.setup, seek.time, seek.rated, seek.colour) == (
+        "s7",
+        ANN,
+        "10x10",
+        TimeControl(180, 2),
+        True,
+        ColourPreference.WHITE,
+    )
+    assert await lobby.take_seek("s7", taker="bob") == seek
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_stored_as_a_list_by_an_earlier_server_still_reads(
+    redis: Redis,
+) -> None:
+    await redis.hset(
+        CHALLENGES,
+        "c3",
+        msgpack.packb(
+            ["c3", ["ann", "human", 1712], ["bob", "human", None], "8x8", [60, 0], False, "random"]
+        ),
+    )
+    lobby = Lobby(redis)
+    expected = ChallengeInfo(
+        "c3", ANN, BOB, "8x8", TimeControl(60, 0), False, ColourPreference.RANDOM
+    )
+    assert await lobby.challenges_for("Bob") == [expected]
+    assert await lobby.challenge("c3") == expected
+    # The new form is what is stored from now on, and reads back the same.
+    await lobby.add_challenge(expected)
+    assert msgpack.unpackb(await redis.hget(CHALLENGES, "c3"))["opponent"] == {
+        "name": "bob",
+        "kind": "human",
+    }
+    assert await lobby.challenge("c3") == expected
+
+
+@pytest.mark.asyncio
+async def test_players_waiting_in_a_pool_an_earlier_server_filled_are_paired(
+    redis: Redis,
+) -> None:
+    pool = "lobby:pool:6x6:180+2:casual"
+    await redis.zadd(pool, {"ann": 1712, "bob": 1500})
+    await redis.hset(pool + ":since", mapping={"ann": NOW, "bob": NOW})
+    await redis.hset(
+        pool + ":who",
+        mapping={
+            "ann": msgpack.packb(["ann", "human", 1712]),
+            "bob": msgpack.packb(["bob", "human", None]),
+        },
+    )
+    await redis.sadd(POOLS, pool)
+    # A 212-point gap is inside the window once the earlier of them has waited 5 s.
+    (pairing,) = await Lobby(redis).pair(NOW + 5_000)
+    assert pairing == Pairing(BOB, ANN, "6x6", TimeControl(180, 2), False)
+
+
+def test_a_record_that_fails_its_schema_names_the_field() -> None:
+    data = msgpack.packb({"name": "ann", "kind": "wizard"})
+    with pytest.raises(StoredRecordError, match="field 'kind' must be one of 'human'"):
+        unpack(Player, data, "player")
+    with pytest.raises(StoredRecordError, match="stored player is not a map"):
+        unpack(Player, msgpack.packb(["ann", "human", None]), "player")
+
+
+def test_a_field_a_later_server_added_is_skipped() -> None:
+    data = msgpack.packb({"name": "ann", "kind": "human", "rating": 1712, "title": "GM"})
+    assert unpack(Player, data, "player") == ANN
+    assert unpack(Player, pack(ANN), "player") == ANN
