@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 
 from server.hub import LOBBY, user_channel
 from server.protocol import (
+    DEFAULT_GAME,
     ChallengeAdded,
     ChallengeInfo,
     ChallengeOutcome,
@@ -128,19 +129,26 @@ class Pairing:
 
     first: Player
     second: Player
+    game: str
     setup: str
     time: TimeControl
     rated: bool
 
 
-def pool_name(setup: str, time: TimeControl, rated: bool) -> str:
-    return f"lobby:pool:{setup}:{time.base}+{time.increment}:{'rated' if rated else 'casual'}"
+def pool_name(game: str, setup: str, time: TimeControl, rated: bool) -> str:
+    terms = f"{setup}:{time.base}+{time.increment}:{'rated' if rated else 'casual'}"
+    return f"lobby:pool:{game}:{terms}"
 
 
-def _pool_terms(name: str) -> tuple[str, TimeControl, bool]:
-    _, _, setup, time, rated = name.split(":")
+def _pool_terms(name: str) -> tuple[str, str, TimeControl, bool]:
+    """The game, setup, time control and rating of a pool, by its name. Pools named before
+    there were several games (`lobby:pool:<setup>:...`) are the default game's."""
+    parts = name.split(":")
+    if len(parts) == 5:
+        parts.insert(2, DEFAULT_GAME)
+    _, _, game, setup, time, rated = parts
     base, increment = time.split("+")
-    return setup, TimeControl(int(base), int(increment)), rated == "rated"
+    return game, setup, TimeControl(int(base), int(increment)), rated == "rated"
 
 
 class Lobby:
@@ -162,13 +170,14 @@ class Lobby:
         self,
         player: Player,
         *,
+        game: str,
         setup: str,
         time: TimeControl,
         rated: bool,
         colour: ColourPreference,
         now: int,
     ) -> SeekInfo:
-        seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour)
+        seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour, game)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(SEEKS, seek.seek_id, pack(seek))
             pipe.zadd(SEEK_EXPIRY, {seek.seek_id: now + SEEK_TTL_MS})
@@ -253,9 +262,9 @@ class Lobby:
     # Quick pairing
 
     async def join_pool(
-        self, player: Player, setup: str, time: TimeControl, rated: bool, now: int
+        self, player: Player, game: str, setup: str, time: TimeControl, rated: bool, now: int
     ) -> None:
-        pool = pool_name(setup, time, rated)
+        pool = pool_name(game, setup, time, rated)
         for other in await self.redis.smembers(POOLS):
             name = other.decode()
             if name != pool and await self.redis.zscore(name, player.name) is not None:
@@ -303,11 +312,12 @@ class Lobby:
                         keys=[key, key + ":since"], args=[a, b]
                     ):
                         await self.redis.hdel(key + ":who", a, b)
-                        setup, time, rated = _pool_terms(key)
+                        game, setup, time, rated = _pool_terms(key)
                         pairings.append(
                             Pairing(
                                 _player(who[0]),
                                 _player(who[1]),
+                                game,
                                 setup,
                                 time,
                                 rated,

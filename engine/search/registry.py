@@ -13,7 +13,7 @@ from engine.search.invader import InvaderBot
 from engine.search.mcts import MctsBot
 from engine.search.openspiel import OpenSpielMctsBot
 
-__all__ = ["BOTS", "BotType", "Param", "bot_names", "make_bot"]
+__all__ = ["BOTS", "BotType", "Param", "bot_names", "bots_for", "make_bot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,7 @@ class BotType:
     summary: str
     params: tuple[Param, ...]
     make: Callable[..., Bot]
+    games: tuple[str, ...] = ("amazons",)  # the registered games (engine.game) it plays
 
     def describe(self) -> str:
         params = ", ".join(f"{p.name}={p.default} ({p.help})" for p in self.params)
@@ -116,6 +117,11 @@ BOTS: dict[str, BotType] = {
 
 def bot_names() -> list[str]:
     return list(BOTS)
+
+
+def bots_for(game: str) -> list[str]:
+    """The bots that play `game`, by name."""
+    return [name for name, bot_type in BOTS.items() if game in bot_type.games]
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:

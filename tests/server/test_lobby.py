@@ -19,6 +19,7 @@ async def test_a_seek_is_stored_as_a_map_of_named_fields(redis: Redis) -> None:
     lobby = Lobby(redis)
     seek = await lobby.add_seek(
         ANN,
+        game="amazons",
         setup="8x8",
         time=TimeControl(180, 2),
         rated=True,
@@ -27,7 +28,8 @@ async def test_a_seek_is_stored_as_a_map_of_named_fields(redis: Redis) -> None:
     )
     stored = msgpack.unpackb(await redis.hget(SEEKS, seek.seek_id))
     assert stored["player"] == {"name": "ann", "kind": "human", "rating": 1712}
-    assert (stored["setup"], stored["time"], stored["rated"]) == (
+    assert (stored["game"], stored["setup"], stored["time"], stored["rated"]) == (
+        "amazons",
         "8x8",
         {"base": 180, "increment": 2},
         True,
@@ -44,10 +46,8 @@ async def test_a_seek_stored_as_a_list_by_an_earlier_server_still_reads(redis: R
     await redis.zadd(SEEK_EXPIRY, {"s7": NOW + 60_000})
     lobby = Lobby(redis)
     (seek,) = await lobby.seeks(NOW)
-    assert (seek.seek_id, seek.player, seek.setup, seek.time, seek.rated, seek.colour) == (
-        "s7",
-        ANN,
-        "10x10",
+    assert (seek.seek_id, seek.player, seek.game, seek.setup) == ("s7", ANN, "amazons", "10x10")
+    assert (seek.time, seek.rated, seek.colour) == (
         TimeControl(180, 2),
         True,
         ColourPreference.WHITE,
@@ -70,6 +70,7 @@ async def test_a_challenge_stored_as_a_list_by_an_earlier_server_still_reads(
     expected = ChallengeInfo(
         "c3", ANN, BOB, "8x8", TimeControl(60, 0), False, ColourPreference.RANDOM
     )
+    assert expected.game == "amazons"
     assert await lobby.challenges_for("Bob") == [expected]
     assert await lobby.challenge("c3") == expected
     # The new form is what is stored from now on, and reads back the same.
@@ -98,7 +99,7 @@ async def test_players_waiting_in_a_pool_an_earlier_server_filled_are_paired(
     await redis.sadd(POOLS, pool)
     # A 212-point gap is inside the window once the earlier of them has waited 5 s.
     (pairing,) = await Lobby(redis).pair(NOW + 5_000)
-    assert pairing == Pairing(BOB, ANN, "6x6", TimeControl(180, 2), False)
+    assert pairing == Pairing(BOB, ANN, "amazons", "6x6", TimeControl(180, 2), False)
 
 
 def test_a_record_that_fails_its_schema_names_the_field() -> None:
@@ -113,3 +114,17 @@ def test_a_field_a_later_server_added_is_skipped() -> None:
     data = msgpack.packb({"name": "ann", "kind": "human", "rating": 1712, "title": "GM"})
     assert unpack(Player, data, "player") == ANN
     assert unpack(Player, pack(ANN), "player") == ANN
+
+
+@pytest.mark.asyncio
+async def test_quick_pairing_pairs_only_players_waiting_for_the_same_game(redis: Redis) -> None:
+    lobby = Lobby(redis)
+    blitz = TimeControl(180, 2)
+    await lobby.join_pool(ANN, "amazons", "6x6", blitz, False, NOW)
+    await lobby.join_pool(BOB, "toy", "6x6", blitz, False, NOW)
+    assert await lobby.pair(NOW + 60_000) == []
+    cat = Player("cat", PlayerKind.GUEST)
+    await lobby.join_pool(cat, "amazons", "6x6", blitz, False, NOW)
+    assert await lobby.pair(NOW + 60_000) == [Pairing(cat, ANN, "amazons", "6x6", blitz, False)]
+    assert await lobby.leave_pools("bob")
+    assert not await lobby.leave_pools("ann")
