@@ -11,7 +11,6 @@ import contextlib
 import random
 import secrets
 from collections.abc import Coroutine
-from dataclasses import replace
 from http import HTTPStatus
 from typing import Any
 
@@ -160,19 +159,22 @@ class Arena:
         second: Player,
         colour: ColourPreference,
         *,
+        game: str,
         setup: str,
         time: TimeControl,
         rated: bool,
         house_spec: str | None = None,
     ) -> GameStarted:
-        """Start a game between `first` (whose colour wish is `colour`) and `second`."""
+        """Start a game of `game` between `first` (whose colour wish is `colour`) and
+        `second`."""
         if colour is ColourPreference.RANDOM:
             first_white = random.random() < 0.5
         else:
             first_white = colour is ColourPreference.WHITE
-        # Ratings as they are now: a player's rating changes after each rated game, and a
-        # connection knows only the one it had when it logged in.
-        first, second = await self._rated_now(first), await self._rated_now(second)
+        # Ratings in this game as they are now: a player's rating changes after each rated game,
+        # and a connection knows only the one it had when it logged in.
+        first = await identity.player_in(self.redis, first, game)
+        second = await identity.player_in(self.redis, second, game)
         white, black = (first, second) if first_white else (second, first)
         house = (
             house_spec if white.kind is PlayerKind.HOUSE else None,
@@ -183,12 +185,6 @@ class Arena:
         )
         log.info("game_started", game_id=started.game_id, white=white.name, black=black.name)
         return started
-
-    async def _rated_now(self, player: Player) -> Player:
-        if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
-            return player
-        account = await identity.find(self.redis, player.name)
-        return player if account is None else replace(player, rating=account.rating)
 
     def wake_pairing(self) -> None:
         self._pairing.set()
@@ -236,6 +232,7 @@ class Arena:
                         pairing.first,
                         pairing.second,
                         ColourPreference.RANDOM,
+                        game=pairing.game,
                         setup=pairing.setup,
                         time=pairing.time,
                         rated=pairing.rated,

@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import redis.asyncio as aioredis
 
 from server.hub import LOBBY, user_channel
+from server.identity import player_in
 from server.protocol import (
     DEFAULT_GAME,
     ChallengeAdded,
@@ -177,6 +178,8 @@ class Lobby:
         colour: ColourPreference,
         now: int,
     ) -> SeekInfo:
+        """Open a seek; the lobby shows `player` with their rating in `game`."""
+        player = await player_in(self.redis, player, game)
         seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour, game)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(SEEKS, seek.seek_id, pack(seek))
@@ -227,11 +230,20 @@ class Lobby:
 
     # Challenges
 
-    async def add_challenge(self, challenge: ChallengeInfo) -> None:
+    async def add_challenge(self, challenge: ChallengeInfo) -> ChallengeInfo:
+        """Open a challenge, its players shown with their ratings in its game; the challenge
+        as opened."""
+        game = challenge.game
+        challenge = replace(
+            challenge,
+            challenger=await player_in(self.redis, challenge.challenger, game),
+            opponent=await player_in(self.redis, challenge.opponent, game),
+        )
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(CHALLENGES, challenge.challenge_id, pack(challenge))
             pipe.publish(user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire())
             await pipe.execute()
+        return challenge
 
     async def challenges_for(self, name: str) -> list[ChallengeInfo]:
         """The open challenges addressed to `name`."""
@@ -264,6 +276,8 @@ class Lobby:
     async def join_pool(
         self, player: Player, game: str, setup: str, time: TimeControl, rated: bool, now: int
     ) -> None:
+        """Wait in the pool of these terms, paired by the rating in `game`."""
+        player = await player_in(self.redis, player, game)
         pool = pool_name(game, setup, time, rated)
         for other in await self.redis.smembers(POOLS):
             name = other.decode()

@@ -514,7 +514,13 @@ class Session:
         if await lobby.take_seek(request.seek_id, taker=me.name) is None:
             await self._seek_gone(request.seek_id)
         started = await self.arena.start_game(
-            seek.player, me, seek.colour, setup=seek.setup, time=seek.time, rated=seek.rated
+            seek.player,
+            me,
+            seek.colour,
+            game=seek.game,
+            setup=seek.setup,
+            time=seek.time,
+            rated=seek.rated,
         )
         await self._started(started, request)
 
@@ -548,6 +554,7 @@ class Session:
                 me,
                 house,
                 request.colour,
+                game=request.game,
                 setup=setup,
                 time=request.time,
                 rated=False,
@@ -577,7 +584,7 @@ class Session:
             request.colour,
             request.game,
         )
-        await self.arena.lobby.add_challenge(info)
+        info = await self.arena.lobby.add_challenge(info)
         self.reply(ChallengeAdded(info, id=request.id))
 
     async def _accept_challenge(self, request: AcceptChallenge) -> None:
@@ -596,6 +603,7 @@ class Session:
             info.challenger,
             self._me(),
             info.colour,
+            game=info.game,
             setup=info.setup,
             time=info.time,
             rated=info.rated,

@@ -3,8 +3,11 @@ and those that servers before named fields stored as lists still read."""
 
 import msgpack
 import pytest
+import pytest_asyncio
+from argon2 import PasswordHasher
 from redis.asyncio import Redis
 
+from server.identity import create_account, user_key
 from server.lobby import CHALLENGES, POOLS, SEEK_EXPIRY, SEEKS, Lobby, Pairing
 from server.protocol import ChallengeInfo, ColourPreference, Player, PlayerKind, TimeControl
 from server.stored import StoredRecordError, pack, unpack
@@ -12,6 +15,15 @@ from server.stored import StoredRecordError, pack, unpack
 ANN = Player("ann", PlayerKind.HUMAN, 1712)
 BOB = Player("bob", PlayerKind.HUMAN)
 NOW = 1_000_000
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def accounts(redis: Redis) -> None:
+    """Ann with an Amazons rating (kept as servers before ratings per game kept it), Bob none."""
+    fast = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    for name in ("ann", "bob"):
+        await create_account(redis, name, f"{name}-password", hasher=fast)
+    await redis.hset(user_key("ann"), "rating", "1712.4")
 
 
 @pytest.mark.asyncio
@@ -128,3 +140,23 @@ async def test_quick_pairing_pairs_only_players_waiting_for_the_same_game(redis:
     assert await lobby.pair(NOW + 60_000) == [Pairing(cat, ANN, "amazons", "6x6", blitz, False)]
     assert await lobby.leave_pools("bob")
     assert not await lobby.leave_pools("ann")
+
+
+@pytest.mark.asyncio
+async def test_the_lobby_shows_a_player_with_the_rating_in_the_game_asked_for(
+    redis: Redis,
+) -> None:
+    await redis.hset(user_key("bob"), "rating:toy", "1820.7")
+    lobby = Lobby(redis)
+    stale = Player("bob", PlayerKind.HUMAN, 1400)  # as a connection had it at login
+    terms = {"setup": "6x6", "time": TimeControl(60, 0), "rated": True, "now": NOW}
+    toy = await lobby.add_seek(stale, game="toy", colour=ColourPreference.RANDOM, **terms)
+    amazons = await lobby.add_seek(stale, game="amazons", colour=ColourPreference.RANDOM, **terms)
+    assert (toy.player.rating, amazons.player.rating) == (1821, None)
+    made = await lobby.add_challenge(
+        ChallengeInfo(
+            "c1", stale, ANN, "6x6", TimeControl(60, 0), True, ColourPreference.RANDOM, "toy"
+        )
+    )
+    assert (made.challenger.rating, made.opponent.rating) == (1821, None)
+    assert await lobby.challenge("c1") == made
