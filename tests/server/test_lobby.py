@@ -1,5 +1,6 @@
-"""The lobby's records in Redis: seeks, challenges and waiting players stored as named fields,
-and those that servers before named fields stored as lists still read."""
+"""The lobby in Redis: seeks, challenges and waiting players stored as named fields (those that
+servers before named fields stored as lists still read, as Amazons), pools per game, and
+players shown with their rating in the game at hand."""
 
 import msgpack
 import pytest
@@ -11,6 +12,8 @@ from server.identity import create_account, user_key
 from server.lobby import CHALLENGES, POOLS, SEEK_EXPIRY, SEEKS, Lobby, Pairing
 from server.protocol import ChallengeInfo, ColourPreference, Player, PlayerKind, TimeControl
 from server.stored import StoredRecordError, pack, unpack
+from tests.server.endpoint import serving
+from tests.server.wire import Wire
 
 ANN = Player("ann", PlayerKind.HUMAN, 1712)
 BOB = Player("bob", PlayerKind.HUMAN)
@@ -160,3 +163,31 @@ async def test_the_lobby_shows_a_player_with_the_rating_in_the_game_asked_for(
     )
     assert (made.challenger.rating, made.opponent.rating) == (1821, None)
     assert await lobby.challenge("c1") == made
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_an_earlier_server_stored_is_accepted_as_an_amazons_game(
+    redis: Redis, redis_url: str
+) -> None:
+    await redis.hset(
+        CHALLENGES,
+        "c3",
+        msgpack.packb(
+            ["c3", ["ann", "human", 1712], ["bob", "human", None], "6x6", [60, 0], True, "black"]
+        ),
+    )
+    async with serving(redis_url) as url:
+        bob = await Wire.connect(url)
+        await bob.call("hello", version=1)
+        await bob.call("login", user="bob", password="bob-password")
+        incoming = await bob.wait_for(lambda frame: frame["t"] == "challenge_added")
+        assert incoming["challenge"]["game"] == "amazons"
+        started = await bob.call("accept_challenge", challenge_id="c3")
+        assert started["t"] == "game_started", started
+        assert (started["white"]["name"], started["black"]["name"]) == ("bob", "ann")
+        assert (started["setup"], started["rated"], started["black"]["rating"]) == (
+            "6x6",
+            True,
+            1712,
+        )
+        await bob.close()
