@@ -51,8 +51,10 @@ from server.protocol import (
     GameStatus,
     Guest,
     ListGames,
+    ListOffers,
     ListSeeks,
     Login,
+    OfferList,
     Ok,
     Phase,
     Player,
@@ -109,6 +111,7 @@ HANDLERS: dict[type[Request], str] = {
     QuickPair: "_quick_pair",
     CancelQuickPair: "_cancel_quick_pair",
     ListGames: "_list_games",
+    ListOffers: "_list_offers",
     Watch: "_watch",
     Unwatch: "_unwatch",
     PlayMove: "_move",
@@ -454,29 +457,28 @@ class Session:
         assert self.user is not None
         return self.user
 
-    def _check_terms(self, setup: str, time: TimeControl, rated: bool) -> None:
-        refusal = self.arena.time_controls.refusal(time)
-        if refusal is not None:
-            raise ProtocolError(ErrorCode.BAD_FIELD, refusal, field="time")
-        if setup not in self.arena.setups:
-            offered = ", ".join(self.arena.setups)
-            raise ProtocolError(
-                ErrorCode.BAD_FIELD,
-                f"setup {setup!r} is not offered; offered: {offered}",
-                field="setup",
-            )
+    def _check_terms(self, game: str, setup: str | None, time: TimeControl, rated: bool) -> str:
+        """The setup to play (the game's default when none is named), once the game, setup and
+        time control are found offered and a guest asks for no rated game."""
+        chosen = self.arena.offered.terms(game).check(setup, time)
         if rated and self._me().kind is PlayerKind.GUEST:
             raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
+        return chosen
+
+    async def _list_offers(self, request: ListOffers) -> None:
+        offers = self.arena.offered.every_game_offers(self.arena.offers)
+        self.reply(OfferList(offers, id=request.id))
 
     async def _seek(self, request: Seek) -> None:
-        self._check_terms(request.setup, request.time, request.rated)
+        setup = self._check_terms(request.game, request.setup, request.time, request.rated)
         # Seeks taken by others or expired no longer count.
         self.seek_ids = await self.arena.lobby.open_seeks(self.seek_ids)
         if len(self.seek_ids) >= MAX_SEEKS:
             raise ProtocolError(ErrorCode.CONFLICT, f"at most {MAX_SEEKS} open seeks at a time")
         seek = await self.arena.lobby.add_seek(
             self._me(),
-            setup=request.setup,
+            game=request.game,
+            setup=setup,
             time=request.time,
             rated=request.rated,
             colour=request.colour,
@@ -512,7 +514,13 @@ class Session:
         if await lobby.take_seek(request.seek_id, taker=me.name) is None:
             await self._seek_gone(request.seek_id)
         started = await self.arena.start_game(
-            seek.player, me, seek.colour, setup=seek.setup, time=seek.time, rated=seek.rated
+            seek.player,
+            me,
+            seek.colour,
+            game=seek.game,
+            setup=seek.setup,
+            time=seek.time,
+            rated=seek.rated,
         )
         await self._started(started, request)
 
@@ -532,9 +540,10 @@ class Session:
 
     async def _challenge(self, request: Challenge) -> None:
         me = self._me()
-        self._check_terms(request.setup, request.time, request.rated)
+        setup = self._check_terms(request.game, request.setup, request.time, request.rated)
         house = self.arena.house_bot(request.opponent)
         if house is not None:
+            self.arena.offered.terms(request.game).check_house_bot(house.name)
             if not await workers_ready(self.arena.redis, now_ms()):
                 raise ProtocolError(
                     ErrorCode.UNAVAILABLE,
@@ -545,7 +554,8 @@ class Session:
                 me,
                 house,
                 request.colour,
-                setup=request.setup,
+                game=request.game,
+                setup=setup,
                 time=request.time,
                 rated=False,
                 house_spec=self.arena.house_spec(request.opponent, request.strength),
@@ -568,12 +578,13 @@ class Session:
             self.arena.new_id(),
             me,
             opponent,
-            request.setup,
+            setup,
             request.time,
             request.rated,
             request.colour,
+            request.game,
         )
-        await self.arena.lobby.add_challenge(info)
+        info = await self.arena.lobby.add_challenge(info)
         self.reply(ChallengeAdded(info, id=request.id))
 
     async def _accept_challenge(self, request: AcceptChallenge) -> None:
@@ -592,6 +603,7 @@ class Session:
             info.challenger,
             self._me(),
             info.colour,
+            game=info.game,
             setup=info.setup,
             time=info.time,
             rated=info.rated,
@@ -618,9 +630,9 @@ class Session:
         self.reply(ChallengeRemoved(challenge_id, outcome, id=request.id))
 
     async def _quick_pair(self, request: QuickPair) -> None:
-        self._check_terms(request.setup, request.time, request.rated)
+        setup = self._check_terms(request.game, request.setup, request.time, request.rated)
         await self.arena.lobby.join_pool(
-            self._me(), request.setup, request.time, request.rated, now_ms()
+            self._me(), request.game, setup, request.time, request.rated, now_ms()
         )
         self.reply(Ok(id=request.id))
         self.arena.wake_pairing()

@@ -61,6 +61,7 @@ __all__ = [
     "GameSnapshot",
     "GameStarted",
     "MovePlayed",
+    "OfferList",
     "Ok",
     "Pong",
     "Presence",
@@ -109,6 +110,13 @@ class Welcome(Event, tag="welcome"):
     user: Player
     games: Annotated[tuple[GameId, ...], Length(0, MAX_OWN_GAMES)] = ()
     offers: Offers | None = None
+
+
+@dataclass(frozen=True)
+class OfferList(Event, tag="offer_list"):
+    """The reply to `list_offers`: what the server offers, with `offers.games` for every game."""
+
+    offers: Offers
 
 
 @dataclass(frozen=True)
@@ -256,6 +264,7 @@ EVENTS = by_tag(
     Ok,
     ErrorReply,
     Welcome,
+    OfferList,
     Pong,
     SeekList,
     SeekAdded,
