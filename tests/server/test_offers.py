@@ -3,7 +3,6 @@ controls, a range or a list, read from its setting."""
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -12,7 +11,7 @@ from redis.asyncio import Redis
 import engine.game as game_registry
 from engine.errors import NotationError
 from engine.game import GameInfo, get_game
-from engine.search.registry import BOTS, bots_for
+from engine.search.registry import bots_for
 from server.offers import DEFAULT_TIME_CONTROLS, GameTerms, Offered, TimeControls
 from server.protocol import ErrorCode, GameOffers, ProtocolError, TimeControl
 from server.worker import HOUSE_BOTS
