@@ -21,7 +21,6 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from engine.amazons import SETUPS
 from server import identity
 from server.analysis import Analyst
 from server.clock import now_ms
@@ -37,6 +36,7 @@ from server.protocol import (
     TimeControl,
 )
 from server.session import LOGIN_SECONDS, Session
+from server.stored_game import DEFAULT_GAME, rules_of
 from server.throttle import LoginLimits, LoginThrottle
 from server.worker import HOUSE_BOTS
 
@@ -73,8 +73,9 @@ class Arena:
     ) -> None:
         from server.hub import Hub
 
+        known = rules_of(DEFAULT_GAME).info.setups
         for name in setups:
-            if name not in SETUPS:
+            if name not in known:
                 raise ValueError(f"unknown setup {name!r}")
         self.redis = redis
         self.setups = setups

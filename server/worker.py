@@ -208,7 +208,7 @@ class Worker:
             # A first move is off the clock but must come within the first-move time.
             left = game.clock.deadline() - now - MARGIN_MS
             budget = Budget(seconds=max(0.01, min(FIRST_MOVE_SECONDS, left / 4000) * scale))
-        position: Any = game.position()  # the bots take any GameState
+        position: Any = game.state()  # the bots take any GameState
         started = time.perf_counter()
         decision = await asyncio.to_thread(bot.choose, position, budget)
         self.metrics.thinking.add(time.perf_counter() - started)

@@ -20,6 +20,7 @@ from server.protocol.limits import (
     EventVersion,
     FieldPath,
     GameId,
+    GameName,
     Millis,
     MoveText,
     Ply,
@@ -171,6 +172,7 @@ class GameStarted(GameEvent, tag="game_started"):
     clocks: Clocks
     setup: SetupName | None = None
     to_move: Colour | None = None
+    game: GameName = "amazons"
 
 
 @dataclass(frozen=True)
@@ -190,17 +192,19 @@ class GameSnapshot(GameEvent, tag="game_state"):
     setup: SetupName | None = None
     winner: Colour | None = None
     termination: Termination | None = None
+    game: GameName = "amazons"
 
 
 @dataclass(frozen=True)
 class MovePlayed(GameEvent, tag="move_played"):
     """Move number `ply` was played; `clocks` are after it, the increment added. `lag_credit` is
-    the time given back to the mover by lag compensation."""
+    the time given back to the mover by lag compensation; `to_move` the side to move next."""
 
     ply: Ply
     move: MoveText
     clocks: Clocks
     lag_credit: Millis = 0
+    to_move: Colour | None = None
 
 
 @dataclass(frozen=True)

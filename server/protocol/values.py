@@ -15,6 +15,7 @@ from server.protocol.limits import (
     ChallengeId,
     Count,
     GameId,
+    GameName,
     IncrementSeconds,
     Millis,
     Ply,
@@ -49,6 +50,10 @@ __all__ = [
 class Colour(StrEnum):
     WHITE = "white"
     BLACK = "black"
+
+    @property
+    def other(self) -> Colour:
+        return Colour.BLACK if self is Colour.WHITE else Colour.WHITE
 
 
 class ColourPreference(StrEnum):
@@ -170,6 +175,7 @@ class GameSummary:
     to_move: Colour
     ply: Ply
     spectators: Count
+    game: GameName = "amazons"
 
 
 @dataclass(frozen=True)
