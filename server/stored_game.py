@@ -6,6 +6,7 @@ reached through `engine.game`'s registry by the stored game's name.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -26,6 +27,7 @@ from server.protocol import (
     TimeControl,
     colour_of,
 )
+from server.protocol.limits import MAX_MOVE_LENGTH, MAX_PLY, MAX_POSITION_LENGTH
 
 __all__ = ["COLOURS", "DEFAULT_GAME", "StoredGame", "rules_of"]
 
@@ -35,14 +37,25 @@ DEFAULT_GAME: Final = "amazons"
 COLOURS: Final = (Colour.WHITE, Colour.BLACK)
 
 
+@functools.cache
 def rules_of(game: str) -> GameRules[Any]:
     """The registered game `game`, which the server can hold: two players, and games and
     texts within the protocol's bounds. A ValueError names what does not fit."""
     rules: GameRules[Any] = get_game(game)
-    if rules.info.players != len(COLOURS):
+    info = rules.info
+    if info.players != len(COLOURS):
         raise ValueError(
-            f"game {game!r} has {rules.info.players} players: the server holds two-player games"
+            f"game {game!r} has {info.players} players: the server holds two-player games"
         )
+    for what, most, limit in (
+        ("plies", info.max_plies, MAX_PLY),
+        ("characters of move text", info.max_move_text, MAX_MOVE_LENGTH),
+        ("characters of position text", info.max_position_text, MAX_POSITION_LENGTH),
+    ):
+        if most > limit:
+            raise ValueError(
+                f"game {game!r} may need {most} {what}: the protocol carries at most {limit}"
+            )
     return rules
 
 

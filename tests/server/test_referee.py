@@ -4,9 +4,12 @@ Amazons and on the test suite's take-away game."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from server import referee
+from engine.game import GameInfo
+from server import referee, stored_game
 from server.clock import FIRST_MOVE_MS, Timeout
 from server.protocol import (
     Colour,
@@ -20,7 +23,9 @@ from server.protocol import (
     Termination,
     TimeControl,
 )
+from server.protocol.limits import MAX_PLY
 from server.stored_game import StoredGame
+from tests.games.takeaway import TAKEAWAY, TakeAway
 
 ANN = Player("ann", PlayerKind.HUMAN)
 BOB = Player("bob", PlayerKind.HUMAN)
@@ -217,3 +222,21 @@ def test_presence_and_claims() -> None:
     assert back is not None
     assert back[1].online
     assert back[0].extra["away"] == {}
+
+
+class _Oversized(TakeAway):
+    """Take-away with a pile too high for the protocol's `ply` bound."""
+
+    @property
+    def info(self) -> GameInfo:  # type: ignore[override]
+        return replace(TAKEAWAY.info, name="bigpile", max_plies=MAX_PLY + 1)
+
+
+def test_a_game_whose_plies_or_texts_outgrow_the_protocol_is_not_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stored_game, "get_game", lambda name: _Oversized())
+    with pytest.raises(
+        ValueError, match=f"game 'bigpile' may need {MAX_PLY + 1} plies: the protocol carries"
+    ):
+        stored_game.rules_of("bigpile")
