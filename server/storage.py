@@ -20,6 +20,7 @@ from server.stored_game import COLOURS, StoredGame
 __all__ = [
     "AI_STREAM",
     "ARCHIVE",
+    "COMMIT",
     "DEADLINES",
     "LIVE",
     "SPECTATORS",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import AsyncIterator, Callable
 
 import msgpack
@@ -30,7 +31,7 @@ from server.protocol import (
     decode_event,
 )
 from server.referee import start_clock
-from server.storage import game_key
+from server.storage import COMMIT, CommitArgs, CommitKeys, game_key
 
 ANN = Player("ann", PlayerKind.HUMAN)
 BOB = Player("bob", PlayerKind.HUMAN)
@@ -279,3 +280,11 @@ async def test_any_registered_game_is_played_through_the_store(
     record = game.record()
     assert (record.game, record.winner, record.moves) == ("takeaway", "white", list(game.moves))
     assert await store.live_games(6_000) == []
+
+
+def test_the_commit_script_reads_its_keys_and_arguments_by_name() -> None:
+    tables, _, body = COMMIT.partition("local first_event")
+    assert re.findall(r"(?:KEYS|ARGV)\[\d+\]", body) == []
+    assert "args.expected_version" in body
+    for field in (*CommitKeys._fields, *CommitArgs._fields):
+        assert re.search(rf"\b{field} = (KEYS|ARGV)\[\d+\]", tables), field
