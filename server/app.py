@@ -28,7 +28,6 @@ from server.lobby import SEEK_TTL_MS, Lobby
 from server.metrics import ServerMetrics, respond
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
 from server.protocol import (
-    DEFAULT_GAME,
     ColourPreference,
     GameStarted,
     Player,
@@ -92,7 +91,8 @@ class Arena:
         self.metrics = ServerMetrics(self)
 
     async def start(self) -> None:
-        warm_engine(self.offered.terms(DEFAULT_GAME).setups)
+        for terms in self.offered.games:
+            warm_engine(terms.setups, terms.game)
         await self.hub.start()
         self.spawn(self._sweep_loop())
         self.spawn(self._pair_loop())
@@ -181,7 +181,14 @@ class Arena:
             house_spec if black.kind is PlayerKind.HOUSE else None,
         )
         started = await self.store.create(
-            white, black, time=time, rated=rated, now=now_ms(), setup=setup, house=house
+            white,
+            black,
+            time=time,
+            rated=rated,
+            now=now_ms(),
+            game=game,
+            setup=setup,
+            house=house,
         )
         log.info("game_started", game_id=started.game_id, white=white.name, black=black.name)
         return started

@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import identity
 from server.clock import now_ms
-from server.games import Game, channel, game_of
+from server.games import StoredGame, channel, game_of
 from server.hub import LOBBY, user_channel
 from server.lobby import MAX_SEEKS
 from server.logs import REQUEST
@@ -441,7 +441,7 @@ class Session:
                 self.versions[game_id] = index
                 self.push(frame)
 
-    async def _send_state(self, game: Game, request_id: int | None = None) -> None:
+    async def _send_state(self, game: StoredGame, request_id: int | None = None) -> None:
         """Send a game's state; the client now knows the game up to its version. An event newer
         than the state that went out just before it (published while the state was read) is
         sent again after it."""
@@ -750,7 +750,7 @@ class Session:
                     f"ply {ply} is past the end of game {game.game_id} ({game.ply} moves)",
                     field="ply",
                 )
-            text = game.position_at(ply).text()
+            text = game.state_at(ply).text()
         analysis = await self.arena.analyst.analyze(text)
         self.reply(replace(analysis, id=request.id))
 

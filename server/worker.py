@@ -200,11 +200,11 @@ class Worker:
         )
         # Strength s thinks s/10 of what the bot's time manager would spend.
         budget = HOUSE_BOT.budget(turn, strength=strength / 10)
-        position: Any = game.position()  # the bots take any GameState
+        position: Any = game.state()  # the bots take any GameState
         started = time.perf_counter()
         decision = await asyncio.to_thread(bot.choose, position, budget)
         self.metrics.thinking.add(time.perf_counter() - started)
-        text = str(decision.move)
+        text = position.format_move(decision.move)
         try:
             await self.store.play(game_id, player.name, ply, text, now_ms())
         except ProtocolError as error:

@@ -55,6 +55,10 @@ class Colour(StrEnum):
     WHITE = "white"
     BLACK = "black"
 
+    @property
+    def other(self) -> Colour:
+        return Colour.BLACK if self is Colour.WHITE else Colour.WHITE
+
 
 class ColourPreference(StrEnum):
     """The colour a seeker or challenger wants to play."""
@@ -197,6 +201,7 @@ class GameSummary:
     to_move: Colour
     ply: Ply
     spectators: Count
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,12 @@ controls, a range or a list, read from its setting."""
 
 import re
 from collections.abc import Callable
-from types import SimpleNamespace
 
 import pytest
 from redis.asyncio import Redis
 
-import engine.game as game_registry
 from engine.errors import NotationError
-from engine.game import GameInfo, get_game
+from engine.game import get_game
 from engine.search.registry import bots_for
 from server.offers import DEFAULT_TIME_CONTROLS, GameTerms, Offered, TimeControls
 from server.protocol import ErrorCode, GameOffers, ProtocolError, TimeControl
@@ -62,52 +60,34 @@ def test_a_bad_setting_is_refused_with_what_is_wrong(text: str, message: str) ->
         TimeControls.parse(text)
 
 
-# A second game, registered for these tests only: offers, setups and house bots are per game.
-TOY = SimpleNamespace(
-    info=GameInfo(
-        name="toy",
-        players=2,
-        zero_sum=True,
-        min_utility=-1.0,
-        max_utility=1.0,
-        setups=("small", "big"),
-        default_setup="big",
-    )
-)
+# The take-away game of the test suite (tests/games/takeaway.py), registered in conftest.py: offers,
+# setups and house bots are per game.
 DEFAULT = TimeControls.parse(DEFAULT_TIME_CONTROLS)
 
 
-@pytest.fixture
-def toy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`toy` registered as a game: the bots that play any game (random, mobility) play it."""
-    monkeypatch.setitem(game_registry._REGISTRY, "toy", f"{__name__}:TOY")
-
-
-def test_every_registered_game_is_offered_amazons_first_with_the_bots_that_play_it(
-    toy: None,
-) -> None:
+def test_every_registered_game_is_offered_amazons_first_with_the_bots_that_play_it() -> None:
     offered = Offered.every_game(DEFAULT, HOUSE_BOTS)
-    amazons, toy_terms = offered.games
+    amazons, takeaway_terms = offered.games
     assert (amazons.game, amazons.setups, amazons.default_setup) == (
         "amazons",
         get_game("amazons").info.setups,
         "10x10",
     )
     assert amazons.house_bots == HOUSE_BOTS
-    assert (toy_terms.game, toy_terms.setups, toy_terms.default_setup) == (
-        "toy",
-        ("small", "big"),
-        "big",
+    assert (takeaway_terms.game, takeaway_terms.setups, takeaway_terms.default_setup) == (
+        "takeaway",
+        ("10", "21"),
+        "21",
     )
-    assert toy_terms.house_bots == ("random", "mobility")
-    assert bots_for("toy") == ["random", "mobility"]
+    assert takeaway_terms.house_bots == ("random", "mobility")
+    assert bots_for("takeaway") == ["random", "mobility"]
     assert "invader" in bots_for("amazons")
     with pytest.raises(NotationError, match="unknown game 'chess'"):
         bots_for("chess")
 
 
-def test_welcome_shows_amazons_and_the_offer_list_every_game(toy: None) -> None:
-    per_game = {"toy": TimeControls.parse("60+0")}
+def test_welcome_shows_amazons_and_the_offer_list_every_game() -> None:
+    per_game = {"takeaway": TimeControls.parse("60+0")}
     offered = Offered.every_game(DEFAULT, HOUSE_BOTS, per_game)
     shown = offered.offers()
     assert (shown.setups, shown.min_base, shown.max_base, shown.house_bots, shown.games) == (
@@ -119,9 +99,9 @@ def test_welcome_shows_amazons_and_the_offer_list_every_game(toy: None) -> None:
     )
     listed = offered.every_game_offers(shown)
     assert listed.games is not None
-    assert [g.game for g in listed.games] == ["amazons", "toy"]
+    assert [g.game for g in listed.games] == ["amazons", "takeaway"]
     assert listed.games[1] == GameOffers(
-        "toy", ("small", "big"), "big", 60, 60, 0, (TimeControl(60, 0),), ("random", "mobility")
+        "takeaway", ("10", "21"), "21", 60, 60, 0, (TimeControl(60, 0),), ("random", "mobility")
     )
 
 
@@ -132,42 +112,40 @@ def _refused(call: Callable[[], object]) -> tuple[str | None, str]:
     return caught.value.field, str(caught.value)
 
 
-def test_a_request_gets_its_game_default_setup_and_bad_fields_name_the_choices(
-    toy: None,
-) -> None:
-    offered = Offered.every_game(DEFAULT, HOUSE_BOTS, {"toy": TimeControls.parse("60+0")})
-    toy_terms = offered.terms("toy")
-    assert toy_terms.check(None, TimeControl(60, 0)) == "big"
-    assert toy_terms.check("small", TimeControl(60, 0)) == "small"
+def test_a_request_gets_its_game_default_setup_and_bad_fields_name_the_choices() -> None:
+    offered = Offered.every_game(DEFAULT, HOUSE_BOTS, {"takeaway": TimeControls.parse("60+0")})
+    takeaway_terms = offered.terms("takeaway")
+    assert takeaway_terms.check(None, TimeControl(60, 0)) == "21"
+    assert takeaway_terms.check("10", TimeControl(60, 0)) == "10"
     assert offered.terms("amazons").check(None, TimeControl(60, 0)) == "10x10"
     assert _refused(lambda: offered.terms("chess")) == (
         "game",
-        "unknown game 'chess': registered games are amazons, toy",
+        "unknown game 'chess': registered games are amazons, takeaway",
     )
-    assert _refused(lambda: toy_terms.check("10x10", TimeControl(60, 0))) == (
+    assert _refused(lambda: takeaway_terms.check("10x10", TimeControl(60, 0))) == (
         "setup",
-        "setup '10x10' is not offered for toy; offered: small, big",
+        "setup '10x10' is not offered for takeaway; offered: 10, 21",
     )
-    assert _refused(lambda: toy_terms.check("small", TimeControl(180, 2))) == (
+    assert _refused(lambda: takeaway_terms.check("10", TimeControl(180, 2))) == (
         "time",
         "time control 180+2 is not offered; offered: 60+0",
     )
-    assert _refused(lambda: toy_terms.check_house_bot("invader")) == (
+    assert _refused(lambda: takeaway_terms.check_house_bot("invader")) == (
         "opponent",
-        "house bot invader does not play toy; its house bots: random, mobility",
+        "house bot invader does not play takeaway; its house bots: random, mobility",
     )
     offered_amazons_only = Offered((offered.terms("amazons"),))
-    assert _refused(lambda: offered_amazons_only.terms("toy")) == (
+    assert _refused(lambda: offered_amazons_only.terms("takeaway")) == (
         "game",
-        "game 'toy' is not offered; offered: amazons",
+        "game 'takeaway' is not offered; offered: amazons",
     )
 
 
-def test_bad_offers_are_refused_when_the_server_is_set_up(toy: None) -> None:
+def test_bad_offers_are_refused_when_the_server_is_set_up() -> None:
     with pytest.raises(ValueError, match=r"^time controls for unknown game 'chess': registered"):
         Offered.every_game(DEFAULT, HOUSE_BOTS, {"chess": DEFAULT})
-    with pytest.raises(ValueError, match=r"^unknown toy setup 'huge': its setups are small, big$"):
-        GameTerms.of("toy", DEFAULT, HOUSE_BOTS, setups=("huge",))
+    with pytest.raises(ValueError, match=r"^unknown takeaway setup '99': its setups are 10, 21$"):
+        GameTerms.of("takeaway", DEFAULT, HOUSE_BOTS, setups=("99",))
     with pytest.raises(ValueError, match=r"^a server offers at least one game$"):
         Offered(())
 
@@ -180,7 +158,7 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
         wire = await Wire.guest(url)
         listed = await wire.call("list_offers")
         assert listed["t"] == "offer_list"
-        (amazons,) = listed["offers"].pop("games")
+        amazons, takeaway = listed["offers"].pop("games")
         welcome = next(frame for frame in wire.frames if frame["t"] == "welcome")
         assert listed["offers"] == welcome["offers"]
         assert amazons == {
@@ -193,6 +171,11 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
             "time_controls": [],
             "house_bots": list(HOUSE_BOTS),
         }
+        assert (takeaway["game"], takeaway["setups"], takeaway["house_bots"]) == (
+            "takeaway",
+            ["10", "21"],
+            ["random", "mobility"],
+        )
         time = {"base": 60, "increment": 0}
         for tag, fields in (
             ("seek", {}),
@@ -203,7 +186,7 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
             assert (refused["code"], refused["field"], refused["message"]) == (
                 "bad_field",
                 "game",
-                "unknown game 'chess': registered games are amazons",
+                "unknown game 'chess': registered games are amazons, takeaway",
             )
         added = await wire.call("seek", time=time)
         assert (added["seek"]["game"], added["seek"]["setup"]) == ("amazons", "10x10")
@@ -212,16 +195,16 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
 
 @pytest.mark.asyncio
 async def test_a_house_bot_is_challenged_only_to_a_game_it_plays(
-    redis: Redis, redis_url: str, toy: None
+    redis: Redis, redis_url: str
 ) -> None:
     async with serving(redis_url) as url:
         wire = await Wire.guest(url)
         refused = await wire.call(
-            "challenge", opponent="greedy", time={"base": 60, "increment": 0}, game="toy"
+            "challenge", opponent="greedy", time={"base": 60, "increment": 0}, game="takeaway"
         )
         assert (refused["code"], refused["field"], refused["message"]) == (
             "bad_field",
             "opponent",
-            "house bot greedy does not play toy; its house bots: random, mobility",
+            "house bot greedy does not play takeaway; its house bots: random, mobility",
         )
         await wire.close()
