@@ -261,8 +261,7 @@ class BotPlayer:
                         self.first_move_seconds = (
                             welcome.offers.first_move_ms / 1000 * FIRST_MOVE_SHARE
                         )
-                    for game_id in welcome.games:
-                        await client.resync(game_id)
+                    await client.catch_up(welcome.games)
                 except BaseException:
                     await client.close()
                     raise
@@ -390,7 +389,7 @@ class BotPlayer:
                 return
             for view in self._due(client):
                 key = (view.game_id, view.ply)
-                task = asyncio.create_task(self._think_and_move(view.copy()))
+                task = asyncio.create_task(self._think_and_move(view))
                 self._thinking[key] = task
                 task.add_done_callback(functools.partial(self._thought, key))
             for view in self._ended(client):
