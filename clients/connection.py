@@ -89,45 +89,49 @@ class Subscription:
     change held has been read."""
 
     def __init__(
-        self, client: ArenaClient, game_id: str | None, limit: int = SUBSCRIPTION_LIMIT
+        self,
+        game_id: str | None,
+        limit: int = SUBSCRIPTION_LIMIT,
+        on_close: Callable[[Subscription], None] | None = None,
     ) -> None:
         if limit < 1:
             raise ValueError(f"a subscription holds at least 1 change, not {limit}")
         self.game_id = game_id
-        self.dropped = 0
-        self._client = client
+        self.dropped = 0  # changes dropped unread because `limit` were held
         self._changes: deque[Change] = deque(maxlen=limit)
         self._ready = asyncio.Event()
         self._ended = False
+        self._on_close = on_close
 
-    def wants(self, change: Change) -> bool:
-        if self.game_id is None:
-            return True
-        if isinstance(change, GameChange | GameDropped):
-            return change.game_id == self.game_id
-        return False
-
-    def put(self, change: Change) -> None:
+    def offer(self, change: Change) -> None:
+        """Hold `change` if it is one this subscription listens to."""
+        if self._ended:
+            return
+        if self.game_id is not None and not (
+            isinstance(change, GameChange | GameDropped) and change.game_id == self.game_id
+        ):
+            return
         if len(self._changes) == self._changes.maxlen:
             self.dropped += 1
         self._changes.append(change)
         self._ready.set()
 
     def end(self) -> None:
-        """No more changes will come."""
+        """No more changes will come: iteration stops once the held ones are read."""
         self._ended = True
         self._ready.set()
 
     def drain(self) -> list[Change]:
-        """The changes held, without waiting; they are read."""
+        """The changes held, without waiting; they count as read."""
         changes = list(self._changes)
         self._changes.clear()
         return changes
 
     def close(self) -> None:
         """Stop listening."""
-        self._client._subscriptions.discard(self)
         self.end()
+        if self._on_close is not None:
+            self._on_close(self)
 
     def __aiter__(self) -> AsyncIterator[Change]:
         return self
@@ -270,9 +274,8 @@ class ArenaClient:
         """Send `request` and return its reply (checked to be an `expect` when given); raise
         ArenaError when the server refuses it and ConnectionError when the connection closes
         before the reply."""
-        if self.closed:
-            raise ConnectionError("the connection to the server closed")
-        reply = await self._answer(self.core.send(request))
+        self._check_open()
+        (reply,) = await self._answers([self.core.send(request)])
         if isinstance(reply, ErrorReply):
             raise ArenaError(reply)
         if expect is not None and not isinstance(reply, expect):
@@ -282,26 +285,10 @@ class ArenaClient:
             )
         return reply
 
-    async def _answer(self, request_id: int) -> Event:
-        """The reply to the queued request `request_id`, once the queue is written out."""
-        future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
-        self._replies[request_id] = future
-        try:
-            try:
-                await self._flush()
-            except ConnectionClosed as closed:
-                raise ConnectionError("the connection to the server closed") from closed
-            return await future
-        finally:
-            self._replies.pop(request_id, None)
-            if future.done() and not future.cancelled():
-                future.exception()  # seen: the reader may have failed it as the send failed
-            else:
-                future.cancel()
-
     async def resync(self, game_id: str) -> Synced:
         """Catch up on one game (all of it when unknown): its missed events, then `synced`."""
-        reply = await self._answer(self.core.resync(game_id))
+        self._check_open()
+        (reply,) = await self._answers([self.core.resync(game_id)])
         if isinstance(reply, ErrorReply):
             raise ArenaError(reply)
         if not isinstance(reply, Synced):
@@ -311,10 +298,36 @@ class ArenaClient:
     async def catch_up(self, game_ids: Iterable[str] = ()) -> None:
         """Resync every followed game still playing and `game_ids`, all at once, and return
         when each is answered; a game the server no longer has is dropped."""
-        answers = [self._answer(request_id) for request_id in self.core.catch_up(game_ids)]
-        for reply in await asyncio.gather(*answers):
+        self._check_open()
+        for reply in await self._answers(self.core.catch_up(game_ids)):
             if isinstance(reply, ErrorReply) and reply.code != ErrorCode.NOT_FOUND:
                 raise ArenaError(reply)
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ConnectionError("the connection to the server closed")
+
+    async def _answers(self, request_ids: list[int]) -> list[Event]:
+        """The replies to the requests just queued as `request_ids`, once the queue is written
+        out. Their futures are made before anything is awaited, and nothing awaits between
+        `_check_open` and the queueing, so a reply cannot come unawaited and the reader, if it
+        ends, fails these too."""
+        loop = asyncio.get_running_loop()
+        futures: list[asyncio.Future[Event]] = [loop.create_future() for _ in request_ids]
+        self._replies.update(zip(request_ids, futures, strict=True))
+        try:
+            try:
+                await self._flush()
+            except ConnectionClosed as closed:
+                raise ConnectionError("the connection to the server closed") from closed
+            return [await future for future in futures]
+        finally:
+            for request_id, future in zip(request_ids, futures, strict=True):
+                self._replies.pop(request_id, None)
+                if future.done() and not future.cancelled():
+                    future.exception()  # seen: the reader may have failed it as a send failed
+                else:
+                    future.cancel()
 
     async def wait_for(
         self, check: Callable[[ArenaClient], bool], timeout: float | None = 10.0
@@ -337,7 +350,7 @@ class ArenaClient:
     ) -> Subscription:
         """The changes of game `game_id` from now on (every change when None), held for this
         listener up to `limit` (see Subscription). Use it as a context manager, or `close` it."""
-        subscription = Subscription(self, game_id, limit)
+        subscription = Subscription(game_id, limit, self._subscriptions.discard)
         if self.closed:
             subscription.end()
         else:
@@ -385,8 +398,8 @@ class ArenaClient:
 
     def _deliver(self, changes: list[Change]) -> None:
         for change in changes:
-            if isinstance(change, Replied | Refused):
-                future = self._replies.get(change.request.id or 0)
+            if isinstance(change, Replied | Refused) and change.request.id is not None:
+                future = self._replies.get(change.request.id)
                 if future is not None and not future.done():
                     future.set_result(change.reply if isinstance(change, Replied) else change.error)
             elif isinstance(change, News):
@@ -394,5 +407,4 @@ class ArenaClient:
                     self.news.get_nowait()
                 self.news.put_nowait(change.event)
             for subscription in self._subscriptions:
-                if subscription.wants(change):
-                    subscription.put(change)
+                subscription.offer(change)
