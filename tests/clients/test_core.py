@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clients import (
     CaughtUp,
@@ -415,3 +417,72 @@ def test_a_view_of_a_game_not_registered_here_names_it() -> None:
     view = GameView("g1", ANN, BOB, START, TIME, False, Clocks(1, 1), game="no_such_game")
     with pytest.raises(NotationError, match="unknown game 'no_such_game'"):
         view.position()
+
+
+def _log(moves: int) -> list[bytes]:
+    """A game's event log as frames: index v - 1 holds version v."""
+    frames = [_started()]
+    for ply in range(moves):
+        frames.append(_played(ply, version=len(frames) + 1))
+        if ply == 2:
+            frames.append(ClockUpdate("g1", len(frames) + 1, Clocks(9, 9)).to_wire())
+    return frames
+
+
+LOG = _log(6)
+
+
+def _views_by_version() -> dict[int, GameView]:
+    core = ClientCore()
+    views = {}
+    for frame in LOG:
+        core.receive(frame)
+        views[core.games["g1"].version] = core.games["g1"]
+    return views
+
+
+VIEWS = _views_by_version()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.integers(1, len(LOG)), st.just(0)),  # 0: the server answers the resyncs
+        max_size=30,
+    )
+)
+def test_frames_out_of_order_repeated_or_lost_never_corrupt_a_view(steps: list[int]) -> None:
+    """Whatever the order the log's frames come in, with repeats and losses, the view is always
+    the game as of some version, at most one resync is under way, and answering it brings the
+    view up to the latest version sent."""
+    core = ClientCore()
+    sent = 0  # the latest version the server has sent: its log so far
+    asked: list[Resync] = []
+
+    def answer() -> None:
+        while asked:
+            resync = asked.pop(0)
+            for frame in LOG[resync.version : sent]:
+                core.receive(frame)
+            core.receive(Synced("g1", sent, id=resync.id).to_wire())
+            take_requests()
+
+    def take_requests() -> None:
+        for request in _sent(core):
+            assert isinstance(request, Resync)
+            asked.append(request)
+        assert len(asked) <= 1
+
+    for step in steps:
+        if step == 0:
+            answer()
+        else:
+            sent = max(sent, step)
+            core.receive(LOG[step - 1])
+            take_requests()
+        view = core.games.get("g1")
+        if view is not None:
+            assert view == VIEWS[view.version]
+    answer()
+    if sent:
+        assert core.games["g1"] == VIEWS[sent]
