@@ -193,7 +193,8 @@ class ArenaClient:
         again with `token` when there is no session or it has expired. The live games `previous`
         knew are carried over and brought up to date with a resync, as are the games the
         `welcome` lists, so no event is missed; it returns once all of them are caught up.
-        Raises ArenaError when neither login works (code `bad_credentials`)."""
+        Subscriptions stay with `previous`, where they have ended: listen again on the new
+        client. Raises ArenaError when neither login works (code `bad_credentials`)."""
         if previous.session is None and token is None:
             raise ValueError("nothing to log in with: the old connection had no session")
         playing = [v for v in previous.games.values() if v.status is GameStatus.PLAYING]
