@@ -1,6 +1,7 @@
 """Clients of the game server: the sans-I/O client core (`ClientCore`, its game views and the
-changes it reports), its asyncio transport (`ArenaClient`), and `clients.bot`, which plays an
-engine bot through it (imported on its own: it loads the engine's bots).
+changes it reports), its asyncio transport (`ArenaClient`), and the bot runner, which plays an
+engine through it (`clients.bot`, with `challenges`, `engines` and the command line `bot_cli`;
+imported on their own: they load the engine's bots).
 """
 
 from clients.changes import (

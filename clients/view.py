@@ -93,10 +93,6 @@ class GameView:
         assert self._state is not None
         return self._state.clone()
 
-    def copy(self) -> GameView:
-        """The view itself: views are immutable, so a copy is never needed."""
-        return self
-
     @classmethod
     def open(
         cls, event: GameStarted | GameSnapshot, now: float, previous: GameView | None = None

@@ -13,6 +13,7 @@ from enum import StrEnum
 __all__ = [
     "BOT_ALLOWANCE_MS",
     "FIRST_MOVE_MS",
+    "FREE_PLIES",
     "MAX_GRACE_MS",
     "Clock",
     "LagPolicy",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.clock import BOT_ALLOWANCE_MS, FIRST_MOVE_MS
+from server.clock import BOT_ALLOWANCE_MS, FIRST_MOVE_MS, FREE_PLIES
 from server.protocol import Offers, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS
 
@@ -85,6 +85,7 @@ class TimeControls:
             house_bots,
             bot_allowance_ms=BOT_ALLOWANCE_MS,
             first_move_ms=FIRST_MOVE_MS,
+            free_plies=FREE_PLIES,
         )
 
 

@@ -108,10 +108,11 @@ class Offers:
     max_increment: IncrementSeconds
     time_controls: Annotated[tuple[TimeControl, ...], Length(0, MAX_LISTED)] = ()
     house_bots: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
-    # The clock rules a bot plans by: the flat allowance a bot's every move gets, and the time
-    # each side has for its first move (which is off the clock).
+    # The clock rules a bot plans by: the flat allowance a bot's every move gets, the time
+    # each side has for its first move, and how many plies from the start are off the clock.
     bot_allowance_ms: Millis | None = None
     first_move_ms: Millis | None = None
+    free_plies: Ply | None = None
 
 
 @dataclass(frozen=True)
