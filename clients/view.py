@@ -99,6 +99,7 @@ class GameView:
     ) -> GameView:
         """The view a `game_started` or `game_state` gives, replacing `previous` (whose
         presence it keeps: neither event says who is away)."""
+        # `game` is read where the server sends it (servers that name games do).
         game = getattr(event, "game", None) or DEFAULT_GAME
         if isinstance(event, GameSnapshot):
             moves = tuple(event.moves)
@@ -136,7 +137,8 @@ class GameView:
         version on."""
         changed = replace(self, version=event.version, received=now)
         if isinstance(event, MovePlayed):
-            return changed._played(event.move, event.clocks)
+            # `to_move` is read where the server sends it (servers that name games do).
+            return changed._played(event.move, event.clocks, getattr(event, "to_move", None))
         if isinstance(event, GameEnded):
             return replace(
                 changed,
@@ -152,7 +154,9 @@ class GameView:
             return replace(changed, away=away)
         return changed
 
-    def _played(self, move: str, clocks: Clocks) -> GameView:
+    def _played(self, move: str, clocks: Clocks, to_move: Colour | None) -> GameView:
+        """The view with `move` added: the side to move next as the server says, else as the
+        position says, else the other side."""
         state = None
         if self._state is not None:
             state = self._state.clone()
@@ -160,9 +164,9 @@ class GameView:
                 state.apply(state.parse_move(move))
             except ValueError:
                 state = None  # `position` names the problem when asked
-        if state is not None:
+        if to_move is None and state is not None:
             to_move = COLOURS[state.current_player]
-        else:
+        if to_move is None:
             to_move = Colour.BLACK if self.to_move is Colour.WHITE else Colour.WHITE
         return replace(
             self, moves=(*self.moves, move), clocks=clocks, _to_move=to_move, _state=state
