@@ -20,10 +20,9 @@ import structlog
 from websockets.exceptions import InvalidHandshake, InvalidURI
 from websockets.uri import parse_uri
 
-from clients.challenges import GAME, ChallengePolicy
+from clients.challenges import ChallengePolicy
 from clients.connection import ArenaClient, ArenaError, Backoff, GameView
 from clients.engines import Engine, EngineError, EngineMaker, open_engine
-from engine.game import GameState, get_game
 from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT, Turn
 from server.protocol import (
@@ -225,8 +224,7 @@ class BotPlayer:
                     welcome = await client.bot_login(self.token)
                     if welcome.offers is not None:
                         self._heed(welcome.offers)
-                    for game_id in welcome.games:
-                        await client.resync(game_id)
+                    await client.catch_up(welcome.games)
                 except BaseException:
                     await client.close()
                     raise
@@ -354,7 +352,7 @@ class BotPlayer:
                 return
             for view in self._due(client):
                 key = (view.game_id, view.ply)
-                task = asyncio.create_task(self._think_and_move(view.copy()))
+                task = asyncio.create_task(self._think_and_move(view))
                 self._thinking[key] = task
                 task.add_done_callback(functools.partial(self._thought, key))
             for view in self._ended(client):
@@ -442,7 +440,7 @@ class BotPlayer:
         assert self.name is not None
         colour = view.colour_of(self.name)
         assert colour is not None
-        state = _game_state(view)
+        state = view.position()
         budget = think_budget(
             view, colour, first_move_ms=self.first_move_ms, free_plies=self.free_plies
         )
@@ -479,14 +477,6 @@ def _unanswered(url: str, error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error) or type(error).__name__
-
-
-def _game_state(view: GameView) -> GameState[Any]:
-    """The game's state after the moves of `view`, by the game's own rules."""
-    state = get_game(GAME).parse_state(view.start)
-    for text in view.moves:
-        state.apply(state.parse_move(text))
-    return state
 
 
 def think_budget(

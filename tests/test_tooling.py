@@ -24,6 +24,7 @@ ALLOWED = {
 # through `engine.game`'s registry, never one game's package (docs/architecture.md).
 FORBIDDEN = {
     "server": {"engine.amazons"},
+    "clients": {"engine.amazons"},
     "server/cli.py": set(),
 }
 OURS = ("engine", "server", "clients")
@@ -102,7 +103,7 @@ def test_imports_follow_the_layering(path: Path) -> None:
     [p for p in SOURCES if _package_of(p) in FORBIDDEN],
     ids=lambda p: p.relative_to(ROOT).as_posix(),
 )
-def test_the_server_reaches_games_only_through_the_registry(path: Path) -> None:
+def test_the_server_and_clients_reach_games_only_through_the_registry(path: Path) -> None:
     forbidden = FORBIDDEN[_package_of(path)]
     for name in _imports(path):
         assert not any(name == f or name.startswith(f + ".") for f in forbidden), (
