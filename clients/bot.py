@@ -1,22 +1,18 @@
-"""Any engine bot as a player on the server: log in with a bot token, take the challenges it can
-play, move in each of its games when it is its turn, and come back after a dropped connection
-without losing track of a game. `arena bot` runs it from the command line.
+"""The bot runner: an engine (`clients.engines`) as a player on the server. It logs in with a bot
+token, answers challenges as its `ChallengePolicy` (`clients.challenges`) says, moves in each
+of its games when it is its turn within the budget the shared policy gives
+(`engine.search.budget`), and comes back after a dropped connection without losing track of a
+game. `arena bot` (`clients.bot_cli`) runs it from the command line.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import functools
-import os
-import signal
 import socket
 import ssl
-import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
 from time import monotonic
 from typing import Any
 
@@ -24,12 +20,11 @@ import structlog
 from websockets.exceptions import InvalidHandshake, InvalidURI
 from websockets.uri import parse_uri
 
+from clients.challenges import ChallengePolicy
 from clients.connection import ArenaClient, ArenaError, Backoff, GameView
-from engine.amazons import SETUPS, Position
-from engine.errors import NotationError
-from engine.search.bot import Bot, Budget
-from engine.search.bot import Clock as BotClock
-from engine.search.registry import make_bot
+from clients.engines import Engine, EngineError, EngineMaker, open_engine
+from engine.search.bot import Budget
+from engine.search.budget import REMOTE_BOT, Turn
 from server.protocol import (
     AcceptChallenge,
     ChallengeAdded,
@@ -39,6 +34,7 @@ from server.protocol import (
     ErrorCode,
     GameStarted,
     GameStatus,
+    Offers,
     PlayerKind,
     PlayMove,
     ProtocolError,
@@ -46,25 +42,23 @@ from server.protocol import (
 )
 
 __all__ = [
+    "DEFAULT_FIRST_MOVE_MS",
+    "DEFAULT_FREE_PLIES",
     "BotError",
     "BotPlayer",
-    "ChallengePolicy",
-    "add_command",
-    "main",
+    "check_url",
     "run_bot",
     "think_budget",
 ]
 
 log = structlog.get_logger(__name__)
 
-# Seconds kept back from the bot's clock for the move's trip to the server. The server gives
-# bots a flat allowance on top (`welcome.offers.bot_allowance_ms`), so this is a second net.
-MARGIN_SECONDS = 0.3
-# A side's first move is off the clock but must come within the server's window
-# (`welcome.offers.first_move_ms`); the bot plans its first move as if it had this share of it,
-# or FIRST_MOVE_SECONDS from a server that does not say.
-FIRST_MOVE_SHARE = 0.5
-FIRST_MOVE_SECONDS = 15.0
+# A side's first move is off the clock but must come within the server's window; the server
+# says how long it is and how many plies are off the clock (`welcome.offers.first_move_ms`,
+# `free_plies`). From a server that does not say, the bot plans by the rules protocol.md gives:
+# 30 s, and each side's first move.
+DEFAULT_FIRST_MOVE_MS = 30_000
+DEFAULT_FREE_PLIES = 2
 # Refusals of the same move before the bot gives the game up: a refused move means the bot's
 # view of the game is wrong, which one resync repairs; a second refusal means it cannot.
 MAX_REFUSALS = 2
@@ -76,83 +70,48 @@ STABLE_SECONDS = 10.0
 # (the first one or two are often a server still starting).
 UNANSWERED_ATTEMPTS = 3
 OPEN_SECONDS = 30.0  # for a connection to open, log in and catch up its games
-# Moves expected in a game when judging a time control by base + this many increments (the
-# estimate lichess uses to sort time controls).
-ESTIMATED_MOVES = 40
 
 
 class BotError(ValueError):
     """The bot cannot play at all: a bad server URL, a refused token, an unknown engine."""
 
 
-@dataclass(frozen=True)
-class ChallengePolicy:
-    """Which incoming challenges the bot accepts; it declines the others at once.
-
-    A challenge is accepted when its setup is one of `setups` (by default every named setup the
-    engine plays), its time control gives at least `min_game_seconds` for a game of about 40
-    moves (`base + 40 * increment`, so 0+0 is never accepted: the network alone would lose on
-    time) and at most `max_game_seconds`, it is casual or `rated` is set, and the bot plays
-    fewer than `max_games` games at the moment. Subclass and override `refusal` for more.
-    """
-
-    setups: frozenset[str] = field(default_factory=lambda: frozenset(SETUPS))
-    min_game_seconds: int = 10
-    max_game_seconds: int | None = None
-    rated: bool = True
-    max_games: int = 4
-
-    def refusal(self, challenge: ChallengeInfo, playing: int) -> str | None:
-        """Why the bot declines `challenge` while it plays `playing` games; None to accept."""
-        if challenge.setup not in self.setups or challenge.setup not in SETUPS:
-            return f"setup {challenge.setup} is not played"
-        seconds = challenge.time.base + ESTIMATED_MOVES * challenge.time.increment
-        if seconds < self.min_game_seconds:
-            return f"time control too fast: a game needs {self.min_game_seconds} s or more"
-        if self.max_game_seconds is not None and seconds > self.max_game_seconds:
-            return f"time control too slow: a game must take {self.max_game_seconds} s or less"
-        if challenge.rated and not self.rated:
-            return "rated games are not played"
-        if playing >= self.max_games:
-            return f"already playing {playing} games"
-        return None
-
-
 async def run_bot(
     url: str,
     token: str,
-    engine_spec: str,
+    engine: str | EngineMaker,
     *,
     accept: ChallengePolicy | None = None,
     stop: asyncio.Event | None = None,
     client_name: str = "arena-bot",
     report: Callable[[str], None] | None = None,
 ) -> None:
-    """Play as the bot account of `token` on the server at `url` with the engine bot
-    `engine_spec` (a registry spec such as `mcts:c=0.8`) until `stop` is set (forever without
-    one). Challenges are answered by `accept` (default `ChallengePolicy()`); only those made
-    while the bot is connected reach it, as the protocol has no request that lists open
+    """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
+    `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
+    without one). Challenges are answered by `accept` (default `ChallengePolicy()`); only those
+    made while the bot is connected reach it, as the protocol has no request that lists open
     challenges. A dropped connection is taken up again (its session resumed, or the token used
     again) with backoff, and every game caught up before play goes on. `report` is given a
     plain sentence when the server has not answered several attempts in a row, and when it is
     reached again. Raises BotError when it cannot play at all."""
-    player = BotPlayer(
-        url, token, engine_spec, accept=accept, client_name=client_name, report=report
-    )
+    player = BotPlayer(url, token, engine, accept=accept, client_name=client_name, report=report)
     await player.run(stop or asyncio.Event())
 
 
-def _check_url(url: str) -> None:
+def check_url(url: str) -> None:
+    """Raise BotError unless `url` is a websocket URL."""
     try:
         parse_uri(url)
     except InvalidURI:
         raise BotError(f"{url!r} is not a websocket URL such as ws://host:8765") from None
 
 
-def _check_spec(spec: str) -> Bot:
+def _engines(engine: str | EngineMaker) -> EngineMaker:
+    if not isinstance(engine, str):
+        return engine
     try:
-        return make_bot(spec)
-    except NotationError as error:
+        return open_engine(engine)
+    except EngineError as error:
         raise BotError(str(error)) from None
 
 
@@ -164,31 +123,34 @@ class BotPlayer:
         self,
         url: str,
         token: str,
-        engine_spec: str,
+        engine: str | EngineMaker,
         *,
         accept: ChallengePolicy | None = None,
         client_name: str = "arena-bot",
         report: Callable[[str], None] | None = None,
     ) -> None:
-        _check_url(url)
+        check_url(url)
         if not token:
             raise BotError("the bot token is empty")
-        self._prototype = _check_spec(engine_spec)
+        self._new_engine = _engines(engine)
+        self._prototype = self._new_engine()
         self.url = url
         self.token = token
-        self.engine_spec = engine_spec
+        self.engine_spec = self._prototype.name
         self.policy = accept if accept is not None else ChallengePolicy()
         self.client_name = client_name
         self.report = report or (lambda text: None)
         self.client: ArenaClient | None = None
         self.name: str | None = None
         self.connections = 0  # connections that logged in, for logs and tests
-        self.first_move_seconds = FIRST_MOVE_SECONDS  # what the server's welcome says, once read
+        # The server's first-move rules, as its welcome says once read.
+        self.first_move_ms = DEFAULT_FIRST_MOVE_MS
+        self.free_plies = DEFAULT_FREE_PLIES
         self._connected = asyncio.Condition()  # notified when `client` changes
         self._thinking: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._refusals: dict[tuple[str, int], int] = {}
-        self._bots: dict[str, Bot] = {}  # one engine bot per game: bots keep state between moves
-        self.log = log.bind(engine=engine_spec)
+        self._engines: dict[str, Engine] = {}  # one per game: engines keep state between moves
+        self.log = log.bind(engine=self.engine_spec)
 
     @property
     def thinking(self) -> frozenset[tuple[str, int]]:
@@ -198,7 +160,7 @@ class BotPlayer:
     async def run(self, stop: asyncio.Event) -> None:
         """Play until `stop` is set: connect, play, and after a drop connect again."""
         # Compiling the engine before the first game means no clock pays for it.
-        await asyncio.to_thread(self._prototype.prepare)
+        await self._prototype.prepare()
         backoff = Backoff()
         previous: ArenaClient | None = None
         unanswered = 0  # failed attempts to reach the server since it last answered
@@ -238,6 +200,9 @@ class BotPlayer:
             for task in thinking:
                 task.cancel()
             await asyncio.gather(*thinking, return_exceptions=True)
+            engines = [self._prototype, *self._engines.values()]
+            self._engines.clear()
+            await asyncio.gather(*(engine.close() for engine in engines), return_exceptions=True)
 
     async def _pause(
         self, backoff: Backoff, stop: asyncio.Event, error: BaseException | None
@@ -257,12 +222,9 @@ class BotPlayer:
                 client = await ArenaClient.connect(self.url, self.client_name)
                 try:
                     welcome = await client.bot_login(self.token)
-                    if welcome.offers is not None and welcome.offers.first_move_ms is not None:
-                        self.first_move_seconds = (
-                            welcome.offers.first_move_ms / 1000 * FIRST_MOVE_SHARE
-                        )
-                    for game_id in welcome.games:
-                        await client.resync(game_id)
+                    if welcome.offers is not None:
+                        self._heed(welcome.offers)
+                    await client.catch_up(welcome.games)
                 except BaseException:
                     await client.close()
                     raise
@@ -390,11 +352,11 @@ class BotPlayer:
                 return
             for view in self._due(client):
                 key = (view.game_id, view.ply)
-                task = asyncio.create_task(self._think_and_move(view.copy()))
+                task = asyncio.create_task(self._think_and_move(view))
                 self._thinking[key] = task
                 task.add_done_callback(functools.partial(self._thought, key))
             for view in self._ended(client):
-                del self._bots[view.game_id]
+                await self._engines.pop(view.game_id).close()
                 self.log.info(
                     "game_over",
                     game_id=view.game_id,
@@ -408,10 +370,10 @@ class BotPlayer:
             self.log.error("move_failed", game_id=key[0], ply=key[1], exc_info=task.exception())
 
     def _ended(self, client: ArenaClient) -> list[GameView]:
-        """Games over whose engine bot is still kept."""
+        """Games over whose engine is still kept."""
         return [
             view
-            for game_id in self._bots
+            for game_id in self._engines
             if (view := client.games.get(game_id)) is not None and view.status is GameStatus.ENDED
         ]
 
@@ -467,25 +429,26 @@ class BotPlayer:
         with contextlib.suppress(ConnectionError, ArenaError):
             await client.resync(view.game_id)
 
+    def _heed(self, offers: Offers) -> None:
+        """Plan by the first-move rules the server announces."""
+        if offers.first_move_ms is not None:
+            self.first_move_ms = offers.first_move_ms
+        if offers.free_plies is not None:
+            self.free_plies = offers.free_plies
+
     async def _choose(self, view: GameView) -> str:
         assert self.name is not None
         colour = view.colour_of(self.name)
         assert colour is not None
-        position = Position.parse(view.start)
-        for text in view.moves:
-            position.apply(position.parse_move(text))
-        bot = self._bots.get(view.game_id)
-        fresh = bot is None
-        if bot is None:
-            bot = self._bots[view.game_id] = make_bot(self.engine_spec)
-        budget = think_budget(view, colour, first_move_seconds=self.first_move_seconds)
-
-        def think() -> str:
-            if fresh:
-                bot.prepare()
-            return str(bot.choose(position, budget).move)
-
-        return await asyncio.to_thread(think)
+        state = view.position()
+        budget = think_budget(
+            view, colour, first_move_ms=self.first_move_ms, free_plies=self.free_plies
+        )
+        engine = self._engines.get(view.game_id)
+        if engine is None:
+            engine = self._engines[view.game_id] = self._new_engine()
+            await engine.prepare()
+        return await engine.choose(state, budget)
 
     async def _resign(self, game_id: str, why: str) -> None:
         client = self.client
@@ -520,186 +483,24 @@ def think_budget(
     view: GameView,
     colour: Colour,
     now: float | None = None,
-    first_move_seconds: float = FIRST_MOVE_SECONDS,
+    first_move_ms: int = DEFAULT_FIRST_MOVE_MS,
+    free_plies: int = DEFAULT_FREE_PLIES,
 ) -> Budget:
-    """The engine's budget for the side `colour` to move in `view`: its clock as the server
-    last read it, less the time since then and a margin for the move's trip back; a first
-    move gets at most `first_move_seconds`."""
+    """The engine's budget for the side `colour` to move in `view`, by the remote bot's policy
+    (`engine.search.budget.REMOTE_BOT`): its clock as the server last read it, less the time
+    since then and a margin for the move's trip back; a move within the first `free_plies` is
+    off the clock and planned by the first-move window `first_move_ms`."""
     elapsed = max(0.0, (monotonic() if now is None else now) - view.received)
     own_ms, other_ms = (
         (view.clocks.white, view.clocks.black)
         if colour is Colour.WHITE
         else (view.clocks.black, view.clocks.white)
     )
-    own = own_ms / 1000
-    if view.ply < 2:
-        # A first move is off the clock, but due within the server's first-move window.
-        own = min(own, first_move_seconds)
-    own = max(0.01, own - elapsed - MARGIN_SECONDS)
-    return Budget(
-        clock=BotClock(own=own, opponent=other_ms / 1000, increment=float(view.time.increment))
+    turn = Turn(
+        own_ms=own_ms,
+        opponent_ms=other_ms,
+        increment_ms=view.time.increment * 1000,
+        first_move_ms=first_move_ms if view.ply < free_plies else None,
+        elapsed=elapsed,
     )
-
-
-# The command line
-
-
-def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `bot` to an `arena` parser's subcommands."""
-    parser = commands.add_parser(
-        "bot",
-        help="play on a server as a bot account, with one of the engine's bots",
-        description="Log in to a server with a bot token, accept the challenges the bot can "
-        "play and play them; reconnects by itself after a dropped connection. Ctrl-C stops.",
-    )
-    _add_options(parser)
-    parser.set_defaults(run=run_command)
-
-
-def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("ARENA_SERVER"),
-        metavar="URL",
-        help="the server's websocket URL, e.g. ws://localhost:8765 (default: $ARENA_SERVER)",
-    )
-    token = parser.add_mutually_exclusive_group()
-    token.add_argument(
-        "--token-file",
-        type=Path,
-        metavar="FILE",
-        help="read the bot's token from FILE (from `arena token create NAME --bot`)",
-    )
-    token.add_argument(
-        "--token",
-        default=os.environ.get("ARENA_BOT_TOKEN"),
-        help="the bot's token (default: $ARENA_BOT_TOKEN; prefer the variable or --token-file: "
-        "arguments show in process lists)",
-    )
-    parser.add_argument(
-        "--engine",
-        required=True,
-        type=_engine,
-        metavar="SPEC",
-        help="the engine bot and its parameters, e.g. invader or mcts:c=0.8 (see `arena bots`)",
-    )
-    parser.add_argument(
-        "--setup",
-        action="append",
-        choices=sorted(SETUPS),
-        dest="setups",
-        help="accept challenges from this setup only (repeat for several; default: all)",
-    )
-    parser.add_argument(
-        "--max-games",
-        type=_positive,
-        default=4,
-        metavar="N",
-        help="games to play at once; later challenges are declined (default 4)",
-    )
-    parser.add_argument(
-        "--min-seconds",
-        type=_positive,
-        default=10,
-        metavar="S",
-        help="decline time controls where base + 40 * increment is below S seconds (default 10)",
-    )
-    parser.add_argument(
-        "--casual", action="store_true", help="decline rated challenges, play casual games only"
-    )
-
-
-def _engine(text: str) -> str:
-    try:
-        make_bot(text)
-    except NotationError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Run the bot as parsed by `add_command` until Ctrl-C or SIGTERM; 0 when stopped."""
-    if not args.server:
-        raise BotError("no server: give --server URL or set ARENA_SERVER")
-    _check_url(args.server)
-    token = args.token if args.token_file is None else _read_token(args.token_file)
-    if not token:
-        raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
-    policy = ChallengePolicy(
-        setups=frozenset(args.setups or SETUPS),
-        min_game_seconds=args.min_seconds,
-        rated=not args.casual,
-        max_games=args.max_games,
-    )
-    _configure_logging()
-
-    async def play() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await run_bot(args.server, token, args.engine, accept=policy, stop=stop, report=_say)
-
-    asyncio.run(play())
-    return 0
-
-
-def _say(text: str) -> None:
-    print(f"arena bot: {text}", file=sys.stderr, flush=True)
-
-
-def _read_token(path: Path) -> str:
-    try:
-        token = path.read_text().strip()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not text"
-        raise BotError(f"cannot read the token file {path}: {reason}") from None
-    if not token:
-        raise BotError(f"the token file {path} is empty")
-    return token
-
-
-def _configure_logging() -> None:
-    """Readable lines on a terminal, JSON lines otherwise; to stderr either way."""
-    renderer: Any = (
-        structlog.dev.ConsoleRenderer()
-        if sys.stderr.isatty()
-        else structlog.processors.JSONRenderer()
-    )
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`arena bot` on its own: `python -m clients.bot --server URL --engine SPEC`."""
-    parser = argparse.ArgumentParser(
-        prog="arena bot",
-        description="Play on an Amazons Arena server as a bot account with an engine bot.",
-    )
-    _add_options(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except (BotError, OSError) as error:
-        parser.exit(2, f"arena bot: error: {error}\n")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return REMOTE_BOT.budget(turn)

@@ -4,16 +4,17 @@ Nothing here touches asyncio, sockets or Redis; hot loops are numba kernels.
 """
 
 from engine.errors import GameOverError, IllegalMoveError, NotationError
-from engine.game import Game, GameInfo, GameState, MoveList, game_names, get_game
+from engine.game import GameInfo, GameRules, GameState, MoveList, game_names, get_game, register
 
 __all__ = [
-    "Game",
     "GameInfo",
     "GameOverError",
+    "GameRules",
     "GameState",
     "IllegalMoveError",
     "MoveList",
     "NotationError",
     "game_names",
     "get_game",
+    "register",
 ]

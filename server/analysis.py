@@ -1,6 +1,7 @@
 """Analysis for players and spectators: the combinatorial value of every region of a position,
 their sum, who wins and the winning moves. The engine works in a child process, one request at
 a time per server process and within a time limit, so the event loop never waits for it.
+Analysis covers Amazons only: a position of another game is refused.
 """
 
 from __future__ import annotations
@@ -10,20 +11,22 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from engine.amazons import Position
 from engine.errors import NotationError
+from engine.game import get_game
 from server.protocol import Analysis, Colour, ErrorCode, ProtocolError, RegionValue
 from server.protocol.limits import MAX_VALUE_LENGTH
 
-__all__ = ["ANALYSIS_SECONDS", "Analyst"]
+__all__ = ["ANALYSED_GAME", "ANALYSIS_SECONDS", "Analyst"]
 
 ANALYSIS_SECONDS = 3.0  # the engine's time for one request; regions not solved by then are "?"
+ANALYSED_GAME = "amazons"  # the one game the combinatorial analysis knows
 
 
 def _analyze(text: str, seconds: float) -> dict[str, Any]:
     from engine.cgt.analysis import analyze
 
-    return analyze(Position.parse(text), seconds=seconds).as_dict()
+    position: Any = get_game(ANALYSED_GAME).parse_state(text)
+    return analyze(position, seconds=seconds).as_dict()
 
 
 def _text(value: object) -> str:
@@ -47,9 +50,16 @@ class Analyst:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    async def analyze(self, text: str) -> Analysis:
+    async def analyze(self, text: str, game: str = ANALYSED_GAME) -> Analysis:
+        """The analysis of position `text` of `game`; refused for a game other than Amazons,
+        a bad position, or while the engine is busy."""
+        if game != ANALYSED_GAME:
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE,
+                f"analysis covers Amazons only; there is none for {game}",
+            )
         try:
-            position = Position.parse(text)
+            position = get_game(ANALYSED_GAME).parse_state(text)
         except NotationError as error:
             raise ProtocolError(ErrorCode.BAD_FIELD, str(error), field="position") from None
         if self._busy.locked():

@@ -11,7 +11,6 @@ import contextlib
 import random
 import secrets
 from collections.abc import Coroutine
-from dataclasses import replace
 from http import HTTPStatus
 from typing import Any
 
@@ -21,7 +20,6 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from engine.amazons import SETUPS
 from server import identity
 from server.analysis import Analyst
 from server.clock import now_ms
@@ -36,7 +34,7 @@ from server.handlers import (
 )
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.metrics import ServerMetrics, respond
-from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
+from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
 from server.protocol import (
     ColourPreference,
     GameStarted,
@@ -52,7 +50,6 @@ __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
 
 log = structlog.get_logger(__name__)
 
-SETUP_NAMES = ("10x10", "8x8", "6x6")
 SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
 PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
 CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
@@ -72,23 +69,25 @@ class Arena:
         self,
         redis: aioredis.Redis,
         *,
-        setups: tuple[str, ...] = SETUP_NAMES,
         claim_grace_ms: int = CLAIM_GRACE_MS,
         attendance_ms: int = ATTENDANCE_MS,
         login_seconds: float = LOGIN_SECONDS,
         time_controls: TimeControls | None = None,
+        offered: Offered | None = None,
         login_limits: LoginLimits | None = None,
     ) -> None:
+        """`offered` sets what is offered game by game; by default every registered game with
+        its every setup, the house bots that play it and `time_controls`."""
         from server.hub import Hub
 
-        for name in setups:
-            if name not in SETUPS:
-                raise ValueError(f"unknown setup {name!r}")
+        if offered is not None and time_controls is not None:
+            raise ValueError("time controls go in `offered` when it is given")
         self.redis = redis
-        self.setups = setups
         self.login_seconds = login_seconds
-        self.time_controls = time_controls or TimeControls.parse(DEFAULT_TIME_CONTROLS)
-        self.offers = self.time_controls.offers(setups, HOUSE_BOTS)
+        self.offered = offered or Offered.every_game(
+            time_controls or TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS
+        )
+        self.offers = self.offered.offers()  # what `welcome` shows
         self.store = GameStore(redis, claim_grace_ms=claim_grace_ms, attendance_ms=attendance_ms)
         self.lobby = Lobby(redis)
         self.login_throttle = LoginThrottle(redis, login_limits)
@@ -101,7 +100,8 @@ class Arena:
         self.dispatch = self.bind_handlers()
 
     async def start(self) -> None:
-        warm_engine(self.setups)
+        for terms in self.offered.games:
+            warm_engine(terms.setups, terms.game)
         await self.hub.start()
         self.spawn(self._sweep_loop())
         self.spawn(self._pair_loop())
@@ -155,7 +155,7 @@ class Arena:
         return dispatch(
             AccountServices(self.redis, self.login_throttle, self.store, self.lobby, self.offers),
             LobbyServices(
-                self.lobby, self.store, self.redis, self.time_controls, self.setups, matchmaker=self
+                self.lobby, self.store, self.redis, self.offered, self.offers, matchmaker=self
             ),
             PlayServices(self.store, self.metrics),
             AnalysisServices(self.store, self.analyst),
@@ -180,35 +180,39 @@ class Arena:
         second: Player,
         colour: ColourPreference,
         *,
+        game: str,
         setup: str,
         time: TimeControl,
         rated: bool,
         house_spec: str | None = None,
     ) -> GameStarted:
-        """Start a game between `first` (whose colour wish is `colour`) and `second`."""
+        """Start a game of `game` between `first` (whose colour wish is `colour`) and
+        `second`."""
         if colour is ColourPreference.RANDOM:
             first_white = random.random() < 0.5
         else:
             first_white = colour is ColourPreference.WHITE
-        # Ratings as they are now: a player's rating changes after each rated game, and a
-        # connection knows only the one it had when it logged in.
-        first, second = await self._rated_now(first), await self._rated_now(second)
+        # Ratings in this game as they are now: a player's rating changes after each rated game,
+        # and a connection knows only the one it had when it logged in.
+        first = await identity.player_in(self.redis, first, game)
+        second = await identity.player_in(self.redis, second, game)
         white, black = (first, second) if first_white else (second, first)
         house = (
             house_spec if white.kind is PlayerKind.HOUSE else None,
             house_spec if black.kind is PlayerKind.HOUSE else None,
         )
         started = await self.store.create(
-            white, black, time=time, rated=rated, now=now_ms(), setup=setup, house=house
+            white,
+            black,
+            time=time,
+            rated=rated,
+            now=now_ms(),
+            game=game,
+            setup=setup,
+            house=house,
         )
         log.info("game_started", game_id=started.game_id, white=white.name, black=black.name)
         return started
-
-    async def _rated_now(self, player: Player) -> Player:
-        if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
-            return player
-        account = await identity.find(self.redis, player.name)
-        return player if account is None else replace(player, rating=account.rating)
 
     def wake_pairing(self) -> None:
         self._pairing.set()
@@ -256,6 +260,7 @@ class Arena:
                         pairing.first,
                         pairing.second,
                         ColourPreference.RANDOM,
+                        game=pairing.game,
                         setup=pairing.setup,
                         time=pairing.time,
                         rated=pairing.rated,

@@ -30,7 +30,7 @@ import redis.asyncio as aioredis
 import structlog
 import websockets.asyncio.server
 
-from clients.bot import add_command as add_bot_command
+from clients.bot_cli import add_command as add_bot_command
 from engine import cli as engine_cli
 from engine.records import GameRecord, read_records
 from server import identity

@@ -10,14 +10,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from server.protocol import Colour
+
 __all__ = [
     "BOT_ALLOWANCE_MS",
     "FIRST_MOVE_MS",
+    "FREE_PLIES",
     "MAX_GRACE_MS",
     "Clock",
     "LagPolicy",
     "LateMoveError",
-    "Side",
     "Timeout",
     "now_ms",
 ]
@@ -50,18 +52,6 @@ FIRST_MOVE_MS = 30_000
 FREE_PLIES = 2
 
 
-class Side(StrEnum):
-    """The side a clock belongs to. The values are the protocol's colours, so `Side(colour)`
-    converts one."""
-
-    WHITE = "white"
-    BLACK = "black"
-
-    @property
-    def other(self) -> Side:
-        return Side.BLACK if self is Side.WHITE else Side.WHITE
-
-
 class Timeout(StrEnum):
     """What happens when the side to move runs out of time. The values are the protocol's
     terminations."""
@@ -74,7 +64,7 @@ class LateMoveError(ValueError):
     """A move came after the mover's time was up. The move is refused and the game ends with
     `timeout`: lost on time by `side`, or aborted when it was a first move."""
 
-    def __init__(self, side: Side, timeout: Timeout) -> None:
+    def __init__(self, side: Colour, timeout: Timeout) -> None:
         self.side = side
         self.timeout = timeout
         if timeout is Timeout.ABORTED:
@@ -173,7 +163,7 @@ class Clock:
 
     white_ms: int
     black_ms: int
-    to_move: Side
+    to_move: Colour
     turn_start: int
     ply: int
     increment_ms: int
@@ -207,9 +197,10 @@ class Clock:
         white: LagPolicy | None = None,
         black: LagPolicy | None = None,
         first_move_ms: int = FIRST_MOVE_MS,
+        first: Colour = Colour.WHITE,
     ) -> Clock:
-        """A new game's clock: `base_s` seconds each plus `increment_s` per move, White to make
-        its first move from `now`. A side without a policy gets the human one for the time
+        """A new game's clock: `base_s` seconds each plus `increment_s` per move, `first` to
+        make its first move from `now`. A side without a policy gets the human one for the time
         control."""
         human = LagPolicy.for_time_control(base_s, increment_s)
         white = human if white is None else white
@@ -217,7 +208,7 @@ class Clock:
         return cls(
             white_ms=base_s * 1000,
             black_ms=base_s * 1000,
-            to_move=Side.WHITE,
+            to_move=first,
             turn_start=now,
             ply=0,
             increment_ms=increment_s * 1000,
@@ -238,17 +229,17 @@ class Clock:
         # Server processes' clocks may disagree by a few ms; a turn never takes negative time.
         return max(0, now - self.turn_start)
 
-    def _ms(self, side: Side) -> int:
-        return self.white_ms if side is Side.WHITE else self.black_ms
+    def _ms(self, side: Colour) -> int:
+        return self.white_ms if side is Colour.WHITE else self.black_ms
 
-    def quota(self, side: Side) -> int:
+    def quota(self, side: Colour) -> int:
         """The lag credit `side` has in reserve."""
-        return self.white_quota_ms if side is Side.WHITE else self.black_quota_ms
+        return self.white_quota_ms if side is Colour.WHITE else self.black_quota_ms
 
-    def lag_policy(self, side: Side) -> LagPolicy:
-        return self.white_lag if side is Side.WHITE else self.black_lag
+    def lag_policy(self, side: Colour) -> LagPolicy:
+        return self.white_lag if side is Colour.WHITE else self.black_lag
 
-    def remaining(self, side: Side, now: int) -> int:
+    def remaining(self, side: Colour, now: int) -> int:
         """What `side`'s clock reads at `now`, never below zero. Lag credit is not counted until
         a move comes in."""
         if side is self.to_move and self.running:
@@ -285,9 +276,12 @@ class Clock:
         """Whether the side to move has lost on time by `now`."""
         return self.timeout(now) is Timeout.TIME_FORFEIT
 
-    def charge(self, now: int, lag_ms: int) -> tuple[Clock, int]:
+    def charge(
+        self, now: int, lag_ms: int, next_to_move: Colour | None = None
+    ) -> tuple[Clock, int]:
         """The clock after the side to move plays at `now` with `lag_ms` of measured lag, and the
-        lag credit in ms the move got back. The other side's clock starts at `now`.
+        lag credit in ms the move got back. The clock of `next_to_move` (by default the other
+        side: a game whose turns alternate) starts at `now`.
 
         Raises LateMoveError when the move came too late: after `timeout_at()`, or charged all
         of the mover's remaining time (which then reads zero). The move must be refused and the
@@ -297,10 +291,11 @@ class Clock:
         timeout = self.timeout(now)
         if timeout is not None:
             raise LateMoveError(side, timeout)
+        following = side.other if next_to_move is None else next_to_move
         if not self.running:
             if lag_ms < 0:
                 raise ValueError(f"lag cannot be negative, got {lag_ms} ms")
-            return replace(self, to_move=side.other, turn_start=now, ply=self.ply + 1), 0
+            return replace(self, to_move=following, turn_start=now, ply=self.ply + 1), 0
         elapsed = self.elapsed(now)
         credit, quota = self.lag_policy(side).compensate(self.quota(side), lag_ms, elapsed)
         left = self._ms(side) - (elapsed - credit)
@@ -309,7 +304,7 @@ class Clock:
         left += self.increment_ms
         white_ms, white_quota, black_ms, black_quota = (
             (left, quota, self.black_ms, self.black_quota_ms)
-            if side is Side.WHITE
+            if side is Colour.WHITE
             else (self.white_ms, self.white_quota_ms, left, quota)
         )
         # Built whole rather than by dataclasses.replace, which costs twice as much: every move
@@ -317,7 +312,7 @@ class Clock:
         after = Clock(
             white_ms,
             black_ms,
-            side.other,
+            following,
             now,
             self.ply + 1,
             self.increment_ms,
@@ -392,6 +387,6 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-# Stored as the engine numbers its sides: White 0, Black 1.
-_SIDES = (Side.WHITE, Side.BLACK)
+# Stored as the engine numbers its players: White 0, Black 1.
+_SIDES = (Colour.WHITE, Colour.BLACK)
 _SIDE_INDEX = {side: index for index, side in enumerate(_SIDES)}

@@ -11,23 +11,26 @@ import hashlib
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import msgpack
 import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from redis.asyncio.client import Pipeline
 
 from engine.search.registry import bot_names
 from server.hub import user_channel
 from server.protocol.limits import MAX_NAME_LENGTH, MAX_TOKEN_LENGTH
-from server.protocol.values import Player, PlayerKind
+from server.protocol.values import DEFAULT_GAME, Player, PlayerKind
 
 __all__ = [
     "GUEST_PREFIX",
+    "RATING_FIELDS",
     "SESSION_TTL",
     "TOKEN_REVOKED",
+    "UNSUFFIXED_GAME",
     "Account",
     "AccountError",
     "BotToken",
@@ -45,9 +48,13 @@ __all__ = [
     "list_bot_tokens",
     "new_guest",
     "open_session",
+    "player_in",
+    "rating_fields",
+    "rating_in",
     "resume_session",
     "revoke_bot_token",
     "session_origin",
+    "stored_rating",
     "token_digest",
     "token_id",
     "token_known",
@@ -57,7 +64,9 @@ __all__ = [
 # Keys in Redis. Names are case-insensitive, so accounts are keyed by the lowercase name.
 # An account's `id` is random: tokens and sessions hold "<lowercase name> <id>", so a name that
 # is freed and taken again does not inherit them.
-USER_KEY = "user:{}"  # hash by lowercase name: name (as typed), kind, id, password (argon2), rating
+# Hash by lowercase name: name (as typed), kind, id, password (argon2), and the Glicko-2 rating in
+# each game played rated (`rating_fields`).
+USER_KEY = "user:{}"
 TOKEN_KEY = "token:{}"  # bot token's SHA-256 hex -> "<lowercase name> <id>" of the bot
 TOKEN_PREFIX = TOKEN_KEY.format("")
 TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ns since the epoch
@@ -78,6 +87,12 @@ TOKEN_ID_LENGTH = 12
 # The type of the map published on a bot's user channel when one of its tokens is revoked,
 # with the token's digest as `token`; servers end the connections that logged in with it.
 TOKEN_REVOKED = "token_revoked"
+
+# The fields of a rating, each kept per game as `<field>:<game>`. Servers before ratings were per
+# game kept them unsuffixed, for the one game there was; they are read while the game's own
+# fields are absent, and the first rating settled in the game replaces them.
+RATING_FIELDS = ("rating", "deviation", "volatility")
+UNSUFFIXED_GAME = DEFAULT_GAME
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -129,7 +144,8 @@ class UnknownTokenError(AccountError):
 
 @dataclass(frozen=True)
 class Account:
-    """An account as the server knows it; `rating` is None for guests and unrated accounts."""
+    """An account as the server knows it; `rating`, its rating in the default game (Amazons), is
+    None for guests and unrated accounts."""
 
     name: str
     kind: PlayerKind
@@ -168,6 +184,29 @@ def token_id(token: str) -> str:
 def user_key(name: str) -> str:
     """The key of an account's hash."""
     return USER_KEY.format(name.lower())
+
+
+def rating_fields(game: str) -> tuple[str, ...]:
+    """The fields of an account's hash that hold its rating, deviation and volatility in `game`."""
+    return tuple(f"{field}:{game}" for field in RATING_FIELDS)
+
+
+async def stored_rating(r: aioredis.Redis | Pipeline, name: str, game: str) -> list[str | None]:
+    """The account's rating, deviation and volatility in `game` as stored (None where absent)."""
+    return _stored_rating(await _fields(r, user_key(name)), game)
+
+
+async def rating_in(r: aioredis.Redis, name: str, game: str) -> int | None:
+    """The account's rating in `game` in whole points; None when it has none (or no account)."""
+    return _rating((await stored_rating(r, name, game))[0])
+
+
+async def player_in(r: aioredis.Redis, player: Player, game: str) -> Player:
+    """`player` as others see them in `game`: an account with its rating there as it is now
+    (it changes after each rated game), guests and house bots as they are."""
+    if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
+        return player
+    return replace(player, rating=await rating_in(r, player.name, game))
 
 
 def check_name(name: str) -> None:
@@ -387,7 +426,7 @@ async def _create(
     return bool(await r.eval(_CREATE, 1, user_key(name), millis, *pairs))
 
 
-async def _fields(r: aioredis.Redis, key: str) -> dict[str, str]:
+async def _fields(r: aioredis.Redis | Pipeline, key: str) -> dict[str, str]:
     return {_text(k): _text(v) for k, v in (await r.hgetall(key)).items()}
 
 
@@ -445,7 +484,15 @@ def _account(fields: dict[str, str]) -> Account | None:
         name = fields["name"]
     except (KeyError, ValueError):
         return None
-    return Account(name, kind, None if kind is PlayerKind.GUEST else _rating(fields.get("rating")))
+    rating = _stored_rating(fields, DEFAULT_GAME)[0]
+    return Account(name, kind, None if kind is PlayerKind.GUEST else _rating(rating))
+
+
+def _stored_rating(fields: dict[str, str], game: str) -> list[str | None]:
+    own = [fields.get(field) for field in rating_fields(game)]
+    if own[0] is None and game == UNSUFFIXED_GAME:
+        return [fields.get(field) for field in RATING_FIELDS]
+    return own
 
 
 def _rating(text: str | None) -> int | None:

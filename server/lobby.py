@@ -9,13 +9,15 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
-import msgpack
 import redis.asyncio as aioredis
 
 from server.hub import LOBBY, user_channel
+from server.identity import player_in
 from server.protocol import (
+    DEFAULT_GAME,
     ChallengeAdded,
     ChallengeInfo,
     ChallengeOutcome,
@@ -23,20 +25,22 @@ from server.protocol import (
     ColourPreference,
     ErrorCode,
     Player,
-    PlayerKind,
     ProtocolError,
     SeekAdded,
     SeekInfo,
     SeekRemoved,
     TimeControl,
 )
+from server.stored import pack, unpack
 
 __all__ = ["SEEK_TTL_MS", "Lobby", "Pairing"]
 
-SEEKS = "lobby:seeks"  # hash: seek id -> msgpack seek
+SEEKS = "lobby:seeks"  # hash: seek id -> SeekInfo (a msgpack map, server/stored.py)
 SEEK_EXPIRY = "lobby:seek-expiry"  # sorted set: seek id -> ms when it lapses
-CHALLENGES = "lobby:challenges"  # hash: challenge id -> msgpack challenge
+CHALLENGES = "lobby:challenges"  # hash: challenge id -> ChallengeInfo (the same)
 POOLS = "lobby:pools"  # set of pool names with someone waiting
+# A pool (named by `pool_name`) is a sorted set of the names waiting, by rating, with hashes
+# `<pool>:since` (name -> ms when they joined) and `<pool>:who` (name -> Player).
 SEEK_TTL_MS = 60_000  # a seek lapses this long after its owner's server last refreshed it
 TAKEN_KEY = "lobby:seek-taken:{}"  # who accepted a seek, kept a while so a late taker hears it
 TAKEN_MS = 3_600_000
@@ -70,62 +74,54 @@ return 0
 """
 
 
-def _player_data(player: Player) -> list[object]:
-    return [player.name, str(player.kind), player.rating]
-
-
-def _player(data: list[object]) -> Player:
-    name, kind, rating = data
-    return Player(str(name), PlayerKind(str(kind)), rating if isinstance(rating, int) else None)
-
-
-def _seek_bytes(seek: SeekInfo) -> bytes:
-    data: bytes = msgpack.packb(
-        [
-            seek.seek_id,
-            _player_data(seek.player),
-            seek.setup,
-            [seek.time.base, seek.time.increment],
-            seek.rated,
-            str(seek.colour),
-        ]
-    )
-    return data
-
-
 def _seek(data: bytes) -> SeekInfo:
-    seek_id, player, setup, time, rated, colour = msgpack.unpackb(data)
-    return SeekInfo(
-        seek_id, _player(player), setup, TimeControl(*time), rated, ColourPreference(colour)
-    )
-
-
-def _challenge_bytes(challenge: ChallengeInfo) -> bytes:
-    data: bytes = msgpack.packb(
-        [
-            challenge.challenge_id,
-            _player_data(challenge.challenger),
-            _player_data(challenge.opponent),
-            challenge.setup,
-            [challenge.time.base, challenge.time.increment],
-            challenge.rated,
-            str(challenge.colour),
-        ]
-    )
-    return data
+    return unpack(SeekInfo, data, "seek", _positional_seek)
 
 
 def _challenge(data: bytes) -> ChallengeInfo:
-    cid, challenger, opponent, setup, time, rated, colour = msgpack.unpackb(data)
-    return ChallengeInfo(
-        cid,
-        _player(challenger),
-        _player(opponent),
-        setup,
-        TimeControl(*time),
-        rated,
-        ColourPreference(colour),
-    )
+    return unpack(ChallengeInfo, data, "challenge", _positional_challenge)
+
+
+def _player(data: bytes) -> Player:
+    return unpack(Player, data, "player", _positional_player)
+
+
+# Servers before records had named fields stored seeks, challenges and waiting players as lists.
+
+
+def _positional_player(items: list[Any]) -> dict[str, object]:
+    name, kind, rating = items
+    return {"name": name, "kind": kind, "rating": rating}
+
+
+def _positional_time(items: list[Any]) -> dict[str, object]:
+    base, increment = items
+    return {"base": base, "increment": increment}
+
+
+def _positional_seek(items: list[Any]) -> dict[str, object]:
+    seek_id, player, setup, time, rated, colour = items
+    return {
+        "seek_id": seek_id,
+        "player": _positional_player(player),
+        "setup": setup,
+        "time": _positional_time(time),
+        "rated": rated,
+        "colour": colour,
+    }
+
+
+def _positional_challenge(items: list[Any]) -> dict[str, object]:
+    challenge_id, challenger, opponent, setup, time, rated, colour = items
+    return {
+        "challenge_id": challenge_id,
+        "challenger": _positional_player(challenger),
+        "opponent": _positional_player(opponent),
+        "setup": setup,
+        "time": _positional_time(time),
+        "rated": rated,
+        "colour": colour,
+    }
 
 
 @dataclass(frozen=True)
@@ -134,19 +130,26 @@ class Pairing:
 
     first: Player
     second: Player
+    game: str
     setup: str
     time: TimeControl
     rated: bool
 
 
-def pool_name(setup: str, time: TimeControl, rated: bool) -> str:
-    return f"lobby:pool:{setup}:{time.base}+{time.increment}:{'rated' if rated else 'casual'}"
+def pool_name(game: str, setup: str, time: TimeControl, rated: bool) -> str:
+    terms = f"{setup}:{time.base}+{time.increment}:{'rated' if rated else 'casual'}"
+    return f"lobby:pool:{game}:{terms}"
 
 
-def _pool_terms(name: str) -> tuple[str, TimeControl, bool]:
-    _, _, setup, time, rated = name.split(":")
+def _pool_terms(name: str) -> tuple[str, str, TimeControl, bool]:
+    """The game, setup, time control and rating of a pool, by its name. Pools named before
+    there were several games (`lobby:pool:<setup>:...`) are the default game's."""
+    parts = name.split(":")
+    if len(parts) == 5:
+        parts.insert(2, DEFAULT_GAME)
+    _, _, game, setup, time, rated = parts
     base, increment = time.split("+")
-    return setup, TimeControl(int(base), int(increment)), rated == "rated"
+    return game, setup, TimeControl(int(base), int(increment)), rated == "rated"
 
 
 class Lobby:
@@ -168,15 +171,18 @@ class Lobby:
         self,
         player: Player,
         *,
+        game: str,
         setup: str,
         time: TimeControl,
         rated: bool,
         colour: ColourPreference,
         now: int,
     ) -> SeekInfo:
-        seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour)
+        """Open a seek; the lobby shows `player` with their rating in `game`."""
+        player = await player_in(self.redis, player, game)
+        seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour, game)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(SEEKS, seek.seek_id, _seek_bytes(seek))
+            pipe.hset(SEEKS, seek.seek_id, pack(seek))
             pipe.zadd(SEEK_EXPIRY, {seek.seek_id: now + SEEK_TTL_MS})
             pipe.publish(LOBBY, SeekAdded(seek).to_wire())
             await pipe.execute()
@@ -224,11 +230,20 @@ class Lobby:
 
     # Challenges
 
-    async def add_challenge(self, challenge: ChallengeInfo) -> None:
+    async def add_challenge(self, challenge: ChallengeInfo) -> ChallengeInfo:
+        """Open a challenge, its players shown with their ratings in its game; the challenge
+        as opened."""
+        game = challenge.game
+        challenge = replace(
+            challenge,
+            challenger=await player_in(self.redis, challenge.challenger, game),
+            opponent=await player_in(self.redis, challenge.opponent, game),
+        )
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(CHALLENGES, challenge.challenge_id, _challenge_bytes(challenge))
+            pipe.hset(CHALLENGES, challenge.challenge_id, pack(challenge))
             pipe.publish(user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire())
             await pipe.execute()
+        return challenge
 
     async def challenges_for(self, name: str) -> list[ChallengeInfo]:
         """The open challenges addressed to `name`."""
@@ -259,9 +274,11 @@ class Lobby:
     # Quick pairing
 
     async def join_pool(
-        self, player: Player, setup: str, time: TimeControl, rated: bool, now: int
+        self, player: Player, game: str, setup: str, time: TimeControl, rated: bool, now: int
     ) -> None:
-        pool = pool_name(setup, time, rated)
+        """Wait in the pool of these terms, paired by the rating in `game`."""
+        player = await player_in(self.redis, player, game)
+        pool = pool_name(game, setup, time, rated)
         for other in await self.redis.smembers(POOLS):
             name = other.decode()
             if name != pool and await self.redis.zscore(name, player.name) is not None:
@@ -270,7 +287,7 @@ class Lobby:
         if not added:
             raise ProtocolError(ErrorCode.CONFLICT, "already waiting for quick pairing")
         await self.redis.hset(pool + ":since", player.name, now)
-        await self.redis.hset(pool + ":who", player.name, msgpack.packb(_player_data(player)))
+        await self.redis.hset(pool + ":who", player.name, pack(player))
         await self.redis.sadd(POOLS, pool)
 
     async def leave_pools(self, name: str) -> bool:
@@ -309,11 +326,12 @@ class Lobby:
                         keys=[key, key + ":since"], args=[a, b]
                     ):
                         await self.redis.hdel(key + ":who", a, b)
-                        setup, time, rated = _pool_terms(key)
+                        game, setup, time, rated = _pool_terms(key)
                         pairings.append(
                             Pairing(
-                                _player(msgpack.unpackb(who[0])),
-                                _player(msgpack.unpackb(who[1])),
+                                _player(who[0]),
+                                _player(who[1]),
+                                game,
                                 setup,
                                 time,
                                 rated,

@@ -38,9 +38,9 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from server.games import LIVE
 from server.lane import LaneRedis
 from server.protocol import PlayerKind
+from server.storage import LIVE
 
 if TYPE_CHECKING:
     from server.app import Arena

@@ -24,7 +24,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import identity
 from server.clock import now_ms
-from server.games import Game, channel, game_of
+from server.games import StoredGame, channel, game_of
 from server.logs import REQUEST
 from server.protocol import (
     Abort,
@@ -316,7 +316,7 @@ class Session:
                 self.versions[game_id] = index
                 self.push(frame)
 
-    async def send_state(self, game: Game, request_id: int | None = None) -> None:
+    async def send_state(self, game: StoredGame, request_id: int | None = None) -> None:
         """Send a game's state; the client now knows the game up to its version. An event newer
         than the state that went out just before it (published while the state was read) is
         sent again after it."""

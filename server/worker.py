@@ -17,8 +17,7 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import ResponseError
 
-from engine.search.bot import Budget
-from engine.search.bot import Clock as BotClock
+from engine.search.budget import HOUSE_BOT, Turn
 from engine.search.registry import bot_names, make_bot
 from server.clock import now_ms
 from server.games import AI_STREAM, GameStore, open_redis
@@ -38,10 +37,6 @@ HEARTBEAT_MS = 10_000
 # touches its request every TOUCH_SECONDS, so a long think is never taken for a death.
 RECLAIM_MS = 3_000
 TOUCH_SECONDS = 1.0
-# Time kept back from a house bot's clock for the queue and the round trip to Redis.
-MARGIN_MS = 100
-# At full strength, the thinking time of a first move (off the clock, but limited in time).
-FIRST_MOVE_SECONDS = 2.0
 # A request that failed this often is dropped (logged) rather than retried forever.
 MAX_DELIVERIES = 5
 
@@ -192,27 +187,24 @@ class Worker:
         player = game.player(colour)
         bot = make_bot(bot_name)
         now = now_ms()
+        readings = game.clock_readings(now)
+        first_move = not game.clock.running  # off the clock, but due within its window
+        turn = Turn(
+            own_ms=readings[side],
+            opponent_ms=readings[1 - side],
+            increment_ms=game.clock.increment_ms,
+            first_move_ms=game.clock.first_move_ms if first_move else None,
+            # A running clock's reading is as of now; a first move's window runs from the
+            # start of the turn.
+            elapsed=game.clock.elapsed(now) / 1000 if first_move else 0.0,
+        )
         # Strength s thinks s/10 of what the bot's time manager would spend.
-        scale = strength / 10
-        if game.clock.running:
-            readings = game.clock_readings(now)
-            own, other = readings[side], readings[1 - side]
-            budget = Budget(
-                clock=BotClock(
-                    own=max(0.001, (own - MARGIN_MS) / 1000 * scale),
-                    opponent=other / 1000,
-                    increment=game.time.increment * scale,
-                )
-            )
-        else:
-            # A first move is off the clock but must come within the first-move time.
-            left = game.clock.deadline() - now - MARGIN_MS
-            budget = Budget(seconds=max(0.01, min(FIRST_MOVE_SECONDS, left / 4000) * scale))
-        position: Any = game.position()  # the bots take any GameState
+        budget = HOUSE_BOT.budget(turn, strength=strength / 10)
+        position: Any = game.state()  # the bots take any GameState
         started = time.perf_counter()
         decision = await asyncio.to_thread(bot.choose, position, budget)
         self.metrics.thinking.add(time.perf_counter() - started)
-        text = str(decision.move)
+        text = position.format_move(decision.move)
         try:
             await self.store.play(game_id, player.name, ply, text, now_ms())
         except ProtocolError as error:

@@ -20,6 +20,13 @@ ALLOWED = {
     "clients": {"clients", "engine", "server.protocol"},
     "server/cli.py": {"engine", "server", "clients"},
 }
+# Modules a package may not import although its layer could: the server reaches every game
+# through `engine.game`'s registry, never one game's package (docs/architecture.md).
+FORBIDDEN = {
+    "server": {"engine.amazons"},
+    "clients": {"engine.amazons"},
+    "server/cli.py": set(),
+}
 OURS = ("engine", "server", "clients")
 # A string naming a module of ours (`clients.bot`, `engine.amazons.game:AMAZONS`) may be imported
 # by name at run time (importlib, a registry): it is held to the same layering as an import.
@@ -88,4 +95,17 @@ def test_imports_follow_the_layering(path: Path) -> None:
     for name in _imports(path):
         assert any(name == a or name.startswith(a + ".") for a in allowed), (
             f"{path.relative_to(ROOT)} imports {name}; allowed: {sorted(allowed)}"
+        )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOURCES if _package_of(p) in FORBIDDEN],
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
+def test_the_server_and_clients_reach_games_only_through_the_registry(path: Path) -> None:
+    forbidden = FORBIDDEN[_package_of(path)]
+    for name in _imports(path):
+        assert not any(name == f or name.startswith(f + ".") for f in forbidden), (
+            f"{path.relative_to(ROOT)} imports {name}: reach a game through engine.game"
         )

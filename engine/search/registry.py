@@ -1,4 +1,5 @@
-"""Bots by name: a spec such as `mcts:c=0.8,seed=3` names a bot and sets its parameters."""
+"""Bots by name: a spec such as `mcts:c=0.8,seed=3` names a bot and sets its parameters. Each
+bot type says which registered games it plays (`BotType.games`, `bots_for`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.errors import NotationError
+from engine.game import get_game
 from engine.search.alphabeta import AlphaBetaBot, GreedyBot
 from engine.search.basic import MobilityBot, RandomBot
 from engine.search.bot import Bot
@@ -13,7 +15,7 @@ from engine.search.invader import InvaderBot
 from engine.search.mcts import MctsBot
 from engine.search.openspiel import OpenSpielMctsBot
 
-__all__ = ["BOTS", "BotType", "Param", "bot_names", "make_bot"]
+__all__ = ["ANY_GAME", "BOTS", "BotType", "Param", "bot_names", "bots_for", "make_bot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,16 +26,28 @@ class Param:
     help: str
 
 
+# In `BotType.games`: every registered game, for a bot that sees a game only through the
+# generic `GameState` interface, so a game registered later has it at once.
+ANY_GAME = "*"
+
+
 @dataclass(frozen=True, slots=True)
 class BotType:
+    """A kind of bot: its name, what it does, its parameters, how to make one, and the games
+    it plays (names in `engine.game`'s registry, or `ANY_GAME`)."""
+
     name: str
     summary: str
     params: tuple[Param, ...]
     make: Callable[..., Bot]
+    games: tuple[str, ...] = ("amazons",)
 
     def describe(self) -> str:
         params = ", ".join(f"{p.name}={p.default} ({p.help})" for p in self.params)
         return f"{self.name}: {self.summary}" + (f" [{params}]" if params else "")
+
+    def plays(self, game: str) -> bool:
+        return game in self.games or ANY_GAME in self.games
 
 
 SEED = Param("seed", int, 0, "random seed")
@@ -41,9 +55,13 @@ SEED = Param("seed", int, 0, "random seed")
 BOTS: dict[str, BotType] = {
     t.name: t
     for t in (
-        BotType("random", "uniform over the legal moves", (SEED,), RandomBot),
+        BotType("random", "uniform over the legal moves", (SEED,), RandomBot, (ANY_GAME,)),
         BotType(
-            "mobility", "the move that leaves the opponent the fewest moves", (SEED,), MobilityBot
+            "mobility",
+            "the move that leaves the opponent the fewest moves",
+            (SEED,),
+            MobilityBot,
+            (ANY_GAME,),
         ),
         BotType("greedy", "the best move by one-ply evaluation", (SEED,), GreedyBot),
         BotType(
@@ -116,6 +134,12 @@ BOTS: dict[str, BotType] = {
 
 def bot_names() -> list[str]:
     return list(BOTS)
+
+
+def bots_for(game: str) -> list[str]:
+    """The names of the bots that play `game`, in the registry's order (weakest first)."""
+    get_game(game)  # an unknown game is an error, not a game without bots
+    return [name for name, bot_type in BOTS.items() if bot_type.plays(game)]
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:

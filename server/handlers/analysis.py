@@ -49,7 +49,7 @@ async def analyze(
                 f"ply {ply} is past the end of game {game.game_id} ({game.ply} moves)",
                 field="ply",
             )
-        text = game.position_at(ply).text()
+        text = game.state_at(ply).text()
     analysis = await services.analyst.analyze(text)
     connection.reply(replace(analysis, id=request.id))
 

@@ -1,5 +1,6 @@
-"""The lobby: seeks, challenges (to users and to house bots), the quick-pairing pools and the
-list of live games. A game started here is followed by the connection that started it.
+"""The lobby: what is offered, seeks, challenges (to users and to house bots), the
+quick-pairing pools and the list of live games. A game started here is followed by the
+connection that started it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from server.clock import now_ms
 from server.games import GameStore
 from server.hub import LOBBY
 from server.lobby import MAX_SEEKS, Lobby
-from server.offers import TimeControls
+from server.offers import Offered
 from server.protocol import (
     AcceptChallenge,
     AcceptSeek,
@@ -34,7 +35,10 @@ from server.protocol import (
     GameList,
     GameStarted,
     ListGames,
+    ListOffers,
     ListSeeks,
+    OfferList,
+    Offers,
     Ok,
     Player,
     PlayerKind,
@@ -69,6 +73,7 @@ class Matchmaker(Protocol):
         second: Player,
         colour: ColourPreference,
         *,
+        game: str,
         setup: str,
         time: TimeControl,
         rated: bool,
@@ -85,8 +90,8 @@ class LobbyServices:
     lobby: Lobby
     store: GameStore  # the live games
     redis: aioredis.Redis  # accounts to challenge (server.identity), workers ready
-    time_controls: TimeControls
-    setups: tuple[str, ...]
+    offered: Offered  # game by game: setups, time controls, house bots
+    offers: Offers  # what `welcome` shows, which `list_offers` completes
     matchmaker: Matchmaker
 
 
@@ -105,31 +110,40 @@ class LobbyConnection(Protocol):
 
 
 def _check_terms(
-    services: LobbyServices, connection: LobbyConnection, setup: str, time: TimeControl, rated: bool
-) -> None:
-    refusal = services.time_controls.refusal(time)
-    if refusal is not None:
-        raise ProtocolError(ErrorCode.BAD_FIELD, refusal, field="time")
-    if setup not in services.setups:
-        offered = ", ".join(services.setups)
-        raise ProtocolError(
-            ErrorCode.BAD_FIELD,
-            f"setup {setup!r} is not offered; offered: {offered}",
-            field="setup",
-        )
+    services: LobbyServices,
+    connection: LobbyConnection,
+    game: str,
+    setup: str | None,
+    time: TimeControl,
+    rated: bool,
+) -> str:
+    """The setup to play (the game's default when none is named), once the game, setup and
+    time control are found offered and a guest asks for no rated game."""
+    chosen = services.offered.terms(game).check(setup, time)
     if rated and connection.me().kind is PlayerKind.GUEST:
         raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
+    return chosen
+
+
+async def list_offers(
+    services: LobbyServices, connection: LobbyConnection, request: ListOffers
+) -> None:
+    offers = services.offered.every_game_offers(services.offers)
+    connection.reply(OfferList(offers, id=request.id))
 
 
 async def seek(services: LobbyServices, connection: LobbyConnection, request: Seek) -> None:
-    _check_terms(services, connection, request.setup, request.time, request.rated)
+    setup = _check_terms(
+        services, connection, request.game, request.setup, request.time, request.rated
+    )
     # Seeks taken by others or expired no longer count.
     connection.seek_ids = await services.lobby.open_seeks(connection.seek_ids)
     if len(connection.seek_ids) >= MAX_SEEKS:
         raise ProtocolError(ErrorCode.CONFLICT, f"at most {MAX_SEEKS} open seeks at a time")
     seek = await services.lobby.add_seek(
         connection.me(),
-        setup=request.setup,
+        game=request.game,
+        setup=setup,
         time=request.time,
         rated=request.rated,
         colour=request.colour,
@@ -174,7 +188,13 @@ async def accept_seek(
     if await lobby.take_seek(request.seek_id, taker=me.name) is None:
         await _seek_gone(services, request.seek_id)
     started = await services.matchmaker.start_game(
-        seek.player, me, seek.colour, setup=seek.setup, time=seek.time, rated=seek.rated
+        seek.player,
+        me,
+        seek.colour,
+        game=seek.game,
+        setup=seek.setup,
+        time=seek.time,
+        rated=seek.rated,
     )
     await connection.started(started, request)
 
@@ -191,9 +211,12 @@ async def challenge(
     services: LobbyServices, connection: LobbyConnection, request: Challenge
 ) -> None:
     me = connection.me()
-    _check_terms(services, connection, request.setup, request.time, request.rated)
+    setup = _check_terms(
+        services, connection, request.game, request.setup, request.time, request.rated
+    )
     house = services.matchmaker.house_bot(request.opponent)
     if house is not None:
+        services.offered.terms(request.game).check_house_bot(house.name)
         if not await workers_ready(services.redis, now_ms()):
             raise ProtocolError(
                 ErrorCode.UNAVAILABLE,
@@ -204,7 +227,8 @@ async def challenge(
             me,
             house,
             request.colour,
-            setup=request.setup,
+            game=request.game,
+            setup=setup,
             time=request.time,
             rated=False,
             house_spec=services.matchmaker.house_spec(request.opponent, request.strength),
@@ -227,12 +251,13 @@ async def challenge(
         services.matchmaker.new_id(),
         me,
         opponent,
-        request.setup,
+        setup,
         request.time,
         request.rated,
         request.colour,
+        request.game,
     )
-    await services.lobby.add_challenge(info)
+    info = await services.lobby.add_challenge(info)
     connection.reply(ChallengeAdded(info, id=request.id))
 
 
@@ -254,6 +279,7 @@ async def accept_challenge(
         info.challenger,
         connection.me(),
         info.colour,
+        game=info.game,
         setup=info.setup,
         time=info.time,
         rated=info.rated,
@@ -298,9 +324,11 @@ async def _close_challenge(
 async def quick_pair(
     services: LobbyServices, connection: LobbyConnection, request: QuickPair
 ) -> None:
-    _check_terms(services, connection, request.setup, request.time, request.rated)
+    setup = _check_terms(
+        services, connection, request.game, request.setup, request.time, request.rated
+    )
     await services.lobby.join_pool(
-        connection.me(), request.setup, request.time, request.rated, now_ms()
+        connection.me(), request.game, setup, request.time, request.rated, now_ms()
     )
     connection.reply(Ok(id=request.id))
     services.matchmaker.wake_pairing()
@@ -332,5 +360,6 @@ ROUTES: tuple[Route[LobbyServices, LobbyConnection], ...] = (
     on(CancelChallenge, cancel_challenge),
     on(QuickPair, quick_pair),
     on(CancelQuickPair, cancel_quick_pair),
+    on(ListOffers, list_offers),
     on(ListGames, list_games),
 )

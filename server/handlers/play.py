@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from server.clock import now_ms
-from server.games import Game, GameStore, channel
+from server.games import GameStore, StoredGame, channel
 from server.metrics import ServerMetrics
 from server.protocol import (
     Abort,
@@ -60,7 +60,7 @@ class PlayConnection(Protocol):
 
     async def unfollow(self, name: str) -> None: ...
 
-    async def send_state(self, game: Game, request_id: int | None = None) -> None: ...
+    async def send_state(self, game: StoredGame, request_id: int | None = None) -> None: ...
 
     async def act(
         self, request: PlayMove | Resign | Abort | ClaimVictory, action: Awaitable[list[GameEvent]]

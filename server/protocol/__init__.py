@@ -18,6 +18,7 @@ from server.protocol.events import (
     GameSnapshot,
     GameStarted,
     MovePlayed,
+    OfferList,
     Ok,
     Pong,
     Presence,
@@ -30,7 +31,6 @@ from server.protocol.events import (
 from server.protocol.limits import MAX_EVENT_FRAME, MAX_REQUEST_FRAME
 from server.protocol.message import Event, GameEvent, Message, Request
 from server.protocol.requests import (
-    DEFAULT_SETUP,
     REQUESTS,
     Abort,
     AcceptChallenge,
@@ -46,6 +46,7 @@ from server.protocol.requests import (
     Guest,
     Hello,
     ListGames,
+    ListOffers,
     ListSeeks,
     Login,
     Ping,
@@ -59,11 +60,13 @@ from server.protocol.requests import (
     Watch,
 )
 from server.protocol.values import (
+    DEFAULT_GAME,
     ChallengeInfo,
     ChallengeOutcome,
     Clocks,
     Colour,
     ColourPreference,
+    GameOffers,
     GameStatus,
     GameSummary,
     Offers,
@@ -78,7 +81,7 @@ from server.protocol.values import (
 )
 
 __all__ = [
-    "DEFAULT_SETUP",
+    "DEFAULT_GAME",
     "EVENTS",
     "MAX_EVENT_FRAME",
     "MAX_REQUEST_FRAME",
@@ -110,6 +113,7 @@ __all__ = [
     "GameEnded",
     "GameEvent",
     "GameList",
+    "GameOffers",
     "GameSnapshot",
     "GameStarted",
     "GameStatus",
@@ -117,10 +121,12 @@ __all__ = [
     "Guest",
     "Hello",
     "ListGames",
+    "ListOffers",
     "ListSeeks",
     "Login",
     "Message",
     "MovePlayed",
+    "OfferList",
     "Offers",
     "Ok",
     "Phase",

@@ -20,6 +20,7 @@ from server.protocol.limits import (
     EventVersion,
     FieldPath,
     GameId,
+    GameName,
     Millis,
     MoveText,
     Ply,
@@ -35,6 +36,7 @@ from server.protocol.limits import (
 from server.protocol.message import Event, GameEvent, by_tag
 from server.protocol.schema import Length
 from server.protocol.values import (
+    DEFAULT_GAME,
     ChallengeInfo,
     ChallengeOutcome,
     Clocks,
@@ -61,6 +63,7 @@ __all__ = [
     "GameSnapshot",
     "GameStarted",
     "MovePlayed",
+    "OfferList",
     "Ok",
     "Pong",
     "Presence",
@@ -109,6 +112,13 @@ class Welcome(Event, tag="welcome"):
     user: Player
     games: Annotated[tuple[GameId, ...], Length(0, MAX_OWN_GAMES)] = ()
     offers: Offers | None = None
+
+
+@dataclass(frozen=True)
+class OfferList(Event, tag="offer_list"):
+    """The reply to `list_offers`: what the server offers, with `offers.games` for every game."""
+
+    offers: Offers
 
 
 @dataclass(frozen=True)
@@ -171,6 +181,7 @@ class GameStarted(GameEvent, tag="game_started"):
     clocks: Clocks
     setup: SetupName | None = None
     to_move: Colour | None = None
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -190,17 +201,19 @@ class GameSnapshot(GameEvent, tag="game_state"):
     setup: SetupName | None = None
     winner: Colour | None = None
     termination: Termination | None = None
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
 class MovePlayed(GameEvent, tag="move_played"):
     """Move number `ply` was played; `clocks` are after it, the increment added. `lag_credit` is
-    the time given back to the mover by lag compensation."""
+    the time given back to the mover by lag compensation; `to_move` the side to move next."""
 
     ply: Ply
     move: MoveText
     clocks: Clocks
     lag_credit: Millis = 0
+    to_move: Colour | None = None
 
 
 @dataclass(frozen=True)
@@ -256,6 +269,7 @@ EVENTS = by_tag(
     Ok,
     ErrorReply,
     Welcome,
+    OfferList,
     Pong,
     SeekList,
     SeekAdded,

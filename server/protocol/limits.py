@@ -18,6 +18,7 @@ __all__ = [
     "MAX_EVENT_FRAME",
     "MAX_EVENT_VERSION",
     "MAX_FIELD_PATH_LENGTH",
+    "MAX_GAME_NAME_LENGTH",
     "MAX_ID_LENGTH",
     "MAX_INCREMENT_SECONDS",
     "MAX_LISTED",
@@ -45,6 +46,7 @@ __all__ = [
     "EventVersion",
     "FieldPath",
     "GameId",
+    "GameName",
     "IncrementSeconds",
     "Millis",
     "MoveText",
@@ -87,6 +89,7 @@ MAX_PASSWORD_LENGTH = 128
 MAX_TOKEN_LENGTH = 128
 MAX_ID_LENGTH = 32
 MAX_SETUP_LENGTH = 32
+MAX_GAME_NAME_LENGTH = 32
 MAX_MOVE_LENGTH = 32
 MAX_POSITION_LENGTH = 1024  # a 26x26 position is at most 27 * 26 + 2 characters
 MAX_VALUE_LENGTH = 4096  # a CGT value in CGSuite notation; a longer one is sent as "?"
@@ -118,6 +121,7 @@ GameId = Annotated[str, Length(1, MAX_ID_LENGTH)]
 SeekId = Annotated[str, Length(1, MAX_ID_LENGTH)]
 ChallengeId = Annotated[str, Length(1, MAX_ID_LENGTH)]
 SetupName = Annotated[str, Length(1, MAX_SETUP_LENGTH)]
+GameName = Annotated[str, Length(1, MAX_GAME_NAME_LENGTH)]
 MoveText = Annotated[str, Length(1, MAX_MOVE_LENGTH)]
 PositionText = Annotated[str, Length(1, MAX_POSITION_LENGTH)]
 ValueText = Annotated[str, Length(1, MAX_VALUE_LENGTH)]

@@ -11,6 +11,7 @@ from server.protocol.limits import (
     ClientName,
     EventVersion,
     GameId,
+    GameName,
     MoveText,
     Password,
     Ply,
@@ -23,10 +24,9 @@ from server.protocol.limits import (
     UserName,
 )
 from server.protocol.message import Request, by_tag
-from server.protocol.values import ColourPreference, TimeControl
+from server.protocol.values import DEFAULT_GAME, ColourPreference, TimeControl
 
 __all__ = [
-    "DEFAULT_SETUP",
     "REQUESTS",
     "Abort",
     "AcceptChallenge",
@@ -42,6 +42,7 @@ __all__ = [
     "Guest",
     "Hello",
     "ListGames",
+    "ListOffers",
     "ListSeeks",
     "Login",
     "Ping",
@@ -54,8 +55,6 @@ __all__ = [
     "Unwatch",
     "Watch",
 ]
-
-DEFAULT_SETUP = "10x10"
 
 
 @dataclass(frozen=True)
@@ -100,12 +99,14 @@ class Ping(Request, tag="ping"):
 
 @dataclass(frozen=True)
 class Seek(Request, tag="seek"):
-    """Offer a game to anyone in the lobby. Reply `seek_added`."""
+    """Offer a game of `game` from `setup` (the game's default when none) to anyone in the
+    lobby. Reply `seek_added`."""
 
     time: TimeControl
-    setup: SetupName = DEFAULT_SETUP
+    setup: SetupName | None = None
     rated: bool = False
     colour: ColourPreference = ColourPreference.RANDOM
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -129,15 +130,17 @@ class AcceptSeek(Request, tag="accept_seek"):
 
 @dataclass(frozen=True)
 class Challenge(Request, tag="challenge"):
-    """Challenge a user, or a house bot at a `strength`. Reply `challenge_added`, or at once
-    `game_started` from a house bot."""
+    """Challenge a user, or a house bot at a `strength`, to a game of `game` from `setup` (the
+    game's default when none). Reply `challenge_added`, or at once `game_started` from a house
+    bot."""
 
     opponent: UserName
     time: TimeControl
-    setup: SetupName = DEFAULT_SETUP
+    setup: SetupName | None = None
     rated: bool = False
     colour: ColourPreference = ColourPreference.RANDOM
     strength: Strength | None = None
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -163,17 +166,23 @@ class CancelChallenge(Request, tag="cancel_challenge"):
 
 @dataclass(frozen=True)
 class QuickPair(Request, tag="quick_pair"):
-    """Join the pairing pool for a time control. Reply `ok`; `game_started` follows on a
-    pairing."""
+    """Join the pairing pool for a game, setup (the game's default when none) and time control.
+    Reply `ok`; `game_started` follows on a pairing."""
 
     time: TimeControl
-    setup: SetupName = DEFAULT_SETUP
+    setup: SetupName | None = None
     rated: bool = False
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
 class CancelQuickPair(Request, tag="cancel_quick_pair"):
     """Leave the pairing pool. Reply `ok`."""
+
+
+@dataclass(frozen=True)
+class ListOffers(Request, tag="list_offers"):
+    """What the server offers for every game. Reply `offer_list`."""
 
 
 @dataclass(frozen=True)
@@ -263,6 +272,7 @@ REQUESTS = by_tag(
     CancelChallenge,
     QuickPair,
     CancelQuickPair,
+    ListOffers,
     ListGames,
     Watch,
     Unwatch,

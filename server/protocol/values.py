@@ -15,6 +15,7 @@ from server.protocol.limits import (
     ChallengeId,
     Count,
     GameId,
+    GameName,
     IncrementSeconds,
     Millis,
     Ply,
@@ -26,12 +27,16 @@ from server.protocol.limits import (
 )
 from server.protocol.schema import Length
 
+DEFAULT_GAME = "amazons"  # the game of a message that names none
+
 __all__ = [
+    "DEFAULT_GAME",
     "ChallengeInfo",
     "ChallengeOutcome",
     "Clocks",
     "Colour",
     "ColourPreference",
+    "GameOffers",
     "GameStatus",
     "GameSummary",
     "Offers",
@@ -49,6 +54,10 @@ __all__ = [
 class Colour(StrEnum):
     WHITE = "white"
     BLACK = "black"
+
+    @property
+    def other(self) -> Colour:
+        return Colour.BLACK if self is Colour.WHITE else Colour.WHITE
 
 
 class ColourPreference(StrEnum):
@@ -96,11 +105,27 @@ class TimeControl:
 
 
 @dataclass(frozen=True)
+class GameOffers:
+    """What the server offers for one game: its setups (`default_setup` when a request names
+    none), its house bots, and its time controls: the ones listed in `time_controls` when that
+    is not empty, else any with a base from `min_base` to `max_base` seconds and an increment up
+    to `max_increment`."""
+
+    game: GameName
+    setups: Annotated[tuple[SetupName, ...], Length(1, MAX_LISTED)]
+    default_setup: SetupName
+    min_base: BaseSeconds
+    max_base: BaseSeconds
+    max_increment: IncrementSeconds
+    time_controls: Annotated[tuple[TimeControl, ...], Length(0, MAX_LISTED)] = ()
+    house_bots: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
+
+
+@dataclass(frozen=True)
 class Offers:
-    """What the server offers: its setups and house bots, and its time controls: the ones listed
-    in `time_controls` when that is not empty, else any with a base from `min_base` to
-    `max_base` seconds and an increment up to `max_increment`; and the clock rules a bot plans
-    by."""
+    """What the server offers: for its default game (Amazons) its setups, house bots and time
+    controls, as `GameOffers` has them; the clock rules a bot plans by; and in `games`, when
+    sent, the offers of every game."""
 
     setups: Annotated[tuple[SetupName, ...], Length(0, MAX_LISTED)]
     min_base: BaseSeconds
@@ -108,10 +133,12 @@ class Offers:
     max_increment: IncrementSeconds
     time_controls: Annotated[tuple[TimeControl, ...], Length(0, MAX_LISTED)] = ()
     house_bots: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
-    # The clock rules a bot plans by: the flat allowance a bot's every move gets, and the time
-    # each side has for its first move (which is off the clock).
+    # The clock rules a bot plans by: the flat allowance a bot's every move gets, the time
+    # each side has for its first move, and how many plies from the start are off the clock.
     bot_allowance_ms: Millis | None = None
     first_move_ms: Millis | None = None
+    free_plies: Ply | None = None
+    games: Annotated[tuple[GameOffers, ...], Length(0, MAX_LISTED)] | None = None
 
 
 @dataclass(frozen=True)
@@ -133,7 +160,8 @@ class Player:
 
 @dataclass(frozen=True)
 class SeekInfo:
-    """An open seek in the lobby: `player` will play anyone who accepts these terms."""
+    """An open seek in the lobby: `player` will play anyone who accepts these terms; the
+    player's rating is the one in `game`."""
 
     seek_id: SeekId
     player: Player
@@ -141,11 +169,13 @@ class SeekInfo:
     time: TimeControl
     rated: bool
     colour: ColourPreference
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
 class ChallengeInfo:
-    """An open challenge from `challenger` to `opponent`; `colour` is the challenger's wish."""
+    """An open challenge from `challenger` to `opponent`; `colour` is the challenger's wish;
+    the players' ratings are theirs in `game`."""
 
     challenge_id: ChallengeId
     challenger: Player
@@ -154,6 +184,7 @@ class ChallengeInfo:
     time: TimeControl
     rated: bool
     colour: ColourPreference
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -170,6 +201,7 @@ class GameSummary:
     to_move: Colour
     ply: Ply
     spectators: Count
+    game: GameName = DEFAULT_GAME
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -21,17 +22,18 @@ from websockets.asyncio.server import serve
 
 from clients import ArenaClient, GameView
 from clients.bot import (
-    FIRST_MOVE_SECONDS,
-    FIRST_MOVE_SHARE,
-    MARGIN_SECONDS,
+    DEFAULT_FIRST_MOVE_MS,
     BotError,
     BotPlayer,
-    ChallengePolicy,
-    main,
     run_bot,
     think_budget,
 )
+from clients.bot_cli import main
+from clients.challenges import ChallengePolicy
 from engine.amazons import Position
+from engine.game import GameState
+from engine.search.bot import Budget
+from engine.search.budget import REMOTE_BOT
 from server.app import Arena
 from server.games import GameStore
 from server.hub import user_channel
@@ -220,6 +222,56 @@ async def test_a_bot_finishes_its_game_after_its_connection_drops_while_it_think
     assert (connection_of_move[3], connection_of_move[7]) == (2, 3)
 
 
+class _FirstMoveEngine:
+    """An engine through the interface alone: it plays the first legal move and notes what the
+    runner asks of it."""
+
+    def __init__(self, made: list[_FirstMoveEngine]) -> None:
+        self.asked: list[str] = []
+        made.append(self)
+
+    @property
+    def name(self) -> str:
+        return "first-move"
+
+    async def prepare(self) -> None:
+        self.asked.append("prepare")
+
+    async def choose(self, state: GameState[Any], budget: Budget) -> str:
+        self.asked.append("choose")
+        return state.format_move(next(iter(state.legal_moves)))
+
+    async def close(self) -> None:
+        self.asked.append("close")
+
+
+@pytest.mark.asyncio
+async def test_the_runner_plays_any_engine_through_the_interface(
+    server: Server, redis: Redis
+) -> None:
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    made: list[_FirstMoveEngine] = []
+    async with asyncio.timeout(TIMEOUT):
+        bot = asyncio.create_task(
+            run_bot(server.url, token, lambda: _FirstMoveEngine(made), stop=stop)
+        )
+        await _until_online(server)
+        guest = await _guest(server.url)
+        game_id = await _challenge(guest, "black")
+        final = await _play_random_moves(guest, game_id, seed=4)
+        await _check_finished(redis, final)
+        prototype, game = made
+        while game.asked[-1] != "close":  # the runner lets the game's engine go once it ends
+            await asyncio.sleep(0.01)
+        stop.set()
+        await bot
+        await guest.close()
+    assert prototype.asked == ["prepare", "close"]  # compiled before any game, closed at the end
+    bot_moves = (len(final.moves) + 1) // 2  # the bot plays White
+    assert game.asked == ["prepare"] + ["choose"] * bot_moves + ["close"]
+
+
 @pytest.mark.asyncio
 async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis: Redis) -> None:
     token = await create_bot_token(redis, BOT)
@@ -365,7 +417,7 @@ async def _bot_command(
         command = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "clients.bot",
+            "clients.bot_cli",
             *args,
             cwd=Path(__file__).resolve().parents[2],
             env=env,
@@ -406,7 +458,7 @@ async def test_the_command_says_plainly_when_nothing_answers_and_keeps_trying(
     command = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "clients.bot",
+        "clients.bot_cli",
         "--server",
         url,
         "--engine",
@@ -512,20 +564,21 @@ def _view(ply: int, white_ms: int, black_ms: int, received: float) -> GameView:
 def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
     budget = think_budget(_view(4, 100_000, 80_000, received=10.0), Colour.WHITE, now=13.0)
     assert budget.clock is not None
-    assert budget.clock.own == pytest.approx(100 - 3 - MARGIN_SECONDS)
+    assert budget.clock.own == pytest.approx(100 - 3 - REMOTE_BOT.margin)
     assert (budget.clock.opponent, budget.clock.increment) == (80, 2)
     black = think_budget(_view(5, 100_000, 80_000, received=10.0), Colour.BLACK, now=10.0)
     assert black.clock is not None
-    assert black.clock.own == pytest.approx(80 - MARGIN_SECONDS)
+    assert black.clock.own == pytest.approx(80 - REMOTE_BOT.margin)
     # A first move is off the clock but due within the server's window.
     first = think_budget(_view(0, 300_000, 300_000, received=10.0), Colour.WHITE, now=11.0)
     assert first.clock is not None
-    assert first.clock.own == pytest.approx(FIRST_MOVE_SECONDS - 1 - MARGIN_SECONDS)
+    first_move_seconds = DEFAULT_FIRST_MOVE_MS / 1000 * REMOTE_BOT.first_move_share
+    assert first.clock.own == pytest.approx(first_move_seconds - 1 - REMOTE_BOT.margin)
     shorter = think_budget(
-        _view(1, 300_000, 300_000, received=10.0), Colour.BLACK, now=10.0, first_move_seconds=4
+        _view(1, 300_000, 300_000, received=10.0), Colour.BLACK, now=10.0, first_move_ms=8_000
     )
     assert shorter.clock is not None
-    assert shorter.clock.own == pytest.approx(4 - MARGIN_SECONDS)
+    assert shorter.clock.own == pytest.approx(8 * REMOTE_BOT.first_move_share - REMOTE_BOT.margin)
     late = think_budget(_view(6, 200, 80_000, received=10.0), Colour.WHITE, now=12.0)
     assert late.clock is not None
     assert 0 < late.clock.own < 0.1
@@ -576,10 +629,10 @@ async def test_a_bot_plans_its_first_moves_by_the_window_the_server_announces(
     token = await create_bot_token(redis, BOT)
     stop = asyncio.Event()
     player = BotPlayer(server.url, token, "random")
-    assert player.first_move_seconds == FIRST_MOVE_SECONDS  # before it has heard the server
+    assert player.first_move_ms == DEFAULT_FIRST_MOVE_MS  # before it has heard the server
     async with asyncio.timeout(TIMEOUT):
         bot = asyncio.create_task(player.run(stop))
         await _until_online(server)
-        assert player.first_move_seconds == 8 * FIRST_MOVE_SHARE
+        assert player.first_move_ms == 8_000
         stop.set()
         await bot

@@ -16,11 +16,14 @@ from redis.asyncio import Redis
 from clients import ArenaClient
 from engine.records import read_records
 from server.cli import main
+from server.games import GameStore
 from server.identity import create_account
 from server.protocol import (
     AcceptSeek,
     ColourPreference,
     GameStarted,
+    Player,
+    PlayerKind,
     PlayMove,
     Resign,
     Seek,
@@ -131,3 +134,25 @@ async def test_archive_refuses_to_append_to_a_file_that_is_not_records(
     assert err.startswith(f"arena archive: error: {out}:1: not a game record: ")
     assert err.count("\n") == 1
     assert out.read_text() == "a shopping list\n"
+
+
+@pytest.mark.asyncio
+async def test_a_game_other_than_amazons_is_archived_under_its_name(
+    redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = GameStore(redis)
+    ann, bob = Player("ann", PlayerKind.GUEST), Player("bob", PlayerKind.GUEST)
+    started = await store.create(
+        ann, bob, time=TimeControl(60, 0), rated=False, now=0, game="takeaway", setup="10"
+    )
+    for ply, take in enumerate(["3", "3", "3", "1"]):
+        await store.play(started.game_id, ("ann", "bob")[ply % 2], ply, take, now=1_000 * ply)
+    out = tmp_path / "games.jsonl"
+    assert f"wrote 1 game to {out}" in await _archive(redis_url, out, capsys)
+    [record] = read_records(out)
+    assert (record.game, record.start, record.moves, record.winner) == (
+        "takeaway",
+        "10 w",
+        ["3", "3", "3", "1"],
+        "black",
+    )

@@ -13,11 +13,11 @@ from server.clock import (
     Clock,
     LagPolicy,
     LateMoveError,
-    Side,
     Timeout,
 )
+from server.protocol import Colour
 
-WHITE, BLACK = Side.WHITE, Side.BLACK
+WHITE, BLACK = Colour.WHITE, Colour.BLACK
 
 
 def _opened(clock: Clock, at: int) -> Clock:
@@ -66,6 +66,15 @@ def test_a_new_clock_waits_for_whites_first_move() -> None:
     assert clock.quota(WHITE) == clock.quota(BLACK) == 3000
     assert clock.deadline() == 5_000 + FIRST_MOVE_MS
     assert clock.grace() == 0
+
+
+def test_a_clock_can_wait_for_black_first() -> None:
+    clock = Clock.start(180, 2, now=0, first=BLACK)
+
+    assert clock.to_move is BLACK
+    assert clock.to_dict()["to_move"] == 1
+    clock, _ = clock.charge(1_000, 0)
+    assert clock.to_move is WHITE
 
 
 def test_first_moves_are_free_and_earn_no_increment() -> None:

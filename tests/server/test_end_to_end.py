@@ -102,7 +102,7 @@ async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
     for client in (white, black, spectator):
         await client.wait_for(lambda c: c.games[game_id].status is GameStatus.ENDED)
         view = client.games[game_id]
-        assert view.moves == moves
+        assert view.moves == tuple(moves)
         assert view.termination is Termination.NO_LEGAL_MOVE
         assert view.winner is (Colour.WHITE if len(moves) % 2 == 1 else Colour.BLACK)
         assert view.version == len(moves) + 2  # game_started, the moves, game_ended
@@ -205,12 +205,12 @@ async def test_a_player_who_drops_resumes_and_misses_no_move(arena_url: str) -> 
     welcome = await again.resume(session)
     assert game_id in welcome.games
     await again.wait_for(lambda c: game_id in c.games)
-    assert again.games[game_id].moves == moves[:1]
+    assert again.games[game_id].moves == tuple(moves[:1])
     for ply in range(1, 6):
         mover = white if ply % 2 == 0 else again
         await mover.request(PlayMove(game_id, ply, moves[ply]))
     await white.wait_for(lambda c: c.games[game_id].ply == 6)
-    assert white.games[game_id].moves == moves[:6]
+    assert white.games[game_id].moves == tuple(moves[:6])
     await again.close()
     await white.close()
 
@@ -232,7 +232,7 @@ async def test_a_move_published_while_the_subscription_is_down_still_arrives(
     # Published to no one: the server's subscription is down for the moment.
     await black.request(PlayMove(game_id, 1, moves[1]))
     for client in (white, spectator):
-        await client.wait_for(lambda c: c.games[game_id].moves == moves[:2], timeout=5)
+        await client.wait_for(lambda c: c.games[game_id].moves == tuple(moves[:2]), timeout=5)
     await white.request(PlayMove(game_id, 2, moves[2]))
     await black.wait_for(lambda c: c.games[game_id].ply == 3)
     for client in (white, black, spectator):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import AsyncIterator, Callable
 
 import msgpack
@@ -14,15 +15,7 @@ from redis.asyncio import Redis
 
 from engine.amazons import SETUPS
 from server.clock import FIRST_MOVE_MS
-from server.games import (
-    AI_STREAM,
-    ATTENDANCE_MS,
-    Game,
-    GameStore,
-    game_key,
-    open_redis,
-    start_clock,
-)
+from server.games import AI_STREAM, ATTENDANCE_MS, GameStore, StoredGame, open_redis
 from server.protocol import (
     Colour,
     ErrorCode,
@@ -37,6 +30,8 @@ from server.protocol import (
     TimeControl,
     decode_event,
 )
+from server.referee import start_clock
+from server.storage import COMMIT, CommitArgs, CommitKeys, game_key
 
 ANN = Player("ann", PlayerKind.HUMAN)
 BOB = Player("bob", PlayerKind.HUMAN)
@@ -188,18 +183,18 @@ async def test_a_game_stored_with_its_position_as_text_plays_on(
     await store.play(game_id, "ann", 0, "b1-b4/d4", now=1_000)
     stored = await store.load(game_id)
     old = msgpack.unpackb(stored.to_bytes())
-    old["current"] = stored.position().text()
+    old["current"] = stored.state().text()
     await redis.hset(game_key(game_id), "doc", msgpack.packb(old))
     other = new_store()  # nothing cached: the game is read from Redis
-    assert (await other.load(game_id)).position() == stored.position()
+    assert (await other.load(game_id)).state() == stored.state()
     await other.play(game_id, "bob", 1, "b6-b5/c5", now=2_000)
     assert (await other.load(game_id)).moves == ("b1-b4/d4", "b6-b5/c5")
 
 
 def test_a_move_changes_only_the_moves_clock_position_and_version() -> None:
     # Every field set away from its default, so that one with_move forgot would show.
-    clock = start_clock(TimeControl(60, 2), ANN, BOB, SETUPS["6x6"], now=0)
-    game = Game(
+    clock = start_clock(TimeControl(60, 2), ANN, BOB, Colour.WHITE, now=0)
+    game = StoredGame(
         "g1",
         ANN,
         BOB,
@@ -220,6 +215,7 @@ def test_a_move_changes_only_the_moves_clock_position_and_version() -> None:
         house=("greedy", None),
         current=b"before",
         extra={"away": {"white": 3}},
+        game="takeaway",
     )
     later, _ = clock.charge(1_000, 0)
     played = game.with_move("b6-b5/c5", 300, (59_000, 60_000), later, b"after")
@@ -231,6 +227,64 @@ def test_a_move_changes_only_the_moves_clock_position_and_version() -> None:
         "version": 5,
         "current": b"after",
     }
-    for field in dataclasses.fields(Game):
+    for field in dataclasses.fields(StoredGame):
         expected = changed.get(field.name, getattr(game, field.name))
         assert getattr(played, field.name) == expected, field.name
+
+
+@pytest.mark.asyncio
+async def test_a_game_stored_before_games_had_names_loads_as_amazons(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    store = new_store()
+    game_id = await _game(store)
+    old = msgpack.unpackb((await store.load(game_id)).to_bytes())
+    del old["game"]
+    await redis.hset(game_key(game_id), "doc", msgpack.packb(old))
+    loaded = await new_store().load(game_id)
+    assert loaded.game == "amazons"
+    assert loaded.snapshot(0).game == "amazons"
+    await new_store().play(game_id, "ann", 0, "b1-b4/d4", now=1_000)
+
+
+@pytest.mark.asyncio
+async def test_any_registered_game_is_played_through_the_store(
+    redis: Redis, new_store: StoreFactory
+) -> None:
+    store = new_store()
+    started = await store.create(
+        ANN, BOB, time=TimeControl(60, 0), rated=False, now=0, game="takeaway", setup="10"
+    )
+    assert (started.game, started.start, started.to_move) == ("takeaway", "10 w", Colour.WHITE)
+    [summary] = await store.live_games(0)
+    assert (summary.game, summary.setup) == ("takeaway", "10")
+    game_id = started.game_id
+    for ply, (name, take) in enumerate([("ann", "3"), ("bob", "3"), ("ann", "2"), ("bob", "1")]):
+        [played] = await store.play(game_id, name, ply, take, now=1_000 * (ply + 1))
+        assert isinstance(played, MovePlayed)
+        assert played.to_move is (Colour.BLACK if ply % 2 == 0 else Colour.WHITE)
+    # A second process, with nothing cached, reads the state from its stored bytes.
+    assert (await new_store().load(game_id)).state().text() == "1 w"
+    with pytest.raises(ProtocolError, match="cannot take 2: take 1 to 1 counters"):
+        await store.play(game_id, "ann", 4, "2", now=5_000)
+    played, ended = await new_store().play(game_id, "ann", 4, "1", now=5_000)
+    assert isinstance(ended, GameEnded)
+    assert (ended.termination, ended.winner) == (Termination.NO_LEGAL_MOVE, Colour.WHITE)
+    game = await store.load(game_id)
+    snapshot = game.snapshot(6_000)
+    assert (snapshot.game, snapshot.moves, snapshot.status) == (
+        "takeaway",
+        ("3", "3", "2", "1", "1"),
+        GameStatus.ENDED,
+    )
+    record = game.record()
+    assert (record.game, record.winner, record.moves) == ("takeaway", "white", list(game.moves))
+    assert await store.live_games(6_000) == []
+
+
+def test_the_commit_script_reads_its_keys_and_arguments_by_name() -> None:
+    tables, _, body = COMMIT.partition("local first_event")
+    assert re.findall(r"(?:KEYS|ARGV)\[\d+\]", body) == []
+    assert "args.expected_version" in body
+    for field in (*CommitKeys._fields, *CommitArgs._fields):
+        assert re.search(rf"\b{field} = (KEYS|ARGV)\[\d+\]", tables), field

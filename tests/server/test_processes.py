@@ -215,7 +215,7 @@ async def test_two_server_processes_share_a_game_with_a_spectator(
         for client in (white, black, spectator):
             await client.wait_for(_ended(game_id), timeout=10)
             view = client.games[game_id]
-            assert view.moves == moves
+            assert view.moves == tuple(moves)
             assert view.termination is Termination.NO_LEGAL_MOVE
             assert view.version == versions
             await client.close()
@@ -336,13 +336,13 @@ async def test_a_stopped_server_exits_cleanly_and_its_game_goes_on_after_a_resta
         white = await ArenaClient.reconnect(after.url, white)
         black = await ArenaClient.reconnect(after.url, black)
         for client in (white, black):
-            assert client.games[game_id].moves == moves[:4]
+            assert client.games[game_id].moves == tuple(moves[:4])
         for ply in range(4, len(moves)):
             mover = white if ply % 2 == 0 else black
             await mover.request(PlayMove(game_id, ply, moves[ply]))
         for client in (white, black):
             await client.wait_for(_ended(game_id), timeout=10)
-            assert client.games[game_id].moves == moves
+            assert client.games[game_id].moves == tuple(moves)
             assert client.games[game_id].termination is Termination.NO_LEGAL_MOVE
         redis = from_url(f"unix://{short_dir / 'redis.sock'}")
         try:

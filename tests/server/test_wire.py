@@ -210,6 +210,7 @@ async def test_welcome_tells_what_the_server_offers_and_a_list_is_kept_to(
             "house_bots": list(HOUSE_BOTS),
             "bot_allowance_ms": 200,
             "first_move_ms": 30_000,
+            "free_plies": 2,
         }
         refused = await wire.call("seek", time={"base": 60, "increment": 2}, setup="6x6")
         assert refused["message"] == "time control 60+2 is not offered; offered: 60+0, 180+2"

@@ -1,11 +1,15 @@
+from __future__ import annotations
+
 import time
+from typing import Any
 
 import pytest
 
+import engine.game
 from engine import NotationError
 from engine.amazons import Position
 from engine.search.bot import Budget, Clock, NoMoveError
-from engine.search.registry import BOTS, make_bot
+from engine.search.registry import BOTS, bots_for, make_bot
 from engine.search.timing import think_time
 
 SPECS = sorted(BOTS)
@@ -164,3 +168,73 @@ def test_think_time_shares_the_clock() -> None:
     # Never more than a third of what is left, however few moves remain.
     assert think_time(Budget(clock=Clock(own=3.0, opponent=60.0)), 1) <= 1.0
     assert think_time(Budget(clock=Clock(own=0.001, opponent=60.0)), 1) > 0
+
+
+def test_every_bot_plays_amazons_and_the_simple_ones_play_every_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert bots_for("amazons") == list(BOTS)
+    # A game registered later (here a second name for Amazons) has the generic bots at once.
+    monkeypatch.setitem(engine.game._REGISTRY, "other", "engine.amazons.game:AMAZONS")
+    assert bots_for("other") == ["random", "mobility"]
+    assert not BOTS["invader"].plays("other")
+    with pytest.raises(NotationError, match="unknown game 'chess': registered games are"):
+        bots_for("chess")
+
+
+class _Rules:
+    """An Amazons position seen only through the generic GameState interface, as a bot sees a
+    game it has no kernels for."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+
+    @property
+    def current_player(self) -> int:
+        return self.position.current_player
+
+    @property
+    def legal_moves(self) -> Any:
+        return self.position.legal_moves
+
+    def apply(self, move: Any) -> None:
+        self.position.apply(move)
+
+    def undo(self) -> Any:
+        return self.position.undo()
+
+    def clone(self) -> _Rules:
+        return _Rules(self.position.clone())
+
+    def is_terminal(self) -> bool:
+        return self.position.is_terminal()
+
+    def returns(self) -> tuple[float, float]:
+        return self.position.returns()
+
+    def parse_move(self, text: str) -> Any:
+        return self.position.parse_move(text)
+
+    def format_move(self, move: Any) -> str:
+        return self.position.format_move(move)
+
+    def text(self) -> str:
+        return self.position.text()
+
+
+@pytest.mark.parametrize("name", ["random", "mobility"])
+def test_the_simple_bots_play_through_the_generic_interface(name: str) -> None:
+    position = Position.setup("6x6")
+    state = _Rules(position.clone())
+    decision = make_bot(name, seed=3).choose(state, Budget(seconds=0.1))
+    assert decision.move in position.legal_moves
+    assert state.text() == position.text()  # the state it was given is left as it was
+    if name == "mobility":
+        # By the rules it picks as well as by the kernels: the fewest replies.
+        by_kernels = make_bot("mobility", seed=3).choose(position, Budget(seconds=0.1))
+        assert decision.score == by_kernels.score
+
+
+def test_mobility_takes_the_win_through_the_generic_interface() -> None:
+    decision = make_bot("mobility").choose(_Rules(Position.parse("x2/W2/Bx1 w")), Budget(seconds=1))
+    assert str(decision.move) == "a2-b2/a2"

@@ -15,7 +15,7 @@ from server import identity
 from server.games import GameStore
 from server.handlers.account import AccountServices, bot_login
 from server.lobby import Lobby
-from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
+from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
 from server.protocol import (
     BotLogin,
     ErrorCode,
@@ -63,7 +63,7 @@ class Standin:
 
 
 def _services(redis: Redis) -> AccountServices:
-    offers = TimeControls.parse(DEFAULT_TIME_CONTROLS).offers(("6x6",), HOUSE_BOTS)
+    offers = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS).offers()
     return AccountServices(redis, LoginThrottle(redis), GameStore(redis), Lobby(redis), offers)
 
 

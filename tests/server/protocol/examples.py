@@ -26,6 +26,7 @@ from server.protocol import (
     Event,
     GameEnded,
     GameList,
+    GameOffers,
     GameSnapshot,
     GameStarted,
     GameStatus,
@@ -33,9 +34,12 @@ from server.protocol import (
     Guest,
     Hello,
     ListGames,
+    ListOffers,
     ListSeeks,
     Login,
     MovePlayed,
+    OfferList,
+    Offers,
     Ok,
     Ping,
     Player,
@@ -86,6 +90,18 @@ SNAPSHOT = GameSnapshot(
     GameStatus.PLAYING,
     setup="10x10",
 )
+AMAZONS_OFFERS = GameOffers(
+    "amazons", ("10x10", "8x8", "6x6"), "10x10", 15, 10_800, 180, house_bots=("greedy", "invader")
+)
+OFFERS = Offers(
+    AMAZONS_OFFERS.setups,
+    15,
+    10_800,
+    180,
+    house_bots=AMAZONS_OFFERS.house_bots,
+    bot_allowance_ms=200,
+    first_move_ms=30_000,
+)
 SUMMARY = GameSummary("g42", ANN, BOT, "10x10", BLITZ, True, CLOCKS, Colour.BLACK, 1, 3)
 
 REQUESTS: list[Request] = [
@@ -98,15 +114,19 @@ REQUESTS: list[Request] = [
     Ping(id=4),
     Seek(BLITZ, id=5),
     Seek(TimeControl(600, 0), "8x8", rated=True, colour=ColourPreference.BLACK),
+    Seek(TimeControl(600, 0), game="amazons"),
     CancelSeek("s7"),
     ListSeeks(),
     AcceptSeek("s7", id=6),
     Challenge("invader", BLITZ, strength=7, id=7),
     Challenge("guest-4821", TimeControl(0, 5), "6x6", True, ColourPreference.WHITE),
+    Challenge("greedy", BLITZ, game="amazons"),
+    ListOffers(id=13),
     AcceptChallenge("c3"),
     DeclineChallenge("c3"),
     CancelChallenge("c3"),
     QuickPair(BLITZ, id=8),
+    QuickPair(BLITZ, "6x6", rated=True, game="amazons"),
     CancelQuickPair(),
     ListGames(id=9),
     Watch("g42"),
@@ -126,6 +146,18 @@ EVENTS: list[Event] = [
     ErrorReply(ErrorCode.RATE_LIMITED, "too many seeks", retry_after=30),
     Welcome(1, "session-abcdef", ANN, ("g42", "g43"), id=2),
     Welcome(1, "session-0", GUEST),
+    Welcome(1, "session-1", ANN, offers=OFFERS),
+    OfferList(OFFERS, id=13),
+    OfferList(
+        Offers(
+            AMAZONS_OFFERS.setups,
+            60,
+            180,
+            2,
+            (TimeControl(60, 0), TimeControl(180, 2)),
+            games=(AMAZONS_OFFERS, GameOffers("other", ("small",), "small", 60, 60, 0)),
+        )
+    ),
     Pong(id=4),
     SeekList((SEEK, SEEK)),
     SeekList(()),

@@ -73,8 +73,9 @@ def test_absent_and_nil_optional_fields_are_the_same() -> None:
 
 def test_fields_with_defaults_may_be_left_out() -> None:
     frame = msgpack.packb({"t": "seek", "time": {"base": 300, "increment": 3}})
+    # No setup is the game's default one, which the server picks.
     assert decode_request(frame) == Seek(
-        TimeControl(300, 3), "10x10", False, ColourPreference.RANDOM
+        TimeControl(300, 3), None, False, ColourPreference.RANDOM, "amazons"
     )
 
 

@@ -61,6 +61,7 @@ def test_every_enum_value_is_documented(enum: type[StrEnum]) -> None:
         f"1..{limits.MAX_TOKEN_LENGTH}",
         f"1..{limits.MAX_ID_LENGTH}",
         f"1..{limits.MAX_SETUP_LENGTH}",
+        f"game name | string | 1..{limits.MAX_GAME_NAME_LENGTH}",
         f"1..{limits.MAX_MOVE_LENGTH}",
         f"1..{limits.MAX_POSITION_LENGTH}",
         f"1..{limits.MAX_CLIENT_LENGTH}",

@@ -1,0 +1,183 @@
+"""`arena bot`, the command line of the bot runner (`clients.bot`): its options, reading the
+token, logging, and running until Ctrl-C or SIGTERM. `python -m clients.bot_cli` runs it alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from clients.bot import BotError, check_url, run_bot
+from clients.challenges import ChallengePolicy, game_setups
+from clients.engines import EngineError, open_engine
+
+__all__ = ["add_command", "main", "run_command"]
+
+
+def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `bot` to an `arena` parser's subcommands."""
+    parser = commands.add_parser(
+        "bot",
+        help="play on a server as a bot account, with one of the engine's bots",
+        description="Log in to a server with a bot token, accept the challenges the bot can "
+        "play and play them; reconnects by itself after a dropped connection. Ctrl-C stops.",
+    )
+    _add_options(parser)
+    parser.set_defaults(run=run_command)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("ARENA_SERVER"),
+        metavar="URL",
+        help="the server's websocket URL, e.g. ws://localhost:8765 (default: $ARENA_SERVER)",
+    )
+    token = parser.add_mutually_exclusive_group()
+    token.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="read the bot's token from FILE (from `arena token create NAME --bot`)",
+    )
+    token.add_argument(
+        "--token",
+        default=os.environ.get("ARENA_BOT_TOKEN"),
+        help="the bot's token (default: $ARENA_BOT_TOKEN; prefer the variable or --token-file: "
+        "arguments show in process lists)",
+    )
+    parser.add_argument(
+        "--engine",
+        required=True,
+        type=_engine,
+        metavar="SPEC",
+        help="the engine bot and its parameters, e.g. invader or mcts:c=0.8 (see `arena bots`)",
+    )
+    parser.add_argument(
+        "--setup",
+        action="append",
+        choices=sorted(game_setups()),
+        dest="setups",
+        help="accept challenges from this setup only (repeat for several; default: all)",
+    )
+    parser.add_argument(
+        "--max-games",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="games to play at once; later challenges are declined (default 4)",
+    )
+    parser.add_argument(
+        "--min-seconds",
+        type=_positive,
+        default=10,
+        metavar="S",
+        help="decline time controls where base + 40 * increment is below S seconds (default 10)",
+    )
+    parser.add_argument(
+        "--casual", action="store_true", help="decline rated challenges, play casual games only"
+    )
+
+
+def _engine(text: str) -> str:
+    try:
+        open_engine(text)
+    except EngineError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the bot as parsed by `add_command` until Ctrl-C or SIGTERM; 0 when stopped."""
+    if not args.server:
+        raise BotError("no server: give --server URL or set ARENA_SERVER")
+    check_url(args.server)
+    token = args.token if args.token_file is None else _read_token(args.token_file)
+    if not token:
+        raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
+    policy = ChallengePolicy(
+        setups=frozenset(args.setups) if args.setups else game_setups(),
+        min_game_seconds=args.min_seconds,
+        rated=not args.casual,
+        max_games=args.max_games,
+    )
+    _configure_logging()
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await run_bot(args.server, token, args.engine, accept=policy, stop=stop, report=_say)
+
+    asyncio.run(play())
+    return 0
+
+
+def _say(text: str) -> None:
+    print(f"arena bot: {text}", file=sys.stderr, flush=True)
+
+
+def _read_token(path: Path) -> str:
+    try:
+        token = path.read_text().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not text"
+        raise BotError(f"cannot read the token file {path}: {reason}") from None
+    if not token:
+        raise BotError(f"the token file {path} is empty")
+    return token
+
+
+def _configure_logging() -> None:
+    """Readable lines on a terminal, JSON lines otherwise; to stderr either way."""
+    renderer: Any = (
+        structlog.dev.ConsoleRenderer()
+        if sys.stderr.isatty()
+        else structlog.processors.JSONRenderer()
+    )
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`arena bot` on its own: `python -m clients.bot_cli --server URL --engine SPEC`."""
+    parser = argparse.ArgumentParser(
+        prog="arena bot",
+        description="Play on an Amazons Arena server as a bot account with an engine bot.",
+    )
+    _add_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args)
+    except (BotError, OSError) as error:
+        parser.exit(2, f"arena bot: error: {error}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

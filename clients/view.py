@@ -1,0 +1,189 @@
+"""A game as a client knows it, as one immutable value: who plays, the start, every move, the
+clocks, the event version, the outcome, and the position as a state of the registered game.
+`GameView.open` makes one from `game_started` or `game_state`; `GameView.apply` is the one
+reducer that takes it from one version to the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from engine.errors import NotationError
+from engine.game import GameState, get_game
+from server.protocol import (
+    DEFAULT_GAME,
+    Clocks,
+    ClockUpdate,
+    Colour,
+    GameEnded,
+    GameEvent,
+    GameSnapshot,
+    GameStarted,
+    GameStatus,
+    MovePlayed,
+    Player,
+    Presence,
+    Termination,
+    TimeControl,
+    colour_of,
+    colour_to_move,
+)
+
+__all__ = ["GameView"]
+
+# The game a frame is about when it does not say (servers before games were named).
+# The colour of each player index of the engine's states: index 0 moves first in the standard
+# setups and plays White.
+COLOURS = (Colour.WHITE, Colour.BLACK)
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as this client knows it, built from the server's events. `received` is when the
+    view last changed (the `now` given to the client core, monotonic seconds): the running
+    clock has been running since about then, which `clocks` (read by the server as the event
+    left) does not show. `away` are the sides whose players are gone from the game."""
+
+    game_id: str
+    white: Player
+    black: Player
+    start: str
+    time: TimeControl
+    rated: bool
+    clocks: Clocks
+    setup: str | None = None
+    moves: tuple[str, ...] = ()
+    version: int = 0
+    status: GameStatus = GameStatus.PLAYING
+    winner: Colour | None = None
+    termination: Termination | None = None
+    game: str = DEFAULT_GAME
+    away: frozenset[Colour] = frozenset()
+    received: float = 0.0
+    # The side to move as the server or the position says (None: read from `start`).
+    _to_move: Colour | None = field(default=None, repr=False)
+    # The position after `moves`, when it has been worked out (never handed out: see position).
+    _state: GameState[object] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def ply(self) -> int:
+        """The number of moves played."""
+        return len(self.moves)
+
+    @property
+    def to_move(self) -> Colour:
+        """The side to move next."""
+        if self._to_move is not None:
+            return self._to_move
+        return colour_to_move(self.start, self.ply)
+
+    def colour_of(self, name: str) -> Colour | None:
+        """The colour the user `name` (any case) plays here, or None for someone else."""
+        return colour_of(self.white, self.black, name)
+
+    def player(self, colour: Colour) -> Player:
+        return self.white if colour is Colour.WHITE else self.black
+
+    def position(self) -> GameState[object]:
+        """The position after every move, as a new state of the registered game `game` (the
+        view is not changed by what is done to it). Raises a ValueError naming the problem when
+        the game is not registered here or a move cannot be read in it."""
+        if self._state is None:
+            object.__setattr__(self, "_state", _replay(self.game, self.start, self.moves))
+        assert self._state is not None
+        return self._state.clone()
+
+    @classmethod
+    def open(
+        cls, event: GameStarted | GameSnapshot, now: float, previous: GameView | None = None
+    ) -> GameView:
+        """The view a `game_started` or `game_state` gives, replacing `previous` (whose
+        presence it keeps: neither event says who is away)."""
+        game = event.game
+        if isinstance(event, GameSnapshot):
+            moves = tuple(event.moves)
+            status, winner, termination = event.status, event.winner, event.termination
+        else:
+            moves, status, winner, termination = (), GameStatus.PLAYING, None, None
+        state = _try_replay(game, event.start, moves)
+        to_move = event.to_move
+        if to_move is None and state is not None:
+            to_move = COLOURS[state.current_player]
+        return cls(
+            event.game_id,
+            event.white,
+            event.black,
+            event.start,
+            event.time,
+            event.rated,
+            event.clocks,
+            event.setup,
+            moves,
+            event.version,
+            status,
+            winner,
+            termination,
+            game,
+            previous.away if previous is not None else frozenset(),
+            now,
+            to_move,
+            state,
+        )
+
+    def apply(self, event: GameEvent, now: float) -> GameView:
+        """The view after `event`, the game's next version (the caller checks the version and,
+        for a move, its ply). An event of a kind this client does not know only moves the
+        version on."""
+        changed = replace(self, version=event.version, received=now)
+        if isinstance(event, MovePlayed):
+            return changed._played(event.move, event.clocks, event.to_move)
+        if isinstance(event, GameEnded):
+            return replace(
+                changed,
+                status=GameStatus.ENDED,
+                winner=event.winner,
+                termination=event.termination,
+                clocks=event.clocks,
+            )
+        if isinstance(event, ClockUpdate):
+            return replace(changed, clocks=event.clocks)
+        if isinstance(event, Presence):
+            away = self.away - {event.side} if event.online else self.away | {event.side}
+            return replace(changed, away=away)
+        return changed
+
+    def _played(self, move: str, clocks: Clocks, to_move: Colour | None) -> GameView:
+        """The view with `move` added: the side to move next as the server says, else as the
+        position says, else the other side."""
+        state = None
+        if self._state is not None:
+            state = self._state.clone()
+            try:
+                state.apply(state.parse_move(move))
+            except ValueError:
+                state = None  # `position` names the problem when asked
+        if to_move is None and state is not None:
+            to_move = COLOURS[state.current_player]
+        if to_move is None:
+            to_move = Colour.BLACK if self.to_move is Colour.WHITE else Colour.WHITE
+        return replace(
+            self, moves=(*self.moves, move), clocks=clocks, _to_move=to_move, _state=state
+        )
+
+
+def _replay(game: str, start: str, moves: tuple[str, ...]) -> GameState[object]:
+    """The state after `moves` from `start`; a ValueError names a move that cannot be read."""
+    state = get_game(game).parse_state(start)
+    for ply, text in enumerate(moves, 1):
+        try:
+            state.apply(state.parse_move(text))
+        except ValueError as error:
+            raise NotationError(f"move {ply} {text!r}: {error}") from None
+    return state
+
+
+def _try_replay(game: str, start: str, moves: tuple[str, ...]) -> GameState[object] | None:
+    try:
+        return _replay(game, start, moves)
+    except ValueError:
+        return None
