@@ -26,6 +26,7 @@ from server.hub import LOBBY, user_channel
 from server.lobby import MAX_SEEKS
 from server.logs import REQUEST
 from server.protocol import (
+    DEFAULT_GAME,
     PROTOCOL_VERSION,
     Abort,
     AcceptChallenge,
@@ -739,7 +740,7 @@ class Session:
                 ErrorCode.BAD_FIELD, "analyze takes either position or game_id", field="position"
             )
         if request.position is not None:
-            text = request.position
+            text, game_name = request.position, DEFAULT_GAME
         else:
             assert request.game_id is not None
             game = await self.arena.store.load(request.game_id)
@@ -750,8 +751,8 @@ class Session:
                     f"ply {ply} is past the end of game {game.game_id} ({game.ply} moves)",
                     field="ply",
                 )
-            text = game.state_at(ply).text()
-        analysis = await self.arena.analyst.analyze(text)
+            text, game_name = game.state_at(ply).text(), game.game
+        analysis = await self.arena.analyst.analyze(text, game_name)
         self.reply(replace(analysis, id=request.id))
 
     # Leaving
