@@ -9,7 +9,7 @@ from typing import Protocol
 
 from server.analysis import Analyst
 from server.games import GameStore
-from server.protocol import Analyze, ErrorCode, Event, ProtocolError
+from server.protocol import DEFAULT_GAME, Analyze, ErrorCode, Event, ProtocolError
 
 from .route import Route, on
 
@@ -38,7 +38,7 @@ async def analyze(
             ErrorCode.BAD_FIELD, "analyze takes either position or game_id", field="position"
         )
     if request.position is not None:
-        text = request.position
+        text, game_name = request.position, DEFAULT_GAME
     else:
         assert request.game_id is not None
         game = await services.store.load(request.game_id)
@@ -49,8 +49,8 @@ async def analyze(
                 f"ply {ply} is past the end of game {game.game_id} ({game.ply} moves)",
                 field="ply",
             )
-        text = game.state_at(ply).text()
-    analysis = await services.analyst.analyze(text)
+        text, game_name = game.state_at(ply).text(), game.game
+    analysis = await services.analyst.analyze(text, game_name)
     connection.reply(replace(analysis, id=request.id))
 
 
