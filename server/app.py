@@ -24,6 +24,14 @@ from server import identity
 from server.analysis import Analyst
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, warm_engine
+from server.handlers import (
+    AccountServices,
+    AnalysisServices,
+    Dispatch,
+    LobbyServices,
+    PlayServices,
+    dispatch,
+)
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.metrics import ServerMetrics, respond
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
@@ -89,6 +97,7 @@ class Arena:
         self._pairing = asyncio.Event()
         self.analyst = Analyst()
         self.metrics = ServerMetrics(self)
+        self.dispatch = self.bind_handlers()
 
     async def start(self) -> None:
         for terms in self.offered.games:
@@ -139,6 +148,18 @@ class Arena:
         if request.path == "/metrics":
             return respond(socket, await self.metrics.exposition())
         return None
+
+    def bind_handlers(self) -> Dispatch:
+        """The handler of each request, given the services of its area as this process
+        holds them now (once for every connection, not once a connection)."""
+        return dispatch(
+            AccountServices(self.redis, self.login_throttle, self.store, self.lobby, self.offers),
+            LobbyServices(
+                self.lobby, self.store, self.redis, self.offered, self.offers, matchmaker=self
+            ),
+            PlayServices(self.store, self.metrics),
+            AnalysisServices(self.store, self.analyst),
+        )
 
     # Games
 

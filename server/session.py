@@ -1,6 +1,9 @@
-"""One client's connection: reads frames through the sans-I/O protocol, acts on each request
-in order, and writes replies and followed news to the socket at once, without waiting (a client
-whose unsent frames pass a bound is disconnected and may resume; it never slows anyone else).
+"""One client's connection: reads frames through the sans-I/O protocol, hands each request in
+order to its handler (server.handlers), and writes replies and followed news to the socket at
+once, without waiting (a client whose unsent frames pass a bound is disconnected and may
+resume; it never slows anyone else). Handlers see a session only as the narrow connection
+of their area (server.handlers.Connection); following games, catching up and holding a game's
+frames while the connection's own action on it commits stay here.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import secrets
 import time
 from collections.abc import Awaitable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 import structlog
@@ -22,64 +25,24 @@ from websockets.exceptions import ConnectionClosed
 from server import identity
 from server.clock import now_ms
 from server.games import StoredGame, channel, game_of
-from server.hub import LOBBY, user_channel
-from server.lobby import MAX_SEEKS
 from server.logs import REQUEST
 from server.protocol import (
-    DEFAULT_GAME,
-    PROTOCOL_VERSION,
     Abort,
-    AcceptChallenge,
-    AcceptSeek,
-    Analyze,
-    BotLogin,
-    CancelChallenge,
-    CancelQuickPair,
-    CancelSeek,
-    Challenge,
-    ChallengeAdded,
-    ChallengeInfo,
-    ChallengeOutcome,
-    ChallengeRemoved,
     ClaimVictory,
     Colour,
-    DeclineChallenge,
     ErrorCode,
     ErrorReply,
     Event,
     GameEvent,
-    GameList,
     GameStatus,
-    Guest,
-    ListGames,
-    ListOffers,
-    ListSeeks,
-    Login,
-    OfferList,
-    Ok,
     Phase,
     Player,
-    PlayerKind,
     PlayMove,
     ProtocolError,
-    QuickPair,
     Request,
     Resign,
-    Resume,
-    Resync,
-    Seek,
-    SeekAdded,
-    SeekList,
-    SeekRemoved,
     ServerConnection,
-    Synced,
-    TimeControl,
-    Unwatch,
-    Watch,
-    Welcome,
 )
-from server.protocol.limits import MAX_OWN_GAMES
-from server.worker import workers_ready
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -94,34 +57,6 @@ TOKEN_REVOKED = (1008, "bot token revoked")
 LOGIN_SECONDS = 15.0  # from connecting until a `welcome`, or the connection is closed
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
-
-# The handler method of each request type (a name, so that no connection holds bound methods).
-HANDLERS: dict[type[Request], str] = {
-    Login: "_login",
-    BotLogin: "_bot_login",
-    Guest: "_guest",
-    Resume: "_resume",
-    Seek: "_seek",
-    CancelSeek: "_cancel_seek",
-    ListSeeks: "_list_seeks",
-    AcceptSeek: "_accept_seek",
-    Challenge: "_challenge",
-    AcceptChallenge: "_accept_challenge",
-    DeclineChallenge: "_decline_challenge",
-    CancelChallenge: "_cancel_challenge",
-    QuickPair: "_quick_pair",
-    CancelQuickPair: "_cancel_quick_pair",
-    ListGames: "_list_games",
-    ListOffers: "_list_offers",
-    Watch: "_watch",
-    Unwatch: "_unwatch",
-    PlayMove: "_move",
-    Resign: "_resign",
-    Abort: "_abort",
-    ClaimVictory: "_claim",
-    Resync: "_resync",
-    Analyze: "_analyze",
-}
 
 
 class TokenBucket:
@@ -149,6 +84,7 @@ class Session:
 
     def __init__(self, arena: Arena, socket: Socket) -> None:
         self.arena = arena
+        self.dispatch = arena.dispatch
         self.socket = socket
         self.protocol = ServerConnection()
         self.user: Player | None = None
@@ -262,7 +198,7 @@ class Session:
             self.arena.spawn(self._follow_own_games())
 
     async def _follow_own_games(self) -> None:
-        for game_id in await self.arena.store.games_of(self._me().name):
+        for game_id in await self.arena.store.games_of(self.me().name):
             if channel(game_id) not in self.channels:
                 await self._follow_started(game_id)
 
@@ -288,7 +224,8 @@ class Session:
             {k: getattr(request, k) for k in ("game_id", "ply") if hasattr(request, k)}
         )
         try:
-            await self._handle(request)
+            # The request's handler, by its type (server.handlers: one for each, checked).
+            await self.dispatch[type(request)](self, request)
         except ProtocolError as error:
             self.reply(ErrorReply.of(error, id=request.id))
         except Exception:
@@ -299,95 +236,32 @@ class Session:
         finally:
             REQUEST.reset(context)
 
-    async def _handle(self, request: Request) -> None:
-        name = HANDLERS.get(type(request))
-        if name is None:
-            raise ProtocolError(ErrorCode.UNAVAILABLE, f"{request.TAG} is not offered yet")
-        await getattr(self, name)(request)
+    # For the handlers (with reply, push, follow, follow_game, send_state and act)
 
-    # Logging in
+    def me(self) -> Player:
+        """The logged-in player (every request after the login has one)."""
+        assert self.user is not None
+        return self.user
 
-    async def _login(self, request: Login) -> None:
-        throttle, address = self.arena.login_throttle, self._address()
-        wait = await throttle.wait(request.user, address)
-        if wait > 0:
-            self.log.warning("login_throttled", account=request.user, wait=wait)
-            raise ProtocolError(
-                ErrorCode.RATE_LIMITED,
-                f"too many failed logins for {request.user}: try again in {wait} s",
-                retry_after=wait,
-            )
-        account = await identity.authenticate(self.arena.redis, request.user, request.password)
-        if account is None:
-            await throttle.failed(request.user, address)
-            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
-        await throttle.succeeded(request.user, address)
-        await self._welcome(request, account)
-
-    def _address(self) -> str:
+    def address(self) -> str:
         """The client's IP address (the peer's: a proxy in front is seen as the client)."""
         peer = self.socket.remote_address
         return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
-    async def _bot_login(self, request: BotLogin) -> None:
-        account = await identity.bot_for_token(self.arena.redis, request.token)
-        if account is None:
-            raise ProtocolError(
-                ErrorCode.BAD_CREDENTIALS,
-                "unknown bot token: it was not made on this server's database (`arena token "
-                "create` uses the data folder it is run in, or --redis-url), or it was revoked",
-            )
-        self.bot_token = identity.token_digest(request.token)
-        await self._welcome(request, account)
+    def lag_ms(self) -> int:
+        return int(self.socket.latency * 1000)
 
-    async def _guest(self, request: Guest) -> None:
-        await self._welcome(request, await identity.new_guest(self.arena.redis))
-
-    async def _resume(self, request: Resume) -> None:
-        account = await identity.resume_session(self.arena.redis, request.session)
-        if account is None:
-            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
-        self.bot_token = await identity.session_origin(self.arena.redis, request.session)
-        await self._welcome(request, account, session=request.session)
-
-    async def _welcome(
-        self, request: Request, account: identity.Account, session: str | None = None
-    ) -> None:
-        player = Player(account.name, PlayerKind(account.kind), account.rating)
-        if session is None:
-            session = await identity.open_session(
-                self.arena.redis, account.name, origin=self.bot_token
-            )
-        self.user = player
-        self.log = self.log.bind(user=player.name)
-        await self._follow(user_channel(player.name))
-        if self.bot_token is not None and not await identity.token_known(
-            self.arena.redis, self.bot_token
-        ):
-            # Revoked after the token was checked and before the follow, which missed the news.
-            self.user = None
-            await self._unfollow(user_channel(player.name))
-            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown bot token: it was revoked")
-        games = await self.arena.store.games_of(player.name)
-        self.reply(
-            Welcome(
-                PROTOCOL_VERSION,
-                session,
-                player,
-                tuple(games[:MAX_OWN_GAMES]),
-                self.arena.offers,
-                id=request.id,
-            )
-        )
-        for game_id in games:
-            await self.follow_game(game_id, 0, snapshot=True)
-        for challenge in await self.arena.lobby.challenges_for(player.name):
-            self.push(ChallengeAdded(challenge).to_wire())
-        self.log.info("logged_in", kind=str(player.kind))
+    async def started(self, started: GameEvent, request: Request) -> None:
+        """Follow a game this connection's request started, replying with its start."""
+        self.versions[started.game_id] = max(self.versions.get(started.game_id, 0), 1)
+        await self.follow(channel(started.game_id))
+        self.reply(replace(started, id=request.id))
+        await self._catch_up(started.game_id, 1, snapshot=False)
+        await self._attend(started.game_id)
 
     # Following channels and games
 
-    async def _follow(self, name: str) -> None:
+    async def follow(self, name: str) -> None:
         if name not in self.channels:
             self.channels.add(name)
             try:
@@ -396,7 +270,7 @@ class Session:
                 self.channels.discard(name)
                 raise
 
-    async def _unfollow(self, name: str) -> None:
+    async def unfollow(self, name: str) -> None:
         if name in self.channels:
             self.channels.discard(name)
             await self.arena.hub.unfollow(name, self)
@@ -404,7 +278,7 @@ class Session:
     async def follow_game(self, game_id: str, version: int, snapshot: bool = False) -> None:
         """Follow a game's channel, then send what the client misses after `version`: the
         logged events, or one snapshot. Subscribing first means no event falls in between."""
-        await self._follow(channel(game_id))
+        await self.follow(channel(game_id))
         await self._catch_up(game_id, version, snapshot)
         await self._attend(game_id)
 
@@ -424,7 +298,7 @@ class Session:
         # Claimed before the first await, so a second follow of the same game counts nothing.
         self.attending[game_id] = None
         game = await self.arena.store.load(game_id)
-        colour = game.colour_of(self._me().name)
+        colour = game.colour_of(self.me().name)
         if colour is not None and game.status is GameStatus.PLAYING:
             self.attending[game_id] = colour
             await self.arena.store.attend(
@@ -434,7 +308,7 @@ class Session:
     async def _catch_up(self, game_id: str, version: int, snapshot: bool) -> None:
         store = self.arena.store
         if snapshot:
-            await self._send_state(await store.load(game_id))
+            await self.send_state(await store.load(game_id))
             return
         frames = await store.events_since(game_id, version)
         for index, frame in enumerate(frames, start=version + 1):
@@ -442,7 +316,7 @@ class Session:
                 self.versions[game_id] = index
                 self.push(frame)
 
-    async def _send_state(self, game: StoredGame, request_id: int | None = None) -> None:
+    async def send_state(self, game: StoredGame, request_id: int | None = None) -> None:
         """Send a game's state; the client now knows the game up to its version. An event newer
         than the state that went out just before it (published while the state was read) is
         sent again after it."""
@@ -452,243 +326,9 @@ class Session:
         if pushed > game.version:
             await self._catch_up(game.game_id, game.version, snapshot=False)
 
-    # Lobby
+    # Acting on games
 
-    def _me(self) -> Player:
-        assert self.user is not None
-        return self.user
-
-    def _check_terms(self, game: str, setup: str | None, time: TimeControl, rated: bool) -> str:
-        """The setup to play (the game's default when none is named), once the game, setup and
-        time control are found offered and a guest asks for no rated game."""
-        chosen = self.arena.offered.terms(game).check(setup, time)
-        if rated and self._me().kind is PlayerKind.GUEST:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
-        return chosen
-
-    async def _list_offers(self, request: ListOffers) -> None:
-        offers = self.arena.offered.every_game_offers(self.arena.offers)
-        self.reply(OfferList(offers, id=request.id))
-
-    async def _seek(self, request: Seek) -> None:
-        setup = self._check_terms(request.game, request.setup, request.time, request.rated)
-        # Seeks taken by others or expired no longer count.
-        self.seek_ids = await self.arena.lobby.open_seeks(self.seek_ids)
-        if len(self.seek_ids) >= MAX_SEEKS:
-            raise ProtocolError(ErrorCode.CONFLICT, f"at most {MAX_SEEKS} open seeks at a time")
-        seek = await self.arena.lobby.add_seek(
-            self._me(),
-            game=request.game,
-            setup=setup,
-            time=request.time,
-            rated=request.rated,
-            colour=request.colour,
-            now=now_ms(),
-        )
-        self.seek_ids.add(seek.seek_id)
-        self.reply(SeekAdded(seek, id=request.id))
-
-    async def _cancel_seek(self, request: CancelSeek) -> None:
-        seek = await self.arena.lobby.peek_seek(request.seek_id, now_ms())
-        if seek is None:
-            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open seek {request.seek_id}")
-        if seek.player.name != self._me().name:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "that seek is not yours")
-        await self.arena.lobby.take_seek(request.seek_id)
-        self.seek_ids.discard(request.seek_id)
-        self.reply(SeekRemoved(request.seek_id, id=request.id))
-
-    async def _list_seeks(self, request: ListSeeks) -> None:
-        await self._follow(LOBBY)
-        seeks = await self.arena.lobby.seeks(now_ms())
-        self.reply(SeekList(tuple(seeks[:500]), id=request.id))
-
-    async def _accept_seek(self, request: AcceptSeek) -> None:
-        me, lobby = self._me(), self.arena.lobby
-        seek = await lobby.peek_seek(request.seek_id, now_ms())
-        if seek is None:
-            await self._seek_gone(request.seek_id)
-        if seek.player.name == me.name:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "you cannot accept your own seek")
-        if seek.rated and me.kind is PlayerKind.GUEST:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
-        if await lobby.take_seek(request.seek_id, taker=me.name) is None:
-            await self._seek_gone(request.seek_id)
-        started = await self.arena.start_game(
-            seek.player,
-            me,
-            seek.colour,
-            game=seek.game,
-            setup=seek.setup,
-            time=seek.time,
-            rated=seek.rated,
-        )
-        await self._started(started, request)
-
-    async def _seek_gone(self, seek_id: str) -> NoReturn:
-        """Refuse a seek that is not open: `conflict` if someone accepted it, else
-        `not_found` (never made, cancelled, or lapsed)."""
-        if await self.arena.lobby.taker(seek_id) is not None:
-            raise ProtocolError(ErrorCode.CONFLICT, f"seek {seek_id} was already taken")
-        raise ProtocolError(ErrorCode.NOT_FOUND, f"no open seek {seek_id}")
-
-    async def _started(self, started: GameEvent, request: Request) -> None:
-        self.versions[started.game_id] = max(self.versions.get(started.game_id, 0), 1)
-        await self._follow(channel(started.game_id))
-        self.reply(replace(started, id=request.id))
-        await self._catch_up(started.game_id, 1, snapshot=False)
-        await self._attend(started.game_id)
-
-    async def _challenge(self, request: Challenge) -> None:
-        me = self._me()
-        setup = self._check_terms(request.game, request.setup, request.time, request.rated)
-        house = self.arena.house_bot(request.opponent)
-        if house is not None:
-            self.arena.offered.terms(request.game).check_house_bot(house.name)
-            if not await workers_ready(self.arena.redis, now_ms()):
-                raise ProtocolError(
-                    ErrorCode.UNAVAILABLE,
-                    "no house-bot worker is ready (one may still be starting); try again soon",
-                    retry_after=10,
-                )
-            started = await self.arena.start_game(
-                me,
-                house,
-                request.colour,
-                game=request.game,
-                setup=setup,
-                time=request.time,
-                rated=False,
-                house_spec=self.arena.house_spec(request.opponent, request.strength),
-            )
-            await self._started(started, request)
-            return
-        if request.strength is not None:
-            raise ProtocolError(
-                ErrorCode.BAD_FIELD, "strength is for house bots only", field="strength"
-            )
-        account = await identity.find(self.arena.redis, request.opponent)
-        if account is None:
-            raise ProtocolError(ErrorCode.NOT_FOUND, f"no user or house bot {request.opponent}")
-        if account.name.lower() == me.name.lower():
-            raise ProtocolError(ErrorCode.FORBIDDEN, "you cannot challenge yourself")
-        opponent = Player(account.name, PlayerKind(account.kind), account.rating)
-        if request.rated and opponent.kind is PlayerKind.GUEST:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "guests play casual games only")
-        info = ChallengeInfo(
-            self.arena.new_id(),
-            me,
-            opponent,
-            setup,
-            request.time,
-            request.rated,
-            request.colour,
-            request.game,
-        )
-        info = await self.arena.lobby.add_challenge(info)
-        self.reply(ChallengeAdded(info, id=request.id))
-
-    async def _accept_challenge(self, request: AcceptChallenge) -> None:
-        lobby = self.arena.lobby
-        info = await lobby.challenge(request.challenge_id)
-        if info.opponent.name.lower() != self._me().name.lower():
-            raise ProtocolError(ErrorCode.FORBIDDEN, "that challenge is not addressed to you")
-        if (
-            await lobby.close_challenge(
-                request.challenge_id, ChallengeOutcome.ACCEPTED, by=self._me().name
-            )
-            is None
-        ):
-            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {request.challenge_id}")
-        started = await self.arena.start_game(
-            info.challenger,
-            self._me(),
-            info.colour,
-            game=info.game,
-            setup=info.setup,
-            time=info.time,
-            rated=info.rated,
-        )
-        await self._started(started, request)
-
-    async def _decline_challenge(self, request: DeclineChallenge) -> None:
-        await self._close_challenge(request.challenge_id, ChallengeOutcome.DECLINED, request)
-
-    async def _cancel_challenge(self, request: CancelChallenge) -> None:
-        await self._close_challenge(request.challenge_id, ChallengeOutcome.CANCELLED, request)
-
-    async def _close_challenge(
-        self, challenge_id: str, outcome: ChallengeOutcome, request: Request
-    ) -> None:
-        lobby = self.arena.lobby
-        info = await lobby.challenge(challenge_id)
-        mine = info.challenger if outcome is ChallengeOutcome.CANCELLED else info.opponent
-        if mine.name.lower() != self._me().name.lower():
-            whose = "yours" if outcome is ChallengeOutcome.CANCELLED else "addressed to you"
-            raise ProtocolError(ErrorCode.FORBIDDEN, f"that challenge is not {whose}")
-        if await lobby.close_challenge(challenge_id, outcome, by=self._me().name) is None:
-            raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {challenge_id}")
-        self.reply(ChallengeRemoved(challenge_id, outcome, id=request.id))
-
-    async def _quick_pair(self, request: QuickPair) -> None:
-        setup = self._check_terms(request.game, request.setup, request.time, request.rated)
-        await self.arena.lobby.join_pool(
-            self._me(), request.game, setup, request.time, request.rated, now_ms()
-        )
-        self.reply(Ok(id=request.id))
-        self.arena.wake_pairing()
-
-    async def _cancel_quick_pair(self, request: CancelQuickPair) -> None:
-        if not await self.arena.lobby.leave_pools(self._me().name):
-            raise ProtocolError(ErrorCode.NOT_FOUND, "not waiting for quick pairing")
-        self.reply(Ok(id=request.id))
-
-    async def _list_games(self, request: ListGames) -> None:
-        games = await self.arena.store.live_games(now_ms())
-        self.reply(GameList(tuple(games[:500]), id=request.id))
-
-    # Games
-
-    async def _watch(self, request: Watch) -> None:
-        game = await self.arena.store.load(request.game_id)
-        await self._follow(channel(game.game_id))
-        if game.colour_of(self._me().name) is None and game.game_id not in self.watching:
-            self.watching.add(game.game_id)
-            await self.arena.store.count_spectator(game.game_id, +1)
-        await self._send_state(await self.arena.store.load(request.game_id), request.id)
-
-    async def _unwatch(self, request: Unwatch) -> None:
-        if request.game_id not in self.watching:
-            raise ProtocolError(ErrorCode.NOT_FOUND, f"not watching game {request.game_id}")
-        self.watching.discard(request.game_id)
-        await self.arena.store.count_spectator(request.game_id, -1)
-        await self._unfollow(channel(request.game_id))
-        self.reply(Ok(id=request.id))
-
-    def _lag_ms(self) -> int:
-        return int(self.socket.latency * 1000)
-
-    async def _move(self, request: PlayMove) -> None:
-        store, name = self.arena.store, self._me().name
-        started = time.perf_counter()
-        await self._act(
-            request,
-            store.play(request.game_id, name, request.ply, request.move, now_ms(), self._lag_ms()),
-        )
-        self.arena.metrics.moved(time.perf_counter() - started)
-
-    async def _resign(self, request: Resign) -> None:
-        await self._act(
-            request, self.arena.store.resign(request.game_id, self._me().name, now_ms())
-        )
-
-    async def _abort(self, request: Abort) -> None:
-        await self._act(request, self.arena.store.abort(request.game_id, self._me().name, now_ms()))
-
-    async def _claim(self, request: ClaimVictory) -> None:
-        await self._act(request, self.arena.store.claim(request.game_id, self._me().name, now_ms()))
-
-    async def _act(
+    async def act(
         self, request: PlayMove | Resign | Abort | ClaimVictory, action: Awaitable[list[GameEvent]]
     ) -> None:
         """Commit an action on a game and reply with its first event, the rest following as
@@ -716,51 +356,12 @@ class Session:
         for version in sorted(later):
             self._pass_on(game_id, version, later[version])
 
-    async def _resync(self, request: Resync) -> None:
-        """Replay what the client misses after its version; a version past the game's (which
-        the client cannot have) gets the game's state instead, then anything newer."""
-        game_id = request.game_id
-        game = await self.arena.store.load(game_id)
-        await self._follow(channel(game_id))
-        ahead = request.version > game.version
-        if ahead:
-            self.push(game.snapshot(now_ms()).to_wire())
-        since = game.version if ahead else request.version
-        frames = await self.arena.store.events_since(game_id, since)
-        for frame in frames:
-            self.push(frame)
-        last = since + len(frames)
-        # After a state the client knows exactly `last`; after a replay, perhaps more already.
-        self.versions[game_id] = last if ahead else max(self.versions.get(game_id, 0), last)
-        self.reply(Synced(game_id, last, id=request.id))
-
-    async def _analyze(self, request: Analyze) -> None:
-        if (request.position is None) == (request.game_id is None):
-            raise ProtocolError(
-                ErrorCode.BAD_FIELD, "analyze takes either position or game_id", field="position"
-            )
-        if request.position is not None:
-            text, game_name = request.position, DEFAULT_GAME
-        else:
-            assert request.game_id is not None
-            game = await self.arena.store.load(request.game_id)
-            ply = game.ply if request.ply is None else request.ply
-            if ply > game.ply:
-                raise ProtocolError(
-                    ErrorCode.BAD_FIELD,
-                    f"ply {ply} is past the end of game {game.game_id} ({game.ply} moves)",
-                    field="ply",
-                )
-            text, game_name = game.state_at(ply).text(), game.game
-        analysis = await self.arena.analyst.analyze(text, game_name)
-        self.reply(replace(analysis, id=request.id))
-
     # Leaving
 
     async def _leave(self) -> None:
         with contextlib.suppress(Exception):
             for name in tuple(self.channels):
-                await self._unfollow(name)
+                await self.unfollow(name)
             lobby = self.arena.lobby
             for seek_id in tuple(self.seek_ids):
                 await lobby.take_seek(seek_id)

@@ -625,6 +625,7 @@ async def test_a_bot_plans_its_first_moves_by_the_window_the_server_announces(
     server: Server, redis: Redis
 ) -> None:
     server.arena.offers = replace(server.arena.offers, first_move_ms=8_000)
+    server.arena.dispatch = server.arena.bind_handlers()  # a welcome now announces them
     token = await create_bot_token(redis, BOT)
     stop = asyncio.Event()
     player = BotPlayer(server.url, token, "random")

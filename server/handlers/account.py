@@ -1,0 +1,161 @@
+"""Logging in: with a password (failed attempts throttled), a bot's token, as a guest, or by
+taking up a session again. Each ends in a `welcome`, after which the connection follows the
+player's news, games and challenges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import redis.asyncio as aioredis
+
+from server import identity
+from server.games import GameStore
+from server.hub import user_channel
+from server.lobby import Lobby
+from server.protocol import (
+    PROTOCOL_VERSION,
+    BotLogin,
+    ChallengeAdded,
+    ErrorCode,
+    Event,
+    Guest,
+    Login,
+    Offers,
+    Player,
+    PlayerKind,
+    ProtocolError,
+    Request,
+    Resume,
+    Welcome,
+)
+from server.protocol.limits import MAX_OWN_GAMES
+from server.throttle import LoginThrottle
+
+from .route import Route, on
+
+__all__ = ["ROUTES", "AccountConnection", "AccountServices"]
+
+
+@dataclass(frozen=True)
+class AccountServices:
+    """What logging in uses."""
+
+    redis: aioredis.Redis  # accounts, bot tokens and sessions (server.identity)
+    throttle: LoginThrottle
+    store: GameStore  # the player's games in play
+    lobby: Lobby  # challenges waiting for the player
+    offers: Offers  # what the welcome says the server offers
+
+
+class AccountConnection(Protocol):
+    """The connection as logging in sees it."""
+
+    user: Player | None  # set once the player is welcomed
+    bot_token: str | None  # digest of the bot token logged in with, if any
+    log: Any  # the connection's bound logger
+
+    def address(self) -> str: ...
+
+    def reply(self, event: Event) -> None: ...
+
+    def push(self, frame: bytes) -> None: ...
+
+    async def follow(self, name: str) -> None: ...
+
+    async def unfollow(self, name: str) -> None: ...
+
+    async def follow_game(self, game_id: str, version: int, snapshot: bool = False) -> None: ...
+
+
+async def login(services: AccountServices, connection: AccountConnection, request: Login) -> None:
+    throttle, address = services.throttle, connection.address()
+    wait = await throttle.wait(request.user, address)
+    if wait > 0:
+        connection.log.warning("login_throttled", account=request.user, wait=wait)
+        raise ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"too many failed logins for {request.user}: try again in {wait} s",
+            retry_after=wait,
+        )
+    account = await identity.authenticate(services.redis, request.user, request.password)
+    if account is None:
+        await throttle.failed(request.user, address)
+        raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
+    await throttle.succeeded(request.user, address)
+    await _welcome(services, connection, request, account)
+
+
+async def bot_login(
+    services: AccountServices, connection: AccountConnection, request: BotLogin
+) -> None:
+    account = await identity.bot_for_token(services.redis, request.token)
+    if account is None:
+        raise ProtocolError(
+            ErrorCode.BAD_CREDENTIALS,
+            "unknown bot token: it was not made on this server's database (`arena token "
+            "create` uses the data folder it is run in, or --redis-url), or it was revoked",
+        )
+    connection.bot_token = identity.token_digest(request.token)
+    await _welcome(services, connection, request, account)
+
+
+async def guest(services: AccountServices, connection: AccountConnection, request: Guest) -> None:
+    await _welcome(services, connection, request, await identity.new_guest(services.redis))
+
+
+async def resume(services: AccountServices, connection: AccountConnection, request: Resume) -> None:
+    account = await identity.resume_session(services.redis, request.session)
+    if account is None:
+        raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
+    connection.bot_token = await identity.session_origin(services.redis, request.session)
+    await _welcome(services, connection, request, account, session=request.session)
+
+
+async def _welcome(
+    services: AccountServices,
+    connection: AccountConnection,
+    request: Request,
+    account: identity.Account,
+    session: str | None = None,
+) -> None:
+    player = Player(account.name, PlayerKind(account.kind), account.rating)
+    if session is None:
+        session = await identity.open_session(
+            services.redis, account.name, origin=connection.bot_token
+        )
+    connection.user = player
+    connection.log = connection.log.bind(user=player.name)
+    await connection.follow(user_channel(player.name))
+    if connection.bot_token is not None and not await identity.token_known(
+        services.redis, connection.bot_token
+    ):
+        # Revoked after the token was checked and before the follow, which missed the news.
+        connection.user = None
+        await connection.unfollow(user_channel(player.name))
+        raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown bot token: it was revoked")
+    games = await services.store.games_of(player.name)
+    connection.reply(
+        Welcome(
+            PROTOCOL_VERSION,
+            session,
+            player,
+            tuple(games[:MAX_OWN_GAMES]),
+            services.offers,
+            id=request.id,
+        )
+    )
+    for game_id in games:
+        await connection.follow_game(game_id, 0, snapshot=True)
+    for challenge in await services.lobby.challenges_for(player.name):
+        connection.push(ChallengeAdded(challenge).to_wire())
+    connection.log.info("logged_in", kind=str(player.kind))
+
+
+ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
+    on(Login, login),
+    on(BotLogin, bot_login),
+    on(Guest, guest),
+    on(Resume, resume),
+)
