@@ -27,8 +27,7 @@ from websockets.uri import parse_uri
 from clients.connection import ArenaClient, ArenaError, Backoff, GameView
 from engine.amazons import SETUPS, Position
 from engine.errors import NotationError
-from engine.search.bot import Bot, Budget
-from engine.search.bot import Clock as BotClock
+from engine.search.bot import Bot, Budget, ClockReading
 from engine.search.registry import make_bot
 from server.protocol import (
     AcceptChallenge,
@@ -537,7 +536,7 @@ def think_budget(
         own = min(own, first_move_seconds)
     own = max(0.01, own - elapsed - MARGIN_SECONDS)
     return Budget(
-        clock=BotClock(own=own, opponent=other_ms / 1000, increment=float(view.time.increment))
+        clock=ClockReading(own=own, opponent=other_ms / 1000, increment=float(view.time.increment))
     )
 
 

@@ -17,8 +17,7 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import ResponseError
 
-from engine.search.bot import Budget
-from engine.search.bot import Clock as BotClock
+from engine.search.bot import Budget, ClockReading
 from engine.search.registry import bot_names, make_bot
 from server.clock import now_ms
 from server.games import AI_STREAM, GameStore, open_redis
@@ -198,7 +197,7 @@ class Worker:
             readings = game.clock_readings(now)
             own, other = readings[side], readings[1 - side]
             budget = Budget(
-                clock=BotClock(
+                clock=ClockReading(
                     own=max(0.001, (own - MARGIN_MS) / 1000 * scale),
                     opponent=other / 1000,
                     increment=game.time.increment * scale,
