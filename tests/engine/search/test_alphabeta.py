@@ -10,8 +10,7 @@ from engine.amazons import Move, Position, Side
 from engine.search.alphabeta import WIN, AlphaBetaBot, GreedyBot, _Search
 from engine.search.bot import Bot, Budget, ClockReading, NoMoveError
 from engine.search.evaluation import evaluate_position
-from engine.search.mcts import moves_left
-from engine.search.timing import think_time
+from engine.search.timing import moves_left, think_time
 from tests.engine.strategies import positions
 
 # Seconds a bot may overrun its budget here: catches a bot that ignores its deadline
