@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from engine.amazons.notation import Move, Side
 from engine.amazons.position import Position
-from engine.amazons.regions import Region
+from engine.amazons.regions import KEY_BLACK, KEY_EMPTY, KEY_WHITE, Region
 from engine.cgt import amazons_search as ks
 from engine.cgt import forms
 from engine.cgt.form import Form
@@ -175,7 +175,7 @@ class RegionSolver:
         owner = np.full(board.shape[0], -1, dtype=np.int64)
         for number, (cells, _) in enumerate(regions):
             owner[cells] = number
-        piece = ks.BLACK if position.side_to_move is Side.BLACK else ks.WHITE
+        piece = KEY_BLACK if position.side_to_move is Side.BLACK else KEY_WHITE
         moves = np.zeros(ks.count_moves(board, stride, rows, piece), dtype=np.int64)
         n = ks.generate_moves(board, stride, rows, piece, moves, 0)
         size = board.shape[0]
@@ -481,9 +481,9 @@ def _region_board(region: Region) -> tuple[UInt8Array, int, int]:
     rows = 3 + max(s.rank for s in region.squares) - y0
     board = np.zeros(stride * rows, dtype=np.uint8)
     for squares, code in (
-        (region.squares, ks.EMPTY),
-        (region.white, ks.WHITE),
-        (region.black, ks.BLACK),
+        (region.squares, KEY_EMPTY),
+        (region.white, KEY_WHITE),
+        (region.black, KEY_BLACK),
     ):
         for s in squares:
             board[(s.rank - y0 + 1) * stride + s.file - x0 + 1] = code
@@ -523,8 +523,8 @@ def follower_count(position: Position) -> int:
     while frontier:
         grown = []
         for b in frontier:
-            count = ks.count_moves(b, stride, rows, ks.BLACK) + ks.count_moves(
-                b, stride, rows, ks.WHITE
+            count = ks.count_moves(b, stride, rows, KEY_BLACK) + ks.count_moves(
+                b, stride, rows, KEY_WHITE
             )
             out = np.zeros((count, size), dtype=np.uint8)
             ks.successors(b, stride, rows, np.zeros(count, dtype=np.int64), out)

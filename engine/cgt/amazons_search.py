@@ -36,12 +36,7 @@ from numba import njit
 
 from engine.amazons import regions
 from engine.amazons.kernels import amazon_move_count, amazon_moves, directions
-
-# Cell codes, as in keys.
-BURNT = 0
-EMPTY = 1
-WHITE = 2
-BLACK = 3
+from engine.amazons.regions import KEY_BLACK, KEY_BURNT, KEY_EMPTY, KEY_WHITE
 
 # Kinds of node.
 CONTESTED = 0
@@ -129,7 +124,7 @@ def load_key(key: np.ndarray, offset: int, board: np.ndarray) -> tuple[int, int]
     stride = width + 2
     rows = height + 2
     for i in range(stride * rows):
-        board[i] = BURNT
+        board[i] = KEY_BURNT
     for y in range(height):
         for x in range(width):
             board[(y + 1) * stride + x + 1] = key[offset + 2 + y * width + x]
@@ -144,8 +139,8 @@ def count_moves(board: np.ndarray, stride: int, rows: int, piece: int) -> int:
     for origin in range(stride * rows):
         if board[origin] != piece:
             continue
-        board[origin] = EMPTY
-        n += amazon_move_count(board, dirs, origin, EMPTY)
+        board[origin] = KEY_EMPTY
+        n += amazon_move_count(board, dirs, origin, KEY_EMPTY)
         board[origin] = piece
     return n
 
@@ -160,8 +155,8 @@ def generate_moves(
     for origin in range(stride * rows):
         if board[origin] != piece:
             continue
-        board[origin] = EMPTY
-        n = amazon_moves(board, dirs, origin, EMPTY, out, n)
+        board[origin] = KEY_EMPTY
+        n = amazon_moves(board, dirs, origin, KEY_EMPTY, out, n)
         board[origin] = piece
     return n
 
@@ -172,9 +167,9 @@ def play(board: np.ndarray, move: int) -> None:
     target = (move >> 10) & 1023
     arrow = move >> 20
     piece = board[origin]
-    board[origin] = EMPTY
+    board[origin] = KEY_EMPTY
     board[target] = piece
-    board[arrow] = BURNT
+    board[arrow] = KEY_BURNT
 
 
 @njit(cache=True)
@@ -195,7 +190,7 @@ def split(
     count = 0
     top = 0
     for start in range(size):
-        if board[start] == BURNT or labels[start] >= 0:
+        if board[start] == KEY_BURNT or labels[start] >= 0:
             continue
         starts[count] = top
         labels[start] = count
@@ -207,7 +202,7 @@ def split(
             read += 1
             for d in range(8):
                 nb = sq + dirs[d]
-                if board[nb] != BURNT and labels[nb] < 0:
+                if board[nb] != KEY_BURNT and labels[nb] < 0:
                     labels[nb] = count
                     cells[top] = nb
                     top += 1
@@ -247,7 +242,7 @@ def region_key(
     height = y1 - y0 + 1
     area = width * height
     for i in range(area):
-        grid[i] = BURNT
+        grid[i] = KEY_BURNT
     for k in range(first, last):
         y = cells[k] // stride
         x = cells[k] % stride
@@ -278,7 +273,7 @@ def region_key(
             if have:
                 for i in range(length):
                     c = candidate[i]
-                    if colours == 1 and i >= 2 and c >= WHITE:
+                    if colours == 1 and i >= 2 and c >= KEY_WHITE:
                         c = 5 - c
                     b = out[at + i]
                     if c != b:
@@ -288,7 +283,7 @@ def region_key(
             if not have or order < 0 or (order == 0 and swapped and colours == 0):
                 for i in range(length):
                     c = candidate[i]
-                    if colours == 1 and i >= 2 and c >= WHITE:
+                    if colours == 1 and i >= 2 and c >= KEY_WHITE:
                         c = 5 - c
                     out[at + i] = c
                 swapped = colours == 1
@@ -354,11 +349,11 @@ def add_node(
         c = key[at + k]
         arena[offset + k] = c
         if k >= 2:
-            if c == WHITE:
+            if c == KEY_WHITE:
                 whites += 1
-            elif c == BLACK:
+            elif c == KEY_BLACK:
                 blacks += 1
-            elif c == EMPTY:
+            elif c == KEY_EMPTY:
                 empties += 1
     nodes[n, N_KEY] = offset
     nodes[n, N_LEN] = length
@@ -430,9 +425,9 @@ def components(
         empties = 0
         for k in range(starts[c], starts[c + 1]):
             v = board[cells[k]]
-            if v == EMPTY:
+            if v == KEY_EMPTY:
                 empties += 1
-            elif v != BURNT:
+            elif v != KEY_BURNT:
                 amazons += 1
         if amazons == 0 or empties == 0:
             continue
@@ -537,14 +532,14 @@ def search(
         phase = frames[d, F_PHASE]
         if phase == 0:
             if kind == CONTESTED:
-                n_left = count_moves(board, stride, rows, BLACK)
-                n_right = count_moves(board, stride, rows, WHITE)
+                n_left = count_moves(board, stride, rows, KEY_BLACK)
+                n_right = count_moves(board, stride, rows, KEY_WHITE)
             elif kind == SETTLED_BLACK:
-                n_left = count_moves(board, stride, rows, BLACK)
+                n_left = count_moves(board, stride, rows, KEY_BLACK)
                 n_right = 0
             else:
                 n_left = 0
-                n_right = count_moves(board, stride, rows, WHITE)
+                n_right = count_moves(board, stride, rows, KEY_WHITE)
             total = n_left + n_right
             # An option has at most one contested part per amazon of the scarcer colour.
             most_parts = 1
@@ -552,9 +547,9 @@ def search(
                 whites = 0
                 blacks = 0
                 for k in range(stride * rows):
-                    if board[k] == WHITE:
+                    if board[k] == KEY_WHITE:
                         whites += 1
-                    elif board[k] == BLACK:
+                    elif board[k] == KEY_BLACK:
                         blacks += 1
                 most_parts = min(whites, blacks)
             top = meta[M_MOVES]
@@ -576,10 +571,10 @@ def search(
                 return NEED_ROOM
             end = top
             if kind != SETTLED_WHITE:
-                end = generate_moves(board, stride, rows, BLACK, moves, end)
+                end = generate_moves(board, stride, rows, KEY_BLACK, moves, end)
             split_at = end
             if kind != SETTLED_BLACK:
-                end = generate_moves(board, stride, rows, WHITE, moves, end)
+                end = generate_moves(board, stride, rows, KEY_WHITE, moves, end)
             meta[M_MOVES] = end
             frames[d, F_MOVES] = top
             frames[d, F_SPLIT] = split_at
@@ -776,7 +771,7 @@ def move_followers(
         move = moves[i]
         label = region[move & 1023]
         for k in range(size):
-            work[k] = board[k] if region[k] == label else BURNT
+            work[k] = board[k] if region[k] == label else KEY_BURNT
         play(work, move)
         count = components(work, stride, rows, labels, cells, starts, grid, candidate, keys, found)
         room = 0
@@ -803,8 +798,8 @@ def successors(
 ) -> int:
     """Every board one move away, for either player: out[j] is the j-th; return how many
     (out sized by count_moves of both colours)."""
-    n = generate_moves(board, stride, rows, BLACK, moves, 0)
-    n = generate_moves(board, stride, rows, WHITE, moves, n)
+    n = generate_moves(board, stride, rows, KEY_BLACK, moves, 0)
+    n = generate_moves(board, stride, rows, KEY_WHITE, moves, n)
     size = stride * rows
     for i in range(n):
         for k in range(size):

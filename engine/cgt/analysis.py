@@ -16,7 +16,7 @@ from engine.cgt import amazons
 from engine.cgt.amazons import BudgetExceededError, RegionSolver
 from engine.cgt.form import ZERO, Form
 
-__all__ = ["Analysis", "RegionAnalysis", "analyze", "winner"]
+__all__ = ["PositionAnalysis", "RegionAnalysis", "analyze", "winner"]
 
 JsonValue = str | int | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
@@ -30,7 +30,9 @@ class RegionAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
-class Analysis:
+class PositionAnalysis:
+    """What `analyze` found in a position."""
+
     position: Position
     regions: tuple[RegionAnalysis, ...]
     total: Form | None  # the sum of the regions' values, when every one is known
@@ -74,7 +76,7 @@ def winner(value: Form, to_move: Side) -> Side:
 
 def analyze(
     position: Position, *, seconds: float | None = None, solver: RegionSolver | None = None
-) -> Analysis:
+) -> PositionAnalysis:
     """Analyse `position` within `seconds` in all (no limit when None)."""
     solver = solver or amazons.solver
     deadline = None if seconds is None else time.perf_counter() + seconds
@@ -100,7 +102,7 @@ def analyze(
             best = tuple(solver.best_moves(position, seconds=remaining()))
         except BudgetExceededError:
             best = None
-    return Analysis(position, tuple(found), total, best)
+    return PositionAnalysis(position, tuple(found), total, best)
 
 
 def _value_fields(value: Form | None) -> dict[str, JsonValue]:

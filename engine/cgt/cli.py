@@ -14,7 +14,7 @@ from engine.amazons.notation import Side
 from engine.amazons.position import Position
 from engine.cgt import amazons, endgame_cli
 from engine.cgt.amazons import BudgetExceededError
-from engine.cgt.analysis import Analysis, analyze
+from engine.cgt.analysis import PositionAnalysis, analyze
 from engine.cgt.form import Form
 from engine.errors import NotationError
 from engine.records_cli import add_record_options, recorded_position
@@ -149,7 +149,7 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(result: Analysis) -> list[str]:
+def _report(result: PositionAnalysis) -> list[str]:
     count = len(result.regions)
     lines = [
         f"position {result.position.text()}",
