@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.amazons import Position, Square
 from engine.amazons.regions import Region
-from engine.cgt import Game, born_by, forms
+from engine.cgt import Form, born_by, forms
 from engine.cgt.amazons import RegionSolver, follower_count
 from engine.cgt.endgame import EndgameDatabase
 
@@ -121,7 +121,7 @@ def amazons(text: str, followers: bool) -> None:
     text_theirs = repr(theirs)[len("CanonicalForm('") : -2]
     print(
         f"  cgt-py: {their_seconds:>8.2f} s ({their_seconds / seconds:.1f} times ours), "
-        f"same value: {Game.parse(text_theirs) == ours}"
+        f"same value: {Form.parse(text_theirs) == ours}"
     )
     if followers:
         print(f"  {count / their_seconds:,.0f} boards/s cgt-py")
@@ -170,10 +170,10 @@ def cgt_py_values(games: list[int]) -> dict[int, Any]:
     except ImportError:
         print("cgt-py not installed: our figures only (pip install cgt-py anywidget)")
         return {}
-    return {g: cgt_py.CanonicalForm(brace_text(Game(g))) for g in games}
+    return {g: cgt_py.CanonicalForm(brace_text(Form(g))) for g in games}
 
 
-def brace_text(g: Game) -> str:
+def brace_text(g: Form) -> str:
     """g with every non-number written as nested braces, which cgt-py reads."""
     if g.is_number:
         return str(g)

@@ -80,21 +80,56 @@ def _vacate(board: np.ndarray, mob: np.ndarray, sq: int, stride: int) -> None:
 
 
 @njit(cache=True)
+def queen_sight(board: np.ndarray, dirs: tuple[int, ...], sq: int, empty: int) -> int:
+    """How many squares coded `empty` a queen on `sq` sees."""
+    seen = 0
+    for d in range(8):
+        p = sq + dirs[d]
+        while board[p] == empty:
+            seen += 1
+            p += dirs[d]
+    return seen
+
+
+@njit(cache=True)
+def amazon_moves(
+    board: np.ndarray, dirs: tuple[int, ...], origin: int, empty: int, out: np.ndarray, n: int
+) -> int:
+    """Write to out[n:] the moves of the amazon on `origin`, a square the caller has emptied
+    (the arrow may cross it or land on it), and return where they end. Squares coded `empty`
+    are free: the engine's boards and the region solver's (engine.cgt.amazons_search) code
+    them differently. Order: directions, then distance; arrows likewise."""
+    for d in range(8):
+        target = origin + dirs[d]
+        while board[target] == empty:
+            for e in range(8):
+                arrow = target + dirs[e]
+                while board[arrow] == empty:
+                    out[n] = encode(origin, target, arrow)
+                    n += 1
+                    arrow += dirs[e]
+            target += dirs[d]
+    return n
+
+
+@njit(cache=True)
+def amazon_move_count(board: np.ndarray, dirs: tuple[int, ...], origin: int, empty: int) -> int:
+    """How many moves amazon_moves writes, counted without a mobility map."""
+    n = 0
+    for d in range(8):
+        target = origin + dirs[d]
+        while board[target] == empty:
+            n += queen_sight(board, dirs, target, empty)
+            target += dirs[d]
+    return n
+
+
+@njit(cache=True)
 def compute_mobility(board: np.ndarray, mob: np.ndarray, stride: int) -> None:
     """Fill `mob` from scratch: for each empty square, the empty squares a queen there sees."""
     dirs = directions(stride)
     for sq in range(board.shape[0]):
-        mob[sq] = 0
-        if board[sq] != EMPTY:
-            continue
-        seen = 0
-        for d in range(8):
-            step = dirs[d]
-            p = sq + step
-            while board[p] == EMPTY:
-                seen += 1
-                p += step
-        mob[sq] = seen
+        mob[sq] = queen_sight(board, dirs, sq, EMPTY) if board[sq] == EMPTY else 0
 
 
 @njit(cache=True)
@@ -221,16 +256,7 @@ def generate_moves(
         origin = amazons[side, i]
         piece = board[origin]
         board[origin] = EMPTY
-        for d in range(8):
-            target = origin + dirs[d]
-            while board[target] == EMPTY:
-                for e in range(8):
-                    arrow = target + dirs[e]
-                    while board[arrow] == EMPTY:
-                        out[n] = encode(origin, target, arrow)
-                        n += 1
-                        arrow += dirs[e]
-                target += dirs[d]
+        n = amazon_moves(board, dirs, origin, EMPTY, out, n)
         board[origin] = piece
     return n
 

@@ -17,7 +17,18 @@ from engine.amazons import kernels
 from engine.amazons.notation import Move, Side, Square
 from engine.amazons.position import Position
 
-__all__ = ["SYMMETRIES", "CanonicalRegion", "Region", "RegionKind", "Symmetry", "regions"]
+__all__ = [
+    "KEY_BLACK",
+    "KEY_BURNT",
+    "KEY_EMPTY",
+    "KEY_WHITE",
+    "SYMMETRIES",
+    "CanonicalRegion",
+    "Region",
+    "RegionKind",
+    "Symmetry",
+    "regions",
+]
 
 
 class RegionKind(Enum):
@@ -58,8 +69,9 @@ SYMMETRIES: Final = (
     Symmetry(0, -1, -1, 0),
 )
 
-# Cell codes in keys. Burnt sorts first, so keys of the same shape order by contents.
-_BURNT, _EMPTY, _WHITE, _BLACK = 0, 1, 2, 3
+# Cell codes in keys (not the board's codes of engine.amazons.kernels). Burnt sorts first, so
+# keys of the same shape order by contents.
+KEY_BURNT, KEY_EMPTY, KEY_WHITE, KEY_BLACK = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +163,8 @@ class Region:
         return best
 
     def _cells(self, swap: bool) -> dict[tuple[int, int], int]:
-        white, black = (_BLACK, _WHITE) if swap else (_WHITE, _BLACK)
-        cells = {(s.file, s.rank): _EMPTY for s in self.squares}
+        white, black = (KEY_BLACK, KEY_WHITE) if swap else (KEY_WHITE, KEY_BLACK)
+        cells = {(s.file, s.rank): KEY_EMPTY for s in self.squares}
         cells.update({(s.file, s.rank): white for s in self.white})
         cells.update({(s.file, s.rank): black for s in self.black})
         return cells
@@ -170,7 +182,7 @@ def _key(cells: dict[tuple[int, int], int]) -> bytes:
 def _position_of(cells: dict[tuple[int, int], int], side: Side) -> Position:
     width = 1 + max(x for x, _ in cells)
     height = 1 + max(y for _, y in cells)
-    letters = {_EMPTY: None, _WHITE: "W", _BLACK: "B"}
+    letters = {KEY_EMPTY: None, KEY_WHITE: "W", KEY_BLACK: "B"}
     pieces: dict[Square, str] = {
         Square(x, y): "x" for x in range(width) for y in range(height) if (x, y) not in cells
     }

@@ -17,10 +17,10 @@ import numpy.typing as npt
 
 from engine.amazons.notation import Move, Side
 from engine.amazons.position import Position
-from engine.amazons.regions import Region
+from engine.amazons.regions import KEY_BLACK, KEY_EMPTY, KEY_WHITE, Region
 from engine.cgt import amazons_search as ks
 from engine.cgt import forms
-from engine.cgt.game import Game
+from engine.cgt.form import Form
 
 __all__ = [
     "BudgetExceededError",
@@ -72,7 +72,7 @@ class MoveValue:
     """A move and the value of the whole position after it."""
 
     move: Move
-    value: Game
+    value: Form
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +82,12 @@ class LocalMove:
 
     move: Move
     region: int
-    after: Game
+    after: Form
 
 
 @dataclass(frozen=True, slots=True)
 class LocalValues:
-    regions: tuple[Game, ...]  # the value of each region that matters (Left = Black)
+    regions: tuple[Form, ...]  # the value of each region that matters (Left = Black)
     moves: tuple[LocalMove, ...]  # every legal move of the side to move
 
 
@@ -136,14 +136,14 @@ class RegionSolver:
 
     def region_value(
         self, region: Region, *, seconds: float | None = None, positions: int | None = None
-    ) -> Game:
+    ) -> Form:
         """The value of one region (Left = Black)."""
         board, stride, rows = _region_board(region)
         return self._board_value(board, stride, rows, _Budget(seconds, positions, self))
 
     def position_value(
         self, position: Position, *, seconds: float | None = None, positions: int | None = None
-    ) -> Game:
+    ) -> Form:
         """The value of a position: the sum of its regions' values. The side to move does not
         enter it; it decides who wins (engine.cgt.analysis.winner)."""
         board, stride, rows = _position_board(position)
@@ -151,7 +151,7 @@ class RegionSolver:
 
     def key_value(
         self, key: bytes, *, seconds: float | None = None, positions: int | None = None
-    ) -> Game:
+    ) -> Form:
         """The value of the region with this canonical key (engine.amazons.regions)."""
         array = np.frombuffer(key, dtype=np.uint8)
         if len(key) < 3 or len(key) != 2 + int(array[0]) * int(array[1]) or max(key[2:]) > 3:
@@ -175,7 +175,7 @@ class RegionSolver:
         owner = np.full(board.shape[0], -1, dtype=np.int64)
         for number, (cells, _) in enumerate(regions):
             owner[cells] = number
-        piece = ks.BLACK if position.side_to_move is Side.BLACK else ks.WHITE
+        piece = KEY_BLACK if position.side_to_move is Side.BLACK else KEY_WHITE
         moves = np.zeros(ks.count_moves(board, stride, rows, piece), dtype=np.int64)
         n = ks.generate_moves(board, stride, rows, piece, moves, 0)
         size = board.shape[0]
@@ -195,9 +195,9 @@ class RegionSolver:
                 g = self._key_value(out_keys[at : at + length], budget)
                 after[index] = forms.add(after[index], forms.negate(g) if swapped else g)
         return LocalValues(
-            tuple(Game(value) for _, value in regions),
+            tuple(Form(value) for _, value in regions),
             tuple(
-                LocalMove(position.decode(move), int(owner[move & 1023]), Game(after[i]))
+                LocalMove(position.decode(move), int(owner[move & 1023]), Form(after[i]))
                 for i, move in enumerate(moves[:n].tolist())
             ),
         )
@@ -207,7 +207,7 @@ class RegionSolver:
     ) -> list[MoveValue]:
         """Every legal move of the side to move, with the value of the position after it."""
         local = self.local_move_values(position, seconds=seconds, positions=positions)
-        total = Game(_sum(g.id for g in local.regions))
+        total = Form(_sum(g.id for g in local.regions))
         return [MoveValue(m.move, total - local.regions[m.region] + m.after) for m in local.moves]
 
     def best_moves(
@@ -226,8 +226,8 @@ class RegionSolver:
 
     # -- searching ---------------------------------------------------------------------------
 
-    def _board_value(self, board: UInt8Array, stride: int, rows: int, budget: _Budget) -> Game:
-        return Game(_sum(value for _, value in self._regions(board, stride, rows, budget)))
+    def _board_value(self, board: UInt8Array, stride: int, rows: int, budget: _Budget) -> Form:
+        return Form(_sum(value for _, value in self._regions(board, stride, rows, budget)))
 
     def _regions(
         self, board: UInt8Array, stride: int, rows: int, budget: _Budget
@@ -481,9 +481,9 @@ def _region_board(region: Region) -> tuple[UInt8Array, int, int]:
     rows = 3 + max(s.rank for s in region.squares) - y0
     board = np.zeros(stride * rows, dtype=np.uint8)
     for squares, code in (
-        (region.squares, ks.EMPTY),
-        (region.white, ks.WHITE),
-        (region.black, ks.BLACK),
+        (region.squares, KEY_EMPTY),
+        (region.white, KEY_WHITE),
+        (region.black, KEY_BLACK),
     ):
         for s in squares:
             board[(s.rank - y0 + 1) * stride + s.file - x0 + 1] = code
@@ -523,8 +523,8 @@ def follower_count(position: Position) -> int:
     while frontier:
         grown = []
         for b in frontier:
-            count = ks.count_moves(b, stride, rows, ks.BLACK) + ks.count_moves(
-                b, stride, rows, ks.WHITE
+            count = ks.count_moves(b, stride, rows, KEY_BLACK) + ks.count_moves(
+                b, stride, rows, KEY_WHITE
             )
             out = np.zeros((count, size), dtype=np.uint8)
             ks.successors(b, stride, rows, np.zeros(count, dtype=np.int64), out)
@@ -543,14 +543,14 @@ solver: Final = RegionSolver()
 
 def region_value(
     region: Region, *, seconds: float | None = None, positions: int | None = None
-) -> Game:
+) -> Form:
     """The value of a region (Left = Black), with the shared memo."""
     return solver.region_value(region, seconds=seconds, positions=positions)
 
 
 def position_value(
     position: Position, *, seconds: float | None = None, positions: int | None = None
-) -> Game:
+) -> Form:
     """The value of a position, the sum of its regions' values, with the shared memo."""
     return solver.position_value(position, seconds=seconds, positions=positions)
 

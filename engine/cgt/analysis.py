@@ -14,9 +14,9 @@ from engine.amazons.position import Position
 from engine.amazons.regions import Region
 from engine.cgt import amazons
 from engine.cgt.amazons import BudgetExceededError, RegionSolver
-from engine.cgt.game import ZERO, Game
+from engine.cgt.form import ZERO, Form
 
-__all__ = ["Analysis", "RegionAnalysis", "analyze", "winner"]
+__all__ = ["PositionAnalysis", "RegionAnalysis", "analyze", "winner"]
 
 JsonValue = str | int | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
@@ -26,14 +26,16 @@ class RegionAnalysis:
     """A region and its value; None when it was not found within the time given."""
 
     region: Region
-    value: Game | None
+    value: Form | None
 
 
 @dataclass(frozen=True, slots=True)
-class Analysis:
+class PositionAnalysis:
+    """What `analyze` found in a position."""
+
     position: Position
     regions: tuple[RegionAnalysis, ...]
-    total: Game | None  # the sum of the regions' values, when every one is known
+    total: Form | None  # the sum of the regions' values, when every one is known
     best_moves: tuple[Move, ...] | None  # for the side to move; None when not known
 
     def winner(self, to_move: Side) -> Side | None:
@@ -64,7 +66,7 @@ class Analysis:
         }
 
 
-def winner(value: Game, to_move: Side) -> Side:
+def winner(value: Form, to_move: Side) -> Side:
     """Who wins a sum worth `value` (Left = Black) with `to_move` moving first: Black moving
     first wins unless value <= 0, White unless value >= 0."""
     if to_move is Side.BLACK:
@@ -74,7 +76,7 @@ def winner(value: Game, to_move: Side) -> Side:
 
 def analyze(
     position: Position, *, seconds: float | None = None, solver: RegionSolver | None = None
-) -> Analysis:
+) -> PositionAnalysis:
     """Analyse `position` within `seconds` in all (no limit when None)."""
     solver = solver or amazons.solver
     deadline = None if seconds is None else time.perf_counter() + seconds
@@ -83,7 +85,7 @@ def analyze(
         return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
     regions = position.regions()
-    values: dict[int, Game | None] = {}
+    values: dict[int, Form | None] = {}
     # Smallest first, so that one hard region does not starve the easy ones of time.
     for i in sorted(range(len(regions)), key=lambda i: len(regions[i].squares)):
         try:
@@ -91,7 +93,7 @@ def analyze(
         except BudgetExceededError:
             values[i] = None
     found = [RegionAnalysis(region, values[i]) for i, region in enumerate(regions)]
-    total: Game | None = ZERO
+    total: Form | None = ZERO
     for r in found:
         total = None if total is None or r.value is None else total + r.value
     best: tuple[Move, ...] | None = None
@@ -100,10 +102,10 @@ def analyze(
             best = tuple(solver.best_moves(position, seconds=remaining()))
         except BudgetExceededError:
             best = None
-    return Analysis(position, tuple(found), total, best)
+    return PositionAnalysis(position, tuple(found), total, best)
 
 
-def _value_fields(value: Game | None) -> dict[str, JsonValue]:
+def _value_fields(value: Form | None) -> dict[str, JsonValue]:
     if value is None:
         return {"value": "?", "mean": "?", "temperature": "?"}
     return {

@@ -5,12 +5,12 @@ from __future__ import annotations
 from itertools import combinations
 
 from engine.cgt import forms
-from engine.cgt.game import Game
+from engine.cgt.form import Form
 
 __all__ = ["born_by"]
 
 
-def born_by(day: int) -> list[Game]:
+def born_by(day: int) -> list[Form]:
     """Every game born by `day`, oldest first (1, 4, 22 and 1474 games by days 0..3).
 
     Canonical options are pairwise incomparable, so each side is drawn from the antichains of
@@ -23,7 +23,7 @@ def born_by(day: int) -> list[Game]:
         sides = _antichains(games)
         found = {forms.construct(left, right) for left in sides for right in sides}
         games = sorted(found, key=lambda g: (forms.birthday(g), g))
-    return [Game(g) for g in games]
+    return [Form(g) for g in games]
 
 
 def _antichains(games: list[int]) -> list[tuple[int, ...]]:

@@ -14,8 +14,8 @@ from engine.amazons.notation import Side
 from engine.amazons.position import Position
 from engine.cgt import amazons, endgame_cli
 from engine.cgt.amazons import BudgetExceededError
-from engine.cgt.analysis import Analysis, analyze
-from engine.cgt.game import Game
+from engine.cgt.analysis import PositionAnalysis, analyze
+from engine.cgt.form import Form
 from engine.errors import NotationError
 from engine.records_cli import add_record_options, recorded_position
 
@@ -111,14 +111,14 @@ def _items(argument: str) -> Iterator[tuple[str, str]]:
 def _eval(args: argparse.Namespace) -> int:
     for text, where in _items(args.expression):
         try:
-            game = Game.parse(text)
+            form = Form.parse(text)
         except NotationError as error:
             raise NotationError(f"{where}{error}") from None
-        line = str(game)
+        line = str(form)
         if args.props:
             line += (
-                f" left_stop={game.left_stop} right_stop={game.right_stop} mean={game.mean}"
-                f" temperature={game.temperature} outcome={game.outcome}"
+                f" left_stop={form.left_stop} right_stop={form.right_stop} mean={form.mean}"
+                f" temperature={form.temperature} outcome={form.outcome}"
             )
         print(line, flush=True)
     return 0
@@ -149,7 +149,7 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(result: Analysis) -> list[str]:
+def _report(result: PositionAnalysis) -> list[str]:
     count = len(result.regions)
     lines = [
         f"position {result.position.text()}",
@@ -176,7 +176,7 @@ def _report(result: Analysis) -> list[str]:
     return lines
 
 
-def _value_text(value: Game | None) -> str:
+def _value_text(value: Form | None) -> str:
     if value is None:
         return "?"
     return f"{value} (mean {value.mean}, temperature {value.temperature})"

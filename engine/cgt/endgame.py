@@ -24,7 +24,7 @@ from engine.amazons.notation import Move, Side
 from engine.amazons.position import Position
 from engine.amazons.regions import SYMMETRIES, Region
 from engine.cgt.amazons import RegionSolver
-from engine.cgt.game import ZERO, Game
+from engine.cgt.form import ZERO, Form
 
 __all__ = [
     "MAX_CELLS",
@@ -250,10 +250,10 @@ def _solve_batch(
     for shape_id, cells in batch:
         shape = _shape(cells)
         for code, whites, blacks, labels in placements(shape, max_amazons):
-            game = _solver.key_value(shape.key_bytes(labels))
-            text = _texts.get(game.id)
+            value = _solver.key_value(shape.key_bytes(labels))
+            text = _texts.get(value.id)
             if text is None:
-                text = _texts[game.id] = str(game)
+                text = _texts[value.id] = str(value)
             rows.append(((shape_id << _CODE_BITS) | code, text, len(cells), whites, blacks))
         if _solver.stats.positions > _MEMO_LIMIT:
             _solver.clear()
@@ -490,7 +490,7 @@ class EndgameDatabase:
             self._db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
         except sqlite3.DatabaseError as error:
             raise DatabaseError(f"{self.path} is not an endgame database ({error})") from None
-        self._games: dict[int, Game] = {}
+        self._forms: dict[int, Form] = {}
         # Shape ids and permutations of the shapes met, by the mask of the orientation met.
         self._orientations: dict[int, tuple[int, list[tuple[int, ...]]]] = {}
         self._query = self._db.execute
@@ -513,7 +513,7 @@ class EndgameDatabase:
         built = {i for (i,) in self._query("SELECT id FROM shapes WHERE amazons >= 0")}
         return [cells for cells, i in self._shapes.items() if i in built]
 
-    def value(self, region: Region) -> Game | None:
+    def value(self, region: Region) -> Form | None:
         """The region's value (Left = Black): 0 without an amazon or an empty square; None when
         its shape or its number of amazons is not in the database."""
         n = len(region.squares)
@@ -526,11 +526,11 @@ class EndgameDatabase:
         row = self._query("SELECT value FROM positions WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        game = self._games.get(row[0])
-        if game is None:
+        value = self._forms.get(row[0])
+        if value is None:
             (text,) = self._query("SELECT text FROM game_values WHERE id = ?", row).fetchone()
-            game = self._games[row[0]] = Game.parse(text)
-        return -game if swapped else game
+            value = self._forms[row[0]] = Form.parse(text)
+        return -value if swapped else value
 
     def key(self, region: Region) -> tuple[int, bool] | None:
         """The stored key of a region and whether it is the colour-swapped one (worth minus
@@ -581,7 +581,7 @@ class EndgameDatabase:
         shape, perms = _canonical_orientation(tuple((bit & 7, bit >> 3) for bit, _ in cells))
         return self._shapes.get(shape, -1), perms
 
-    def position_value(self, position: Position) -> Game | None:
+    def position_value(self, position: Position) -> Form | None:
         """The sum of the position's regions' values; None if one is not in the database."""
         total = ZERO
         for region in position.regions():

@@ -1,7 +1,7 @@
 """Canonical forms of short partizan games, interned: every value is an int id and equal values
 share one id, so equality is `==` on ints. This module owns the intern table, construction from
 options (reversible options bypassed, then dominated ones removed), negation, sums, comparison
-and stops, and the caches behind them. `Game` (engine.cgt.game) is the friendly face of an id.
+and stops, and the caches behind them. `Form` (engine.cgt.form) is the friendly face of an id.
 
 Values of the form x + n.^ + *k ("NUS": number, up multiple, nimber) carry those three parts, so
 their sums and comparisons are done in closed form; their options are written out only when

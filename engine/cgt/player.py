@@ -31,7 +31,7 @@ from engine.amazons.regions import Region, RegionKind
 from engine.cgt.amazons import BudgetExceededError, LocalMove, LocalValues, RegionSolver
 from engine.cgt.endgame import EndgameDatabase
 from engine.cgt.endgame_cli import default_db
-from engine.cgt.game import ZERO, Game
+from engine.cgt.form import ZERO, Form
 
 __all__ = ["ExactEndgame", "ExactReport"]
 
@@ -45,7 +45,7 @@ class ExactReport:
 
     how: str
     seconds: float
-    value: Game | None = None  # the sum after the move played, when known
+    value: Form | None = None  # the sum after the move played, when known
 
 
 class ExactEndgame:
@@ -91,7 +91,7 @@ class ExactEndgame:
 
     def _choose(
         self, position: Position, deadline: float | None, positions: int | None
-    ) -> tuple[str, Move | None, Game | None]:
+    ) -> tuple[str, Move | None, Form | None]:
         regions = position.regions()
         contested = [r for r in regions if r.kind is RegionKind.CONTESTED]
         if not contested:
@@ -141,7 +141,7 @@ def _open(path: Path, mtime_ns: int) -> EndgameDatabase:
 
 def _best_in_sum(
     local: LocalValues, black: bool, deadline: float | None
-) -> tuple[str, Move | None, Game | None]:
+) -> tuple[str, Move | None, Form | None]:
     """A move that keeps the sum a win for the mover, with the best mean for it (then the
     coolest sum left, then board order); "lost" when there is none, "unsolved" when the sums
     take past the deadline."""
@@ -149,7 +149,7 @@ def _best_in_sum(
     for g in local.regions:
         total = total + g
     best: tuple[Fraction, Fraction] | None = None
-    chosen: tuple[Move, Game] | None = None
+    chosen: tuple[Move, Form] | None = None
     for m in local.moves:
         if deadline is not None and time.perf_counter() > deadline:
             return "unsolved", None, None

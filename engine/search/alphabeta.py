@@ -15,11 +15,10 @@ from numba import njit
 
 from engine.amazons import Position, kernels
 from engine.game import GameState
-from engine.search.basic import amazons_position, pick_best
-from engine.search.bot import Budget, Decision, now, require_moves
+from engine.search.basic import amazons_position, best_scored
+from engine.search.bot import Budget, Decision, now
 from engine.search.evaluation import evaluate, make_scratch
-from engine.search.mcts import moves_left
-from engine.search.timing import think_time
+from engine.search.timing import move_time
 
 __all__ = ["MAX_DEPTH", "PROVEN", "TIE", "WIN", "AlphaBetaBot", "GreedyBot", "Table", "one_ply"]
 
@@ -75,12 +74,35 @@ def one_ply(
 ) -> np.ndarray:
     """The score of each of `moves` for the side playing it, by the evaluation after it."""
     out = np.empty(moves.shape[0], dtype=np.float64)
-    for i in range(moves.shape[0]):
-        m = int(moves[i])
-        kernels.make_move(board, mob, amazons, meta, zob, m)
-        out[i] = -_leaf(board, amazons, meta, scratch, 1)
-        kernels.unmake_move(board, mob, amazons, meta, zob, m)
+    _score_moves(board, mob, amazons, meta, zob, scratch, moves, out, 0, moves.shape[0], 1, -1)
     return out
+
+
+@njit(cache=True, inline="always")
+def _score_moves(
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    scratch: np.ndarray,
+    moves: np.ndarray,
+    scores: np.ndarray,
+    first: int,
+    end: int,
+    ply: int,
+    skip: int,
+) -> None:
+    """scores[i] for moves[i], first <= i < end: the static score after the move, at `ply`,
+    for the side playing it; the move `skip` (or none, as -1) scores +inf unevaluated."""
+    for i in range(first, end):
+        m = int(moves[i])
+        if m == skip:
+            scores[i] = np.inf
+            continue
+        kernels.make_move(board, mob, amazons, meta, zob, m)
+        scores[i] = -_leaf(board, amazons, meta, scratch, ply)
+        kernels.unmake_move(board, mob, amazons, meta, zob, m)
 
 
 @njit(cache=True, inline="always")
@@ -193,14 +215,9 @@ def _enter(
         # The table move first, then the rest by their one-ply evaluation: n evaluations are
         # cheap next to the subtrees below, and the best-looking move is usually the one that
         # cuts off or sets the window.
-        for i in range(first, end):
-            m = int(moves[i])
-            if m == table_move:
-                keys[i] = np.inf
-                continue
-            kernels.make_move(board, mob, amazons, meta, zob, m)
-            keys[i] = -_leaf(board, amazons, meta, scratch, ply + 1)
-            kernels.unmake_move(board, mob, amazons, meta, zob, m)
+        _score_moves(
+            board, mob, amazons, meta, zob, scratch, moves, keys, first, end, ply + 1, table_move
+        )
         ctl[NODES] += n
         order = np.argsort(-keys[first:end], kind="mergesort")
         moves[first:end] = moves[first:end][order]
@@ -438,21 +455,11 @@ class GreedyBot:
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        require_moves(state)
         position = amazons_position(state, self.spec)
         board, mob, amazons, meta, zob = position.clone().arrays()
         moves = position.move_indices()
         scores = one_ply(board, mob, amazons, meta, zob, make_scratch(board), moves)
-        index = pick_best(scores, self._rng, TIE)
-        move = position.decode(int(moves[index]))
-        return Decision(
-            move,
-            seconds=now() - start,
-            nodes=len(moves),
-            depth=1,
-            score=float(scores[index]),
-            pv=[str(move)],
-        )
+        return best_scored(position, moves, scores, self._rng, start, TIE)
 
     def prepare(self) -> None:
         GreedyBot().choose(Position.setup("6x6"), Budget(seconds=1.0))
@@ -474,11 +481,10 @@ class AlphaBetaBot:
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        require_moves(state)
         position = amazons_position(state, self.spec)
         deadline = math.inf
         if not self.depth:
-            deadline = start + think_time(budget, moves_left=moves_left(position))
+            deadline = start + move_time(budget, position)
         board = position.arrays()[0]
         root_moves = position.move_indices()
         # The seeded shuffle breaks ties between equal scores: the first one found stays best.

@@ -15,7 +15,7 @@ from engine.amazons import Position, kernels
 from engine.game import GameState
 from engine.search.bot import Budget, Decision, now, require_moves
 
-__all__ = ["MobilityBot", "RandomBot", "amazons_position", "pick_best"]
+__all__ = ["MobilityBot", "RandomBot", "amazons_position", "best_scored", "pick_best"]
 
 
 def pick_best(
@@ -28,7 +28,32 @@ def pick_best(
     return int(best[rng.integers(len(best))])
 
 
+def best_scored(
+    position: Position,
+    moves: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.int64] | npt.NDArray[np.float64],
+    rng: np.random.Generator,
+    start: float,
+    tie: float = 0,
+) -> Decision:
+    """A one-ply bot's decision: a move of `moves` (kernel moves of `position`) with a best
+    score, drawn by `rng` among those within `tie` of it."""
+    index = pick_best(scores, rng, tie)
+    move = position.decode(int(moves[index]))
+    return Decision(
+        move,
+        seconds=now() - start,
+        nodes=len(moves),
+        depth=1,
+        score=float(scores[index]),
+        pv=[str(move)],
+    )
+
+
 def amazons_position(state: GameState[Any], spec: str) -> Position:
+    """The Amazons position a bot is asked to move in: NoMoveError when the game is over,
+    TypeError for a state of another game."""
+    require_moves(state)
     if not isinstance(state, Position):
         raise TypeError(f"bot {spec!r} plays only amazons, not {type(state).__name__}")
     return state
@@ -65,20 +90,13 @@ class MobilityBot:
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        require_moves(state)
         if not isinstance(state, Position):
+            require_moves(state)
             return self._choose_by_rules(state, start)
-        position = state
+        position = amazons_position(state, self.spec)
         moves = position.move_indices()
         replies = _replies(*position.clone().arrays(), moves)
-        move = int(moves[pick_best(-replies, self._rng)])
-        return Decision(
-            position.decode(move),
-            seconds=now() - start,
-            nodes=len(moves),
-            depth=1,
-            score=-float(replies.min()),
-        )
+        return best_scored(position, moves, -replies, self._rng, start)
 
     def _choose_by_rules(self, state: GameState[Any], start: float) -> Decision:
         """The same choice through the generic interface, for any game."""

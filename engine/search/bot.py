@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from engine.game import GameState
 
-__all__ = ["Bot", "Budget", "Clock", "Decision", "NoMoveError"]
+__all__ = ["Bot", "Budget", "ClockReading", "Decision", "NoMoveError"]
 
 
 class NoMoveError(ValueError):
@@ -21,7 +21,7 @@ class NoMoveError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Clock:
+class ClockReading:
     """A game clock seen by the side to move: seconds left for each side and the increment."""
 
     own: float
@@ -35,7 +35,7 @@ class Budget:
     (the bot's time manager then decides)."""
 
     seconds: float | None = None
-    clock: Clock | None = None
+    clock: ClockReading | None = None
 
     def __post_init__(self) -> None:
         if (self.seconds is None) == (self.clock is None):

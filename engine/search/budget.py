@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.search.bot import Budget, Clock
+from engine.search.bot import Budget, ClockReading
 
 __all__ = ["HOUSE_BOT", "MIN_SECONDS", "REMOTE_BOT", "TimePolicy", "Turn"]
 
@@ -69,7 +69,7 @@ class TimePolicy:
         if first_move and self.first_move_cap is not None:
             return Budget(seconds=min(self.first_move_cap * strength, left))
         return Budget(
-            clock=Clock(
+            clock=ClockReading(
                 own=left,
                 opponent=turn.opponent_ms / 1000,
                 increment=turn.increment_ms / 1000 * strength,

@@ -43,7 +43,7 @@ from engine.cgt.player import ExactEndgame
 from engine.errors import NotationError
 from engine.game import GameState
 from engine.search.basic import amazons_position
-from engine.search.bot import Budget, Decision, now, require_moves
+from engine.search.bot import Budget, Decision, now
 from engine.search.evaluation import LIEBERUM, make_scratch, weighted_evaluate
 from engine.search.mcts import (
     FIRST,
@@ -55,11 +55,11 @@ from engine.search.mcts import (
     VISITS,
     Tree,
     drive,
+    init_node,
     link_child,
-    moves_left,
     seed_state,
 )
-from engine.search.timing import think_time
+from engine.search.timing import move_time
 
 __all__ = ["Endgame", "InvaderBot", "ValuedTree", "longest_sequence"]
 
@@ -93,15 +93,10 @@ FITTED = np.array([2.97, 0.33, 0.17, 0.33, 0.58, 0.08, -0.02, -0.16, 0.47, 0.28]
 
 @njit(cache=True)
 def _init_node(nodes: np.ndarray, index: int, move: int, parent: int, total: int) -> None:
-    nodes[index, MOVE] = move
-    nodes[index, PARENT] = parent
-    nodes[index, FIRST] = -1
-    nodes[index, NEXT] = -1
-    nodes[index, TRIED] = 0
-    nodes[index, TOTAL] = total
+    """A node whose moves are not ranked yet."""
+    init_node(nodes, index, move, parent, total)
     nodes[index, LIST] = -1
     nodes[index, LENGTH] = 0
-    nodes[index, VISITS] = 0
 
 
 @njit(cache=True, inline="always")
@@ -627,9 +622,8 @@ class InvaderBot:
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        require_moves(state)
         position = amazons_position(state, self.spec)
-        seconds = think_time(budget, moves_left=moves_left(position))
+        seconds = move_time(budget, position)
         if self.playouts:
             seconds = self.playouts / PLAYOUTS_PER_SECOND
         if self.endgame is not None:
@@ -658,9 +652,7 @@ class InvaderBot:
         board, mob, amazons, meta, zob = position.clone().arrays()
         tree = ValuedTree.empty()
         sizes = np.array([1, 0], dtype=np.int64)
-        tree.nodes[0] = 0
-        tree.nodes[0, [FIRST, NEXT, LIST, PARENT, MOVE]] = -1
-        tree.nodes[0, TOTAL] = kernels.count_moves(board, mob, amazons, meta)
+        _init_node(tree.nodes, 0, -1, -1, kernels.count_moves(board, mob, amazons, meta))
         scratch = make_scratch(board)
         longest = int(max(self.params[5], self.params[8]))
         # Scores count from a share of the root's value two plies on: a search well ahead or

@@ -21,10 +21,10 @@ from numba import njit
 from engine.amazons import Position, kernels
 from engine.game import GameState
 from engine.search.basic import amazons_position
-from engine.search.bot import Budget, Decision, now, require_moves
-from engine.search.timing import think_time
+from engine.search.bot import Budget, Decision, now
+from engine.search.timing import move_time
 
-__all__ = ["MctsBot", "Tree", "drive", "link_child", "moves_left", "seed_state", "uct_child"]
+__all__ = ["MctsBot", "Tree", "drive", "init_node", "link_child", "seed_state", "uct_child"]
 
 # Columns of the node table.
 MOVE, PARENT, FIRST, NEXT, TRIED, TOTAL, STEP, OFFSET, VISITS = range(9)
@@ -39,16 +39,25 @@ def _gcd(a: int, b: int) -> int:
     return a
 
 
-@njit(cache=True)
-def _init_node(
-    nodes: np.ndarray, index: int, move: int, parent: int, total: int, rng: np.ndarray
-) -> None:
+@njit(cache=True, inline="always")
+def init_node(nodes: np.ndarray, index: int, move: int, parent: int, total: int) -> None:
+    """The columns every tree's node has: reached by `move` from `parent`, with `total` moves
+    of its own, no child yet and no visit."""
     nodes[index, MOVE] = move
     nodes[index, PARENT] = parent
     nodes[index, FIRST] = -1
     nodes[index, NEXT] = -1
     nodes[index, TRIED] = 0
     nodes[index, TOTAL] = total
+    nodes[index, VISITS] = 0
+
+
+@njit(cache=True)
+def _init_node(
+    nodes: np.ndarray, index: int, move: int, parent: int, total: int, rng: np.ndarray
+) -> None:
+    """A node and the random order in which its moves will be tried."""
+    init_node(nodes, index, move, parent, total)
     step = 1
     if total > 1:
         step = 1 + kernels.random_below(rng, total - 1)
@@ -56,7 +65,6 @@ def _init_node(
             step = 1 + kernels.random_below(rng, total - 1)
     nodes[index, STEP] = step
     nodes[index, OFFSET] = kernels.random_below(rng, total) if total > 0 else 0
-    nodes[index, VISITS] = 0
 
 
 @njit(cache=True, inline="always")
@@ -240,9 +248,8 @@ class MctsBot:
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        require_moves(state)
         position = amazons_position(state, self.spec)
-        deadline = start + think_time(budget, moves_left=moves_left(position))
+        deadline = start + move_time(budget, position)
         tree = search(position, self.c, self._rng, deadline, self.playouts)
         return tree.decision(position, start)
 
@@ -304,12 +311,6 @@ def drive(
         if left < longest or left < 2 * per_iteration:
             return done
         batch = max(1, int(min(BATCH_SECONDS, left / 2) / per_iteration))
-
-
-def moves_left(position: Position) -> int:
-    """Moves the side to move still expects to make: about one for every 2.5 empty squares."""
-    board = position.arrays()[0]
-    return max(4, int(np.count_nonzero(board == kernels.EMPTY) / 2.5))
 
 
 def seed_state(seed: int) -> int:

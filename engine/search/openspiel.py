@@ -13,7 +13,7 @@ from typing import Any
 from engine.amazons import SETUPS, Move, Square
 from engine.game import GameState
 from engine.search.basic import amazons_position
-from engine.search.bot import Budget, Decision, now, require_moves
+from engine.search.bot import Budget, Decision, now
 from engine.search.timing import think_time
 
 __all__ = ["OpenSpielMctsBot", "cell", "openspiel_available", "square"]
@@ -67,7 +67,6 @@ class OpenSpielMctsBot:
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        require_moves(state)
         position = amazons_position(state, self.spec)
         start_position = position.clone()
         while start_position.ply:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from engine.cgt import Game
+from engine.cgt import Form
 
 # Values whose spelling cgt-py and this library both read.
 SHARED_ATOMS = ["0", "1", "-1", "2", "-2", "1/2", "-1/2", "3/4", "*", "*2", "^", "v", "^*", "v*"]
@@ -28,14 +28,14 @@ def game_texts(max_leaves: int = 10, max_options: int = 3) -> st.SearchStrategy[
     )
 
 
-def games(max_leaves: int = 10) -> st.SearchStrategy[Game]:
+def games(max_leaves: int = 10) -> st.SearchStrategy[Form]:
     """Canonical forms of random games built from small options."""
     extra = ["+-1", "{1|0}", "{0||0|-1}", "^^", "1*", "+-{1,{2|0}}", "5/8", "-3"]
-    atoms = st.sampled_from(SHARED_ATOMS + extra).map(Game.parse)
+    atoms = st.sampled_from(SHARED_ATOMS + extra).map(Form.parse)
     return st.recursive(
         atoms,
         lambda inner: st.builds(
-            Game.from_options,
+            Form.from_options,
             st.lists(inner, min_size=1, max_size=3),
             st.lists(inner, min_size=1, max_size=3),
         ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cgt import ZERO, Game, Outcome
+from engine.cgt import ZERO, Form, Outcome
 from tests.engine.cgt.strategies import games
 
 LAWS = settings(max_examples=60, deadline=None)
@@ -14,19 +14,19 @@ LAWS = settings(max_examples=60, deadline=None)
 
 @given(games(), games())
 @LAWS
-def test_sums_commute(g: Game, h: Game) -> None:
+def test_sums_commute(g: Form, h: Form) -> None:
     assert g + h == h + g
 
 
 @given(games(6), games(6), games(6))
 @settings(max_examples=30, deadline=None)
-def test_sums_associate(g: Game, h: Game, k: Game) -> None:
+def test_sums_associate(g: Form, h: Form, k: Form) -> None:
     assert (g + h) + k == g + (h + k)
 
 
 @given(games())
 @LAWS
-def test_negatives_cancel(g: Game) -> None:
+def test_negatives_cancel(g: Form) -> None:
     assert g - g == ZERO
     minus = -g
     assert -minus == g
@@ -38,7 +38,7 @@ def test_negatives_cancel(g: Game) -> None:
 
 @given(games(), games())
 @LAWS
-def test_order_is_the_sign_of_the_difference(g: Game, h: Game) -> None:
+def test_order_is_the_sign_of_the_difference(g: Form, h: Form) -> None:
     difference = (h - g).outcome
     assert (g <= h) == (difference in (Outcome.L, Outcome.P))
     assert (g >= h) == (difference in (Outcome.R, Outcome.P))
@@ -50,7 +50,7 @@ def test_order_is_the_sign_of_the_difference(g: Game, h: Game) -> None:
 
 @given(games(), games(), games())
 @settings(max_examples=40, deadline=None)
-def test_order_is_transitive_and_compatible_with_sums(g: Game, h: Game, k: Game) -> None:
+def test_order_is_transitive_and_compatible_with_sums(g: Form, h: Form, k: Form) -> None:
     if g <= h and h <= k:
         assert g <= k
     assert (g <= h) == (g + k <= h + k)
@@ -58,9 +58,9 @@ def test_order_is_transitive_and_compatible_with_sums(g: Game, h: Game, k: Game)
 
 @given(games())
 @LAWS
-def test_canonical_forms_have_no_dominated_or_reversible_options(g: Game) -> None:
+def test_canonical_forms_have_no_dominated_or_reversible_options(g: Form) -> None:
     lefts, rights = g.left_options, g.right_options
-    assert Game.from_options(lefts, rights) == g
+    assert Form.from_options(lefts, rights) == g
     for i, x in enumerate(lefts):
         assert all(x.confused_with(y) for y in lefts[i + 1 :])
         assert not any(reply <= g for reply in x.right_options)
@@ -72,29 +72,29 @@ def test_canonical_forms_have_no_dominated_or_reversible_options(g: Game) -> Non
 @given(games(), st.lists(games(4), max_size=3), st.lists(games(4), max_size=3))
 @settings(max_examples=40, deadline=None)
 def test_adding_dominated_options_changes_nothing(
-    g: Game, more: list[Game], less: list[Game]
+    g: Form, more: list[Form], less: list[Form]
 ) -> None:
     # Left gains options no better than one she has, Right options no better for him.
     lefts = [*g.left_options, *(x for x in more if any(x <= y for y in g.left_options))]
     rights = [*g.right_options, *(x for x in less if any(x >= y for y in g.right_options))]
-    assert Game.from_options(lefts, rights) == g
+    assert Form.from_options(lefts, rights) == g
 
 
 @given(games())
 @LAWS
-def test_birthday_is_one_more_than_the_latest_option(g: Game) -> None:
+def test_birthday_is_one_more_than_the_latest_option(g: Form) -> None:
     options = g.left_options + g.right_options
     assert g.birthday == (1 + max(x.birthday for x in options) if options else 0)
 
 
 @given(games())
 @LAWS
-def test_stops_are_ordered(g: Game) -> None:
+def test_stops_are_ordered(g: Form) -> None:
     assert g.left_stop >= g.right_stop
     assert g.right_stop <= g.mean <= g.left_stop
 
 
 @given(games(6), games(6))
 @settings(max_examples=40, deadline=None)
-def test_mean_adds(g: Game, h: Game) -> None:
+def test_mean_adds(g: Form, h: Form) -> None:
     assert (g + h).mean == g.mean + h.mean

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine.amazons import Position, Side, Square
-from engine.cgt import ZERO, Game
+from engine.cgt import ZERO, Form
 from engine.cgt.amazons import (
     BudgetExceededError,
     RegionSolver,
@@ -26,13 +26,13 @@ from engine.cgt.amazons import (
     stored_key,
 )
 
-P = Game.parse
+P = Form.parse
 
 B3W3 = "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}"
 B4W4 = "+-{5,{6|2,{3|*,+-{1,{2|0}}}}}"
 
 
-def value(text: str) -> Game:
+def value(text: str) -> Form:
     return position_value(Position.parse(text))
 
 
@@ -234,16 +234,16 @@ def test_settled_regions_are_worth_the_most_moves_their_owner_can_make() -> None
             cells[rng.randrange(width * height)] = "B"
         rows = ["".join(cells[y * width : (y + 1) * width]) for y in range(height)]
         moves = most_moves(tuple(rows))
-        assert value(grid_text(rows)) == Game.number(moves)
-        assert value(grid_text(swapped(rows))) == Game.number(-moves)
+        assert value(grid_text(rows)) == Form.number(moves)
+        assert value(grid_text(swapped(rows))) == Form.number(-moves)
         checked += 1
 
 
 def test_a_defective_territory_is_worth_less_than_its_empty_squares() -> None:
     # The amazon's first move, to a corner, cuts off the other two squares.
     assert most_moves((".x.", "xBx", "x.x")) == 1
-    assert value("1x1/xBx/x1x") == Game.number(1)
-    assert value("1x1/xWx/x1x") == Game.number(-1)
+    assert value("1x1/xBx/x1x") == Form.number(1)
+    assert value("1x1/xWx/x1x") == Form.number(-1)
 
 
 # -- best moves ----------------------------------------------------------------------------------
@@ -309,10 +309,10 @@ def test_a_budget_stops_the_search_and_the_memo_stays_sound() -> None:
 # -- cgt-py as an oracle -------------------------------------------------------------------------
 
 
-def read_theirs(value: Any) -> Game:
+def read_theirs(value: Any) -> Form:
     printed = repr(value)
     assert printed.startswith("CanonicalForm('")
-    return Game.parse(printed[len("CanonicalForm('") : -2])
+    return Form.parse(printed[len("CanonicalForm('") : -2])
 
 
 @pytest.mark.parametrize("seed", range(3))

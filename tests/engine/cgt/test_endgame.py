@@ -17,7 +17,7 @@ from engine.amazons.position import Position
 from engine.amazons.regions import Region
 from engine.cgt.amazons import RegionSolver
 from engine.cgt.endgame import EndgameDatabase, _orientation_rows, build, shapes
-from engine.cgt.game import Game
+from engine.cgt.form import Form
 from engine.cli import main
 
 # Free polyplets, OEIS A030222; fixed polyplets (every orientation apart), OEIS A006535.
@@ -137,10 +137,10 @@ def test_stored_values_equal_the_solver_under_symmetry_and_swap(db: EndgameDatab
             assert db.value(region_of(image, swap=True)) == -expected
 
 
-def read_theirs(value: Any) -> Game:
+def read_theirs(value: Any) -> Form:
     printed = repr(value)
     assert printed.startswith("CanonicalForm('")
-    return Game.parse(printed[len("CanonicalForm('") : -2])
+    return Form.parse(printed[len("CanonicalForm('") : -2])
 
 
 def test_stored_values_agree_with_cgt_py(db: EndgameDatabase) -> None:
@@ -156,7 +156,7 @@ def test_stored_values_agree_with_cgt_py(db: EndgameDatabase) -> None:
 def test_regions_outside_the_database_have_no_value(db: EndgameDatabase) -> None:
     assert db.value(only_region(Position.parse("B5"))) is None  # 6 squares
     assert db.value(only_region(Position.parse("BB2W"))) is None  # 2 black amazons
-    assert db.value(only_region(Position.parse("BW"))) == Game.parse("0")  # no empty square
+    assert db.value(only_region(Position.parse("BW"))) == Form.parse("0")  # no empty square
 
 
 def test_best_moves_agree_with_the_solver(db: EndgameDatabase) -> None:

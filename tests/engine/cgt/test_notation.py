@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from engine.cgt import Game
+from engine.cgt import Form
 from engine.errors import NotationError
 from tests.engine.cgt.strategies import games
 
-P = Game.parse
+P = Form.parse
 
 # The 2x4 Amazons board x...|o... as CGSuite prints it (GameGridTest.scala).
 AMAZONS_2X4 = "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}"
@@ -132,7 +132,7 @@ def test_notation_errors_are_value_errors() -> None:
 
 @given(games())
 @settings(max_examples=150, deadline=None)
-def test_every_game_reads_back_from_its_text(g: Game) -> None:
+def test_every_game_reads_back_from_its_text(g: Form) -> None:
     text = str(g)
     assert P(text) == g
     assert str(P(text)) == text
@@ -140,8 +140,8 @@ def test_every_game_reads_back_from_its_text(g: Game) -> None:
 
 @given(games())
 @settings(max_examples=40, deadline=None)
-def test_repr_pastes_back(g: Game) -> None:
-    assert eval(repr(g), {"Game": Game}) == g
+def test_repr_pastes_back(g: Form) -> None:
+    assert eval(repr(g), {"Form": Form}) == g
 
 
 def test_options_come_in_cgsuite_order() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from engine.cgt import ZERO, Game, born_by, forms
+from engine.cgt import ZERO, Form, born_by, forms
 from tests.engine.cgt.strategies import game_texts
 
 cgt_py = pytest.importorskip("cgt_py")
@@ -23,14 +23,14 @@ def theirs(text: str) -> Any:
     return cgt_py.CanonicalForm(text)
 
 
-def read_theirs(value: Any) -> Game:
+def read_theirs(value: Any) -> Form:
     """Our game for a cgt-py value, read from its printed form `CanonicalForm('...')`."""
     printed = repr(value)
     assert printed.startswith("CanonicalForm('")
-    return Game.parse(printed[len("CanonicalForm('") : -2])
+    return Form.parse(printed[len("CanonicalForm('") : -2])
 
 
-def written_for_them(g: Game) -> str:
+def written_for_them(g: Form) -> str:
     """g in the spelling cgt-py reads: nested braces, ^n and vn for multiples of up."""
     parts = g.nus_parts
     if parts is None:
@@ -66,7 +66,7 @@ def walls(value: Any) -> list[tuple[Fraction, tuple[Fraction, ...], tuple[Fracti
     ]
 
 
-def our_walls(g: Game) -> list[tuple[Fraction, tuple[Fraction, ...], tuple[Fraction, ...]]]:
+def our_walls(g: Form) -> list[tuple[Fraction, tuple[Fraction, ...], tuple[Fraction, ...]]]:
     graph = g.thermograph
     return [
         (wall.mast, wall.critical_temperatures, wall.slopes)
@@ -77,7 +77,7 @@ def our_walls(g: Game) -> list[tuple[Fraction, tuple[Fraction, ...], tuple[Fract
 @given(game_texts())
 @settings(max_examples=150, deadline=None)
 def test_canonical_forms_and_their_properties_agree(text: str) -> None:
-    ours, oracle = Game.parse(text), theirs(text)
+    ours, oracle = Form.parse(text), theirs(text)
     assert read_theirs(oracle) - ours == ZERO
     assert theirs(written_for_them(ours)) - oracle == theirs("0")
     assert ours.birthday == oracle.birthday
@@ -93,7 +93,7 @@ def test_canonical_forms_and_their_properties_agree(text: str) -> None:
 @given(game_texts(8), game_texts(8))
 @settings(max_examples=100, deadline=None)
 def test_sums_and_comparisons_agree(a: str, b: str) -> None:
-    g, h = Game.parse(a), Game.parse(b)
+    g, h = Form.parse(a), Form.parse(b)
     x, y = theirs(a), theirs(b)
     assert g + h == read_theirs(x + y)
     assert g - h == read_theirs(x - y)
@@ -115,7 +115,7 @@ def test_every_sum_and_comparison_of_games_born_by_day_two_agrees() -> None:
 def test_number_up_star_values_agree_in_closed_form() -> None:
     # Sums and comparisons of x + n.^ + *k take a closed-form path here; cgt-py builds them.
     values = [
-        Game.nus(Fraction(number), ups, nimber)
+        Form.nus(Fraction(number), ups, nimber)
         for number in ("0", "1/2", "-3/4")
         for ups in range(-3, 4)
         for nimber in range(4)
@@ -125,7 +125,7 @@ def test_number_up_star_values_agree_in_closed_form() -> None:
         assert read_theirs(x) == g
         assert our_walls(g) == walls(x)
         assert g.birthday == x.birthday
-        assert Game.from_options(g.left_options, g.right_options) == g
+        assert Form.from_options(g.left_options, g.right_options) == g
         for h, y in zip(values[::5], oracle[::5], strict=True):
             assert (g <= h) == (x <= y)
             assert g + h == read_theirs(x + y)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine.cgt import STAR, UP, Game
+from engine.cgt import STAR, UP, Form
 from tests.engine.cgt.strategies import games
 
-P = Game.parse
+P = Form.parse
 F = Fraction
 
 
@@ -94,7 +94,7 @@ def test_walls_start_at_minus_one() -> None:
 
 @given(games())
 @settings(max_examples=60, deadline=None)
-def test_walls_at_freezing_are_the_stops(g: Game) -> None:
+def test_walls_at_freezing_are_the_stops(g: Form) -> None:
     graph = g.thermograph
     assert graph.left_wall.value_at(0) == g.left_stop
     assert graph.right_wall.value_at(0) == g.right_stop
@@ -128,7 +128,7 @@ def test_cooling_needs_a_dyadic_temperature_at_least_zero() -> None:
 
 @given(games(6), games(6))
 @settings(max_examples=30, deadline=None)
-def test_cooling_respects_sums(g: Game, h: Game) -> None:
+def test_cooling_respects_sums(g: Form, h: Form) -> None:
     # Heating does not: it acts on canonical forms, not on values (as in CGSuite).
     for t in (F(1, 2), 1):
         assert (g + h).cool(t) == g.cool(t) + h.cool(t)
@@ -150,6 +150,6 @@ numbers = st.builds(Fraction, st.integers(-16, 16), st.sampled_from([1, 2, 4, 8]
 def test_cooling_undoes_heating_of_hot_switches_of_numbers(
     lefts: list[Fraction], rights: list[Fraction]
 ) -> None:
-    g = Game.from_options(lefts, rights)
+    g = Form.from_options(lefts, rights)
     assume(not g.is_number)
     assert g.heat(1).cool(1) == g

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from engine.cgt import DOWN, ONE, STAR, UP, ZERO, Game, Outcome, born_by, forms
+from engine.cgt import DOWN, ONE, STAR, UP, ZERO, Form, Outcome, born_by, forms
 
-P = Game.parse
+P = Form.parse
 
 
 @pytest.mark.parametrize(
@@ -71,13 +71,13 @@ def test_games_born_by_day_two_are_distinct_and_born_by_then() -> None:
 def test_nimbers_add_by_xor() -> None:
     for a in range(8):
         for b in range(8):
-            assert Game.nimber(a) + Game.nimber(b) == Game.nimber(a ^ b)
+            assert Form.nimber(a) + Form.nimber(b) == Form.nimber(a ^ b)
 
 
 def test_nimbers_built_from_options_are_nimbers() -> None:
     for k in range(6):
-        options = [Game.nimber(i) for i in range(k)]
-        assert Game.from_options(options, options) == Game.nimber(k)
+        options = [Form.nimber(i) for i in range(k)]
+        assert Form.from_options(options, options) == Form.nimber(k)
 
 
 @pytest.mark.parametrize(
@@ -230,14 +230,14 @@ def test_cgsuite_table(
 
 def test_equal_values_share_one_id() -> None:
     before = forms.size()
-    assert P("{0,*|0,*}").id == P("*2").id == Game.nimber(2).id
+    assert P("{0,*|0,*}").id == P("*2").id == Form.nimber(2).id
     assert P("{1|-1}").id == (P("{1|-1}") + ZERO).id
     assert forms.size() - before <= 1  # *2 at most, if nothing built it before
 
 
 def test_a_huge_integer_does_not_build_its_chain_of_options() -> None:
     before = forms.size()
-    big = Game.number(10**15)
+    big = Form.number(10**15)
     assert [str(x) for x in big.left_options] == [str(10**15 - 1)]
     assert big.right_options == ()
     assert big.birthday == 10**15
@@ -245,16 +245,16 @@ def test_a_huge_integer_does_not_build_its_chain_of_options() -> None:
 
 
 def test_number_nimber_and_nus_constructors() -> None:
-    assert Game.number(Fraction(-3, 4)) == P("-3/4")
-    assert Game.nus(Fraction(1, 2), -2, 3) == P("1/2vv*3")
-    assert Game.nus(ups=1) == UP
-    assert Game.nus(ups=-1) == DOWN
-    assert Game.nimber(1) == STAR
-    assert Game.number(1) == ONE
+    assert Form.number(Fraction(-3, 4)) == P("-3/4")
+    assert Form.nus(Fraction(1, 2), -2, 3) == P("1/2vv*3")
+    assert Form.nus(ups=1) == UP
+    assert Form.nus(ups=-1) == DOWN
+    assert Form.nimber(1) == STAR
+    assert Form.number(1) == ONE
     assert P("1/2vv*3").nus_parts == (Fraction(1, 2), -2, 3)
     assert P("{1|0}").nus_parts is None
     with pytest.raises(ValueError, match="not a dyadic rational"):
-        Game.number(Fraction(2, 3))
+        Form.number(Fraction(2, 3))
 
 
 def test_kinds() -> None:
@@ -274,7 +274,7 @@ def test_kinds() -> None:
 
 def test_equality_is_between_games_only() -> None:
     assert ONE != 1
-    assert Game.number(1) == ONE
+    assert Form.number(1) == ONE
     assert ONE <= 1 <= ONE
     assert len({P("*"), P("{0|0}"), STAR}) == 1
 
@@ -283,20 +283,20 @@ def test_number_up_star_birthdays_in_closed_form_match_their_options() -> None:
     for number in (Fraction(0), Fraction(3), Fraction(-5, 4)):
         for ups in range(-4, 5):
             for nimber in range(6):
-                g = Game.nus(number, ups, nimber)
+                g = Form.nus(number, ups, nimber)
                 options = g.left_options + g.right_options
                 assert g.birthday == (1 + max(x.birthday for x in options) if options else 0)
 
 
 def test_long_chains_of_options_are_not_walked() -> None:
     # These would exhaust Python's recursion limit if walked option by option.
-    assert Game.nimber(5000).birthday == 5000
-    assert Game.nus(0, 3000, 7).birthday == 3007
-    assert Game.nimber(5000).temperature == 0
-    assert str(Game.nimber(5000).thermograph) == str(STAR.thermograph)
-    assert Game.nimber(5000) + Game.nimber(5001) == STAR
-    assert Game.nus(0, 3000) > Game.nus(0, 2998, 1)
-    assert Game.nus(0, 3000).confused_with(Game.nus(0, 2999, 1))
+    assert Form.nimber(5000).birthday == 5000
+    assert Form.nus(0, 3000, 7).birthday == 3007
+    assert Form.nimber(5000).temperature == 0
+    assert str(Form.nimber(5000).thermograph) == str(STAR.thermograph)
+    assert Form.nimber(5000) + Form.nimber(5001) == STAR
+    assert Form.nus(0, 3000) > Form.nus(0, 2998, 1)
+    assert Form.nus(0, 3000).confused_with(Form.nus(0, 2999, 1))
 
 
 def test_construct_on_ids_takes_duplicates_and_remembers_what_it_built() -> None:

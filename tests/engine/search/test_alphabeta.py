@@ -8,10 +8,9 @@ from hypothesis import assume, given, settings
 
 from engine.amazons import Move, Position, Side
 from engine.search.alphabeta import WIN, AlphaBetaBot, GreedyBot, _Search
-from engine.search.bot import Bot, Budget, Clock, NoMoveError
+from engine.search.bot import Bot, Budget, ClockReading, NoMoveError
 from engine.search.evaluation import evaluate_position
-from engine.search.mcts import moves_left
-from engine.search.timing import think_time
+from engine.search.timing import moves_left, think_time
 from tests.engine.strategies import positions
 
 # Seconds a bot may overrun its budget here: catches a bot that ignores its deadline
@@ -82,7 +81,7 @@ def test_bots_play_legal_moves_within_the_deadline(name: str, setup: str) -> Non
 
 def test_alphabeta_keeps_to_a_clock_share() -> None:
     position = after_random_moves("10x10", 10)
-    budget = Budget(clock=Clock(own=3.0, opponent=3.0))
+    budget = Budget(clock=ClockReading(own=3.0, opponent=3.0))
     AlphaBetaBot().prepare()
     start = time.thread_time()
     AlphaBetaBot().choose(position, budget)

@@ -8,7 +8,7 @@ import pytest
 import engine.game
 from engine import NotationError
 from engine.amazons import Position
-from engine.search.bot import Budget, Clock, NoMoveError
+from engine.search.bot import Budget, ClockReading, NoMoveError
 from engine.search.registry import BOTS, bots_for, make_bot
 from engine.search.timing import think_time
 
@@ -98,7 +98,7 @@ def test_a_fixed_budget_plays_the_same_game_whatever_the_clock_says(
         return [str(m) for m in position.move_stack]
 
     standing = game(1e-9, Budget(seconds=0.05))
-    racing = game(3600.0, Budget(clock=Clock(own=2.0, opponent=2.0, increment=0.5)))
+    racing = game(3600.0, Budget(clock=ClockReading(own=2.0, opponent=2.0, increment=0.5)))
     assert standing == racing
 
 
@@ -155,7 +155,7 @@ def test_budget_is_one_of_seconds_or_clock() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         Budget()
     with pytest.raises(ValueError, match="exactly one"):
-        Budget(seconds=1.0, clock=Clock(10.0, 10.0))
+        Budget(seconds=1.0, clock=ClockReading(10.0, 10.0))
     with pytest.raises(ValueError, match="must be positive"):
         Budget(seconds=0.0)
 
@@ -163,11 +163,11 @@ def test_budget_is_one_of_seconds_or_clock() -> None:
 def test_think_time_shares_the_clock() -> None:
     fixed = think_time(Budget(seconds=1.0), moves_left=30)
     assert 0.95 < fixed < 1.0
-    clock = think_time(Budget(clock=Clock(own=60.0, opponent=60.0, increment=2.0)), 30)
+    clock = think_time(Budget(clock=ClockReading(own=60.0, opponent=60.0, increment=2.0)), 30)
     assert clock == pytest.approx(60 / 30 + 1.6 - 0.015)
     # Never more than a third of what is left, however few moves remain.
-    assert think_time(Budget(clock=Clock(own=3.0, opponent=60.0)), 1) <= 1.0
-    assert think_time(Budget(clock=Clock(own=0.001, opponent=60.0)), 1) > 0
+    assert think_time(Budget(clock=ClockReading(own=3.0, opponent=60.0)), 1) <= 1.0
+    assert think_time(Budget(clock=ClockReading(own=0.001, opponent=60.0)), 1) > 0
 
 
 def test_every_bot_plays_amazons_and_the_simple_ones_play_every_game(

@@ -1,4 +1,4 @@
-"""`Game`: a short partizan game in canonical form, as a value with arithmetic, order and
+"""`Form`: a short partizan game in canonical form, as a value with arithmetic, order and
 CGSuite notation. It wraps an interned id of engine.cgt.forms, so equal games are the same id
 and comparing or hashing one costs what it costs for an int. Left is Black, Right is White.
 """
@@ -13,7 +13,7 @@ from typing import Final
 from engine.cgt import dyadic, forms, notation, thermography
 from engine.cgt.thermography import Thermograph
 
-__all__ = ["DOWN", "ONE", "STAR", "UP", "ZERO", "Game", "Outcome"]
+__all__ = ["DOWN", "ONE", "STAR", "UP", "ZERO", "Form", "Outcome"]
 
 
 class Outcome(Enum):
@@ -28,10 +28,10 @@ class Outcome(Enum):
         return self.value
 
 
-class Game:
-    """A canonical form. Build one with `Game.parse`, `Game.from_options`, `Game.number`,
-    `Game.nimber` or `Game.nus`, or by arithmetic on others; ints and dyadic Fractions mix in
-    as numbers (`Game.parse('^') + 1`)."""
+class Form:
+    """A canonical form. Build one with `Form.parse`, `Form.from_options`, `Form.number`,
+    `Form.nimber` or `Form.nus`, or by arithmetic on others; ints and dyadic Fractions mix in
+    as numbers (`Form.parse('^') + 1`)."""
 
     __slots__ = ("_id",)
 
@@ -47,42 +47,42 @@ class Game:
     # -- building ------------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str) -> Game:
+    def parse(cls, text: str) -> Form:
         """Read CGSuite notation (`{3||2|1}`, `+-1`, `^*`, `1/2`, sums like `^ + v`)."""
         return cls(notation.parse(text))
 
     @classmethod
     def from_options(
-        cls, left: Iterable[Game | int | Fraction], right: Iterable[Game | int | Fraction]
-    ) -> Game:
+        cls, left: Iterable[Form | int | Fraction], right: Iterable[Form | int | Fraction]
+    ) -> Form:
         """{left | right}, reduced to canonical form."""
         return cls(forms.construct([_id(x) for x in left], [_id(x) for x in right]))
 
     @classmethod
-    def number(cls, value: int | Fraction) -> Game:
+    def number(cls, value: int | Fraction) -> Form:
         """A dyadic rational m/2^e; ValueError for other fractions."""
         return cls(forms.number(dyadic.from_fraction(value)))
 
     @classmethod
-    def nimber(cls, k: int) -> Game:
+    def nimber(cls, k: int) -> Form:
         """*k."""
         return cls(forms.nimber(k))
 
     @classmethod
-    def nus(cls, number: int | Fraction = 0, ups: int = 0, nimber: int = 0) -> Game:
+    def nus(cls, number: int | Fraction = 0, ups: int = 0, nimber: int = 0) -> Form:
         """number + ups.^ + *nimber (negative ups are downs)."""
         return cls(forms.nus(dyadic.from_fraction(number), ups, nimber))
 
     # -- what it is ----------------------------------------------------------------------------
 
     @property
-    def left_options(self) -> tuple[Game, ...]:
+    def left_options(self) -> tuple[Form, ...]:
         """Canonical left options, in the order CGSuite prints them."""
-        return tuple(Game(x) for x in notation.ordered(forms.left_options(self.id)))
+        return tuple(Form(x) for x in notation.ordered(forms.left_options(self.id)))
 
     @property
-    def right_options(self) -> tuple[Game, ...]:
-        return tuple(Game(x) for x in notation.ordered(forms.right_options(self.id)))
+    def right_options(self) -> tuple[Form, ...]:
+        return tuple(Form(x) for x in notation.ordered(forms.right_options(self.id)))
 
     @property
     def is_number(self) -> bool:
@@ -156,58 +156,58 @@ class Game:
     def thermograph(self) -> Thermograph:
         return thermography.thermograph(self.id)
 
-    def cool(self, t: int | Fraction) -> Game:
+    def cool(self, t: int | Fraction) -> Form:
         """Cooled by t >= 0 (dyadic)."""
-        return Game(thermography.cool(self.id, Fraction(t)))
+        return Form(thermography.cool(self.id, Fraction(t)))
 
-    def heat(self, t: Game | int | Fraction) -> Game:
+    def heat(self, t: Form | int | Fraction) -> Form:
         """Heated by t (a number, or any game)."""
-        return Game(thermography.heat(self.id, _id(t)))
+        return Form(thermography.heat(self.id, _id(t)))
 
     # -- arithmetic and order --------------------------------------------------------------------
 
-    def __add__(self, other: Game | int | Fraction) -> Game:
-        return Game(forms.add(self.id, _id(other)))
+    def __add__(self, other: Form | int | Fraction) -> Form:
+        return Form(forms.add(self.id, _id(other)))
 
     __radd__ = __add__
 
-    def __sub__(self, other: Game | int | Fraction) -> Game:
-        return Game(forms.subtract(self.id, _id(other)))
+    def __sub__(self, other: Form | int | Fraction) -> Form:
+        return Form(forms.subtract(self.id, _id(other)))
 
-    def __rsub__(self, other: Game | int | Fraction) -> Game:
-        return Game(forms.subtract(_id(other), self.id))
+    def __rsub__(self, other: Form | int | Fraction) -> Form:
+        return Form(forms.subtract(_id(other), self.id))
 
-    def __neg__(self) -> Game:
-        return Game(forms.negate(self.id))
+    def __neg__(self) -> Form:
+        return Form(forms.negate(self.id))
 
-    def __pos__(self) -> Game:
+    def __pos__(self) -> Form:
         return self
 
     def __eq__(self, other: object) -> bool:
-        # Only games compare equal to games, so that equal objects hash alike; compare with a
-        # number through Game.number(x) or an order test (g <= 0 <= g).
-        if isinstance(other, Game):
+        # Only forms compare equal to forms, so that equal objects hash alike; compare with a
+        # number through Form.number(x) or an order test (g <= 0 <= g).
+        if isinstance(other, Form):
             return self.id == other.id
         return NotImplemented
 
     def __hash__(self) -> int:
         return hash(self.id)
 
-    def __le__(self, other: Game | int | Fraction) -> bool:
+    def __le__(self, other: Form | int | Fraction) -> bool:
         return forms.leq(self.id, _id(other))
 
-    def __ge__(self, other: Game | int | Fraction) -> bool:
+    def __ge__(self, other: Form | int | Fraction) -> bool:
         return forms.leq(_id(other), self.id)
 
-    def __lt__(self, other: Game | int | Fraction) -> bool:
+    def __lt__(self, other: Form | int | Fraction) -> bool:
         h = _id(other)
         return forms.leq(self.id, h) and not forms.leq(h, self.id)
 
-    def __gt__(self, other: Game | int | Fraction) -> bool:
+    def __gt__(self, other: Form | int | Fraction) -> bool:
         h = _id(other)
         return forms.leq(h, self.id) and not forms.leq(self.id, h)
 
-    def confused_with(self, other: Game | int | Fraction) -> bool:
+    def confused_with(self, other: Form | int | Fraction) -> bool:
         """G || H: neither G <= H nor H <= G (G - H is a first-player win)."""
         h = _id(other)
         return not forms.leq(self.id, h) and not forms.leq(h, self.id)
@@ -218,19 +218,19 @@ class Game:
         return notation.text(self.id)
 
     def __repr__(self) -> str:
-        return f"Game.parse({str(self)!r})"
+        return f"Form.parse({str(self)!r})"
 
 
-def _id(x: Game | int | Fraction) -> int:
-    if isinstance(x, Game):
+def _id(x: Form | int | Fraction) -> int:
+    if isinstance(x, Form):
         return x.id
     if isinstance(x, int | Fraction):
         return forms.number(dyadic.from_fraction(x))
-    raise TypeError(f"expected a Game, int or Fraction, not {type(x).__name__}")
+    raise TypeError(f"expected a Form, int or Fraction, not {type(x).__name__}")
 
 
-ZERO: Final = Game(forms.ZERO)
-ONE: Final = Game(forms.ONE)
-STAR: Final = Game(forms.STAR)
-UP: Final = Game(forms.UP)
-DOWN: Final = Game(forms.DOWN)
+ZERO: Final = Form(forms.ZERO)
+ONE: Final = Form(forms.ONE)
+STAR: Final = Form(forms.STAR)
+UP: Final = Form(forms.UP)
+DOWN: Final = Form(forms.DOWN)
