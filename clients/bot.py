@@ -22,10 +22,11 @@ from websockets.uri import parse_uri
 
 from clients.challenges import ChallengePolicy
 from clients.connection import ArenaClient, ArenaError, Backoff, GameView
-from clients.engines import Engine, EngineError, EngineMaker, open_engine
+from clients.engines import Engine, EngineError, EngineMaker, engine_games, open_engine
 from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT, Turn
 from server.protocol import (
+    DEFAULT_GAME,
     AcceptChallenge,
     ChallengeAdded,
     ChallengeInfo,
@@ -88,12 +89,13 @@ async def run_bot(
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
     `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
-    without one). Challenges are answered by `accept` (default `ChallengePolicy()`); only those
-    made while the bot is connected reach it, as the protocol has no request that lists open
-    challenges. A dropped connection is taken up again (its session resumed, or the token used
-    again) with backoff, and every game caught up before play goes on. `report` is given a
-    plain sentence when the server has not answered several attempts in a row, and when it is
-    reached again. Raises BotError when it cannot play at all."""
+    without one). Challenges are answered by `accept` (by default a `ChallengePolicy` of the
+    games the engine plays); only those made while the bot is connected reach it, as the
+    protocol has no request that lists open challenges. A dropped connection is taken up
+    again (its session resumed, or the token used again) with backoff, and every game caught
+    up before play goes on. `report` is given a plain sentence when the server has not
+    answered several attempts in a row, and when it is reached again. Raises BotError when it
+    cannot play at all."""
     player = BotPlayer(url, token, engine, accept=accept, client_name=client_name, report=report)
     await player.run(stop or asyncio.Event())
 
@@ -137,7 +139,10 @@ class BotPlayer:
         self.url = url
         self.token = token
         self.engine_spec = self._prototype.name
-        self.policy = accept if accept is not None else ChallengePolicy()
+        if accept is None:
+            games = engine_games(engine) if isinstance(engine, str) else {DEFAULT_GAME}
+            accept = ChallengePolicy(games=frozenset(games))
+        self.policy = accept
         self.client_name = client_name
         self.report = report or (lambda text: None)
         self.client: ArenaClient | None = None

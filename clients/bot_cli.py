@@ -16,8 +16,9 @@ from typing import Any
 import structlog
 
 from clients.bot import BotError, check_url, run_bot
-from clients.challenges import ChallengePolicy, game_setups
-from clients.engines import EngineError, open_engine
+from clients.challenges import ChallengePolicy, setups_of
+from clients.engines import EngineError, engine_games, open_engine
+from engine.game import game_names
 
 __all__ = ["add_command", "main", "run_command"]
 
@@ -62,11 +63,20 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="the engine bot and its parameters, e.g. invader or mcts:c=0.8 (see `arena bots`)",
     )
     parser.add_argument(
+        "--game",
+        action="append",
+        choices=game_names(),
+        dest="games",
+        help="accept challenges to this game only (repeat for several; default: every game "
+        "the engine plays)",
+    )
+    parser.add_argument(
         "--setup",
         action="append",
-        choices=sorted(game_setups()),
         dest="setups",
-        help="accept challenges from this setup only (repeat for several; default: all)",
+        metavar="SETUP",
+        help="accept challenges from this setup only (repeat for several; default: every "
+        "setup of the games played)",
     )
     parser.add_argument(
         "--max-games",
@@ -113,8 +123,19 @@ def run_command(args: argparse.Namespace) -> int:
     token = args.token if args.token_file is None else _read_token(args.token_file)
     if not token:
         raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
+    games = engine_games(args.engine)
+    if args.games:
+        if not_played := sorted(set(args.games) - games):
+            raise BotError(f"engine {args.engine} does not play {', '.join(not_played)}")
+        games = frozenset(args.games)
+    setups = frozenset().union(*(setups_of(game) for game in games))
+    if unknown := sorted(set(args.setups or ()) - setups):
+        raise BotError(
+            f"no game played has setup {', '.join(unknown)}: setups are {', '.join(sorted(setups))}"
+        )
     policy = ChallengePolicy(
-        setups=frozenset(args.setups) if args.setups else game_setups(),
+        games=games,
+        setups=frozenset(args.setups) if args.setups else None,
         min_game_seconds=args.min_seconds,
         rated=not args.casual,
         max_games=args.max_games,

@@ -3,37 +3,41 @@ number of games the bot is playing, so the bot runner (`clients.bot`) only asks 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from engine.errors import NotationError
 from engine.game import get_game
-from server.protocol import ChallengeInfo
+from server.protocol import DEFAULT_GAME, ChallengeInfo
 
-__all__ = ["ESTIMATED_MOVES", "GAME", "ChallengePolicy", "game_setups"]
+__all__ = ["ESTIMATED_MOVES", "ChallengePolicy", "setups_of"]
 
-# The game of every challenge and game on the wire today: messages do not name one yet.
-GAME = "amazons"
 # Moves expected in a game when judging a time control by base + this many increments (the
 # estimate lichess uses to sort time controls).
 ESTIMATED_MOVES = 40
 
 
-def game_setups() -> frozenset[str]:
-    """The named setups of the game the bot plays."""
-    return frozenset(get_game(GAME).info.setups)
+def setups_of(game: str) -> frozenset[str]:
+    """The named setups of `game` as registered here; none for a game not registered here."""
+    try:
+        return frozenset(get_game(game).info.setups)
+    except NotationError:
+        return frozenset()
 
 
 @dataclass(frozen=True)
 class ChallengePolicy:
     """Which incoming challenges the bot accepts; it declines the others at once.
 
-    A challenge is accepted when its setup is one of `setups` (by default every named setup the
-    engine plays), its time control gives at least `min_game_seconds` for a game of about 40
-    moves (`base + 40 * increment`, so 0+0 is never accepted: the network alone would lose on
-    time) and at most `max_game_seconds`, it is casual or `rated` is set, and the bot plays
-    fewer than `max_games` games at the moment. Subclass and override `refusal` for more.
+    A challenge is accepted when its game is one of `games` (the games the engine plays) and
+    its setup one of `setups` (by default every named setup of its game), its time control
+    gives at least `min_game_seconds` for a game of about 40 moves (`base + 40 * increment`, so
+    0+0 is never accepted: the network alone would lose on time) and at most
+    `max_game_seconds`, it is casual or `rated` is set, and the bot plays fewer than
+    `max_games` games at the moment. Subclass and override `refusal` for more.
     """
 
-    setups: frozenset[str] = field(default_factory=game_setups)
+    games: frozenset[str] = frozenset({DEFAULT_GAME})
+    setups: frozenset[str] | None = None
     min_game_seconds: int = 10
     max_game_seconds: int | None = None
     rated: bool = True
@@ -41,7 +45,11 @@ class ChallengePolicy:
 
     def refusal(self, challenge: ChallengeInfo, playing: int) -> str | None:
         """Why the bot declines `challenge` while it plays `playing` games; None to accept."""
-        if challenge.setup not in self.setups or challenge.setup not in game_setups():
+        if challenge.game not in self.games:
+            return f"game {challenge.game} is not played"
+        if challenge.setup not in setups_of(challenge.game) or (
+            self.setups is not None and challenge.setup not in self.setups
+        ):
             return f"setup {challenge.setup} is not played"
         seconds = challenge.time.base + ESTIMATED_MOVES * challenge.time.increment
         if seconds < self.min_game_seconds:

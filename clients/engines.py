@@ -10,11 +10,18 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from engine.errors import NotationError
-from engine.game import GameState
+from engine.game import GameState, game_names
 from engine.search.bot import Bot, Budget
-from engine.search.registry import make_bot
+from engine.search.registry import BOTS, make_bot
 
-__all__ = ["Engine", "EngineError", "EngineMaker", "InProcessEngine", "open_engine"]
+__all__ = [
+    "Engine",
+    "EngineError",
+    "EngineMaker",
+    "InProcessEngine",
+    "engine_games",
+    "open_engine",
+]
 
 
 class EngineError(ValueError):
@@ -88,3 +95,9 @@ def open_engine(spec: str) -> EngineMaker:
     spec names no engine."""
     InProcessEngine(spec)  # checks the spec once, here, rather than at the first game
     return lambda: InProcessEngine(spec)
+
+
+def engine_games(spec: str) -> frozenset[str]:
+    """The games registered here that the engine `spec` plays (its bot's `BotType.games`)."""
+    bot_type = BOTS[spec.strip().partition(":")[0]]
+    return frozenset(name for name in game_names() if bot_type.plays(name))

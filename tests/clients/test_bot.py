@@ -273,6 +273,47 @@ async def test_the_runner_plays_any_engine_through_the_interface(
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("engine", "plays"), [("random", True), ("greedy", False)])
+async def test_a_bot_plays_take_away_when_its_engine_does(
+    server: Server, redis: Redis, engine: str, plays: bool
+) -> None:
+    """The runner knows a game only through the registry: a bot whose engine plays any game
+    plays the test suite's take-away game to its end; one that plays Amazons only declines."""
+    token = await create_bot_token(redis, BOT)
+    stop = asyncio.Event()
+    async with asyncio.timeout(TIMEOUT):
+        bot = asyncio.create_task(run_bot(server.url, token, engine, stop=stop))
+        await _until_online(server)
+        guest = await _guest(server.url)
+        challenge = Challenge(BOT, TimeControl(60, 0), setup="21", game="takeaway")
+        made = await guest.request(challenge, ChallengeAdded)
+        if not plays:
+            removed = await guest.next_news(ChallengeRemoved)
+            assert (removed.challenge_id, removed.outcome) == (
+                made.challenge.challenge_id,
+                ChallengeOutcome.DECLINED,
+            )
+        else:
+            await guest.wait_for(lambda c: bool(c.games), timeout=10)
+            (game_id,) = guest.games
+            while (view := guest.games[game_id]).status is GameStatus.PLAYING:
+                if view.colour_of(guest.user.name if guest.user else "") is view.to_move:
+                    await guest.request(PlayMove(game_id, view.ply, "1"))
+                await guest.wait_for(
+                    lambda c, ply=view.ply: (
+                        c.games[game_id].ply > ply or c.games[game_id].status is GameStatus.ENDED
+                    ),
+                    timeout=10,
+                )
+            final = guest.games[game_id]
+            assert (final.game, final.termination) == ("takeaway", Termination.NO_LEGAL_MOVE)
+            assert sum(int(move) for move in final.moves) == 21
+        stop.set()
+        await bot
+        await guest.close()
+
+
+@pytest.mark.asyncio
 async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis: Redis) -> None:
     token = await create_bot_token(redis, BOT)
     stop = asyncio.Event()
@@ -519,7 +560,9 @@ async def test_the_bot_says_when_a_server_that_did_not_answer_is_reached(
     assert said[1] == f"connected to ws://127.0.0.1:{port} as {BOT}"
 
 
-def _challenge_info(setup: str, base: int, increment: int, rated: bool = False) -> ChallengeInfo:
+def _challenge_info(
+    setup: str, base: int, increment: int, rated: bool = False, game: str = "amazons"
+) -> ChallengeInfo:
     return ChallengeInfo(
         "c1",
         Player("ann", PlayerKind.HUMAN, 1500),
@@ -528,6 +571,7 @@ def _challenge_info(setup: str, base: int, increment: int, rated: bool = False) 
         TimeControl(base, increment),
         rated,
         ColourPreference.RANDOM,
+        game,
     )
 
 
@@ -544,6 +588,25 @@ def test_the_challenge_policy_names_why_it_declines() -> None:
     for reason, challenge in cases.items():
         assert policy.refusal(challenge, playing=0) == reason
     assert policy.refusal(_challenge_info("6x6", 60, 0), playing=2) == "already playing 2 games"
+
+
+def test_the_challenge_policy_plays_only_its_games_and_their_setups() -> None:
+    amazons_only = ChallengePolicy()
+    assert amazons_only.refusal(_challenge_info("21", 60, 0, game="takeaway"), playing=0) == (
+        "game takeaway is not played"
+    )
+    both = ChallengePolicy(games=frozenset({"amazons", "takeaway"}))
+    assert both.refusal(_challenge_info("21", 60, 0, game="takeaway"), playing=0) is None
+    # A setup is judged within its own game: 21 is a pile, not a board.
+    assert both.refusal(_challenge_info("21", 60, 0), playing=0) == "setup 21 is not played"
+    assert both.refusal(_challenge_info("6x6", 60, 0, game="takeaway"), playing=0) == (
+        "setup 6x6 is not played"
+    )
+    # A game the server has and this client does not know is never accepted.
+    unknown = ChallengePolicy(games=frozenset({"bao"}))
+    assert unknown.refusal(_challenge_info("x", 60, 0, game="bao"), playing=0) == (
+        "setup x is not played"
+    )
 
 
 def _view(ply: int, white_ms: int, black_ms: int, received: float) -> GameView:
@@ -592,6 +655,30 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
         (["--engine", "nosuch", "--server", "ws://x", "--token", "t"], "unknown bot 'nosuch'"),
         (["--engine", "greedy", "--server", "http://x", "--token", "t"], "not a websocket URL"),
         (["--engine", "greedy", "--max-games", "0"], "must be 1 or more, got 0"),
+        (
+            ["--engine", "greedy", "--server", "ws://x", "--token", "t", "--game", "takeaway"],
+            "engine greedy does not play takeaway",
+        ),
+        (["--engine", "greedy", "--game", "chess"], "invalid choice: 'chess'"),
+        (
+            ["--engine", "random", "--server", "ws://x", "--token", "t", "--setup", "12x12"],
+            "no game played has setup 12x12: setups are 10, 10x10, 21, 6x6, 8x8",
+        ),
+        (
+            [
+                "--engine",
+                "random",
+                "--game",
+                "takeaway",
+                "--setup",
+                "8x8",
+                "--server",
+                "ws://x",
+                "--token",
+                "t",
+            ],
+            "no game played has setup 8x8: setups are 10, 21",
+        ),
         (
             ["--engine", "greedy", "--server", "ws://x", "--token-file", "/nonexistent/token"],
             "cannot read the token file /nonexistent/token",
