@@ -44,7 +44,8 @@ class BotType:
 
     def describe(self) -> str:
         params = ", ".join(f"{p.name}={p.default} ({p.help})" for p in self.params)
-        return f"{self.name}: {self.summary}" + (f" [{params}]" if params else "")
+        games = "every game" if ANY_GAME in self.games else ", ".join(self.games)
+        return f"{self.name} ({games}): {self.summary}" + (f" [{params}]" if params else "")
 
     def plays(self, game: str) -> bool:
         return game in self.games or ANY_GAME in self.games

@@ -90,12 +90,14 @@ def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None
     assert "Traceback" not in result.stderr
 
 
-def test_bots_lists_every_bot_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bots_lists_every_bot_with_its_games_and_parameters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["bots"]) == 0
     out = capsys.readouterr().out
-    assert "mcts: UCT with random playouts" in out
+    assert "mcts (amazons): UCT with random playouts" in out
     assert "c=0.8 (exploration constant)" in out
-    assert out.splitlines()[0].startswith("random: ")
+    assert out.splitlines()[0].startswith("random (every game): ")
 
 
 @pytest.mark.parametrize(
