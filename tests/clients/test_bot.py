@@ -719,7 +719,10 @@ async def test_a_bot_plans_its_first_moves_by_the_window_the_server_announces(
     assert player.first_move_ms == DEFAULT_FIRST_MOVE_MS  # before it has heard the server
     async with asyncio.timeout(TIMEOUT):
         bot = asyncio.create_task(player.run(stop))
-        await _until_online(server)
+        # The server follows the bot's news before its welcome reaches the bot: wait for the
+        # bot's side of the login, not the server's.
+        while not player.connections:
+            await asyncio.sleep(0.01)
         assert player.first_move_ms == 8_000
         stop.set()
         await bot
