@@ -145,9 +145,13 @@ def board_rows(
                 kind = ""
             if kind == "burnt":
                 kinds.insert(1, kind)
-            elif kind:
-                kinds.append(kind)
-            row.append((left + symbol + right, tuple(kinds)))
+            square_kinds = tuple(kinds)
+            # The marks take the mark's colour, the symbol its piece's.
+            row.append((left, square_kinds))
+            row.append(
+                (symbol, (*square_kinds, kind) if kind and kind != "burnt" else square_kinds)
+            )
+            row.append((right, square_kinds))
         row.append((f" {rank + 1:<2}", ("coordinate",)))
         rows.append(row)
     rows.append(edge)

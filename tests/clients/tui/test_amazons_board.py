@@ -81,12 +81,13 @@ def test_a_10x10_board_fits_beside_a_move_list_in_80_columns() -> None:
 
 
 def test_squares_no_amazon_can_reach_are_drawn_dead() -> None:
-    # Arrows on a2, b2, c2 and c1 wall a1 and b1 off with no amazon inside.
+    # Arrows on a2, b2, c2 and c1 wall a1 and b1 off with no amazon inside. A row is its rank
+    # and three pieces a square (mark, symbol, mark).
     position = Position.parse("W5/6/6/6/xxx3/2x2B w")
     rows = board_rows(position)
     assert dead_squares(position) == {Square.parse("a1"), Square.parse("b1")}
     rank_1, rank_6 = rows[6], rows[1]
-    assert [("dead" in kinds) for _, kinds in rank_1[1:7]] == [True, True] + [False] * 4
+    assert [("dead" in kinds) for _, kinds in rank_1[2:-1:3]] == [True, True] + [False] * 4
     assert not any("dead" in kinds for _, kinds in rank_6)
 
 
@@ -155,3 +156,22 @@ async def test_while_the_other_side_is_to_move_a_move_is_picked_for_a_premove() 
         await pilot.press("right", *["up"] * 5, "enter", *["down"] * 3, "enter")
         await pilot.press(*["right"] * 3, "enter")
     assert app.chosen == ["b6-b3/e3"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("no_color", "dots"), [(True, 50), (False, 0)])
+async def test_without_colour_the_widget_shades_dark_squares_with_dots(
+    monkeypatch: pytest.MonkeyPatch, no_color: bool, dots: int
+) -> None:
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    app = BoardHost(amazons("10x10"), player=None)
+    async with app.run_test(size=(80, 24)):
+        board = app.query_one(AmazonsBoard)
+        lines = board.render().plain.splitlines()
+        # 50 dark squares, less the four amazons on dark squares (d10, a7, j4, g1 on 10x10).
+        assert sum(line.count("·") for line in lines) == max(dots - 4, 0)
+        assert lines[0] == "    a  b  c  d  e  f  g  h  i  j    "
+        assert board.region.size == (36, 12)
