@@ -5,6 +5,8 @@ the engine's own reason on the line below, keeping the text for correction.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
@@ -19,10 +21,7 @@ class MoveInput(Vertical):
     `parse_move` on `board.entry_state`); a legal move is posted as `MoveChosen` and the field
     cleared, a malformed or illegal one refused with the reason shown and the text kept."""
 
-    DEFAULT_CSS = """
-    MoveInput { height: auto; }
-    MoveInput > #move-reason { color: $text-error; height: auto; }
-    """
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
 
     def __init__(self, board: BoardWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
