@@ -12,9 +12,15 @@ from engine.game import GameState, get_game
 
 class BoardHost(App[None]):
     def __init__(
-        self, state: GameState[object], *, player: int | None = 0, last_move: str | None = None
+        self,
+        state: GameState[object],
+        *,
+        player: int | None = 0,
+        last_move: str | None = None,
+        ascii: bool = False,
     ) -> None:
         super().__init__()
+        self.ascii = ascii
         self.start = state
         self.player = player
         self.last_move = last_move
@@ -25,7 +31,7 @@ class BoardHost(App[None]):
         return self.query_one(BoardWidget)
 
     def compose(self) -> ComposeResult:
-        board = board_for("amazons")(id="board")
+        board = board_for("amazons")(ascii=self.ascii, id="board")
         yield board
         yield MoveInput(board)
 

@@ -175,3 +175,27 @@ async def test_without_colour_the_widget_shades_dark_squares_with_dots(
         assert sum(line.count("·") for line in lines) == max(dots - 4, 0)
         assert lines[0] == "    a  b  c  d  e  f  g  h  i  j    "
         assert board.region.size == (36, 12)
+
+
+def test_picks_stay_through_a_new_position_while_they_still_begin_a_legal_move() -> None:
+    before = Position.setup("10x10")
+    steps = MoveSteps(before)
+    steps.pick(Square.parse("d1"))
+    steps.pick(Square.parse("d6"))
+    after = Position.setup("10x10")
+    after.apply(Move.parse("d1-d2/d3"))
+    after.apply(Move.parse("a7-b6/c6"))
+    # The amazon picked on d1 has gone to d2: nothing stays.
+    assert MoveSteps(after, steps.picks).picks == []
+    kept = MoveSteps(after, [Square.parse("g1"), Square.parse("g6")])
+    assert kept.picks == [Square.parse("g1"), Square.parse("g6")]
+    cut = MoveSteps(after, [Square.parse("a4"), Square.parse("d7")])  # c6 now blocks a4-d7
+    assert cut.picks == [Square.parse("a4")]
+
+
+@pytest.mark.asyncio
+async def test_the_widget_draws_in_ascii_when_asked() -> None:
+    for ascii, row in ((False, " 6     ♛        ♛     6 "), (True, " 6     B        B     6 ")):
+        app = BoardHost(amazons("6x6"), player=None, ascii=ascii)
+        async with app.run_test():
+            assert app.query_one(AmazonsBoard).render().plain.splitlines()[1] == row
