@@ -1,0 +1,413 @@
+"""The Amazons board of the terminal client, and the one module of `clients/` that uses the
+Amazons engine directly: a board is what a game adds to a user interface
+(docs/architecture.md), and this one needs the engine's own legal targets for each step of a
+move and its regions, to dim the squares no amazon can reach.
+
+`board_rows` draws the board as lines of marked text, which `board_text` gives plain (for tests
+and for reading) and `AmazonsBoard`, the widget, colours; `MoveSteps` makes a move square by
+square: the amazon, where it goes, where it shoots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Final, cast
+
+import numpy as np
+import numpy.typing as npt
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+
+from clients.tui.board import BoardWidget
+from engine.amazons import Move, Position, RegionKind, Side, Square
+from engine.amazons.kernels import SQUARE_MASK
+from engine.game import GameState
+
+__all__ = [
+    "ASCII",
+    "UNICODE",
+    "AmazonsBoard",
+    "Glyphs",
+    "MoveSteps",
+    "board_rows",
+    "board_text",
+    "dead_squares",
+]
+
+FILES: Final = "abcdefghijklmnopqrstuvwxyz"
+# Each square is three columns, a mark either side of its symbol; the ranks take three columns
+# on each side of the board (`10 `), so a 10x10 board is 36 columns by 12 lines.
+SQUARE_WIDTH: Final = 3
+MARGIN: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Glyphs:
+    """The characters of a board: the two sides' amazons, a burnt square, an empty light and
+    dark square (the shading that stands in for colour), a square the next step may pick, and
+    the marks either side of the cursor, of a square picked for the move being made and of the
+    last move's squares."""
+
+    white: str
+    black: str
+    burnt: str
+    light: str
+    dark: str
+    target: str
+    cursor: tuple[str, str]
+    picked: tuple[str, str]
+    last: tuple[str, str]
+
+
+# The burnt square is a multiplication sign, the last move's marks single angle quotes.
+UNICODE: Final = Glyphs(
+    "♕", "♛", "\u00d7", " ", "·", "•", ("[", "]"), ("(", ")"), ("\u2039", "\u203a")
+)
+ASCII: Final = Glyphs("W", "B", "x", " ", ".", "+", ("[", "]"), ("(", ")"), ("<", ">"))
+
+# A square's kinds, each a component class `board--KIND` of the widget; later kinds win.
+Row = list[tuple[str, tuple[str, ...]]]
+
+
+def dead_squares(position: Position) -> frozenset[Square]:
+    """The empty squares of regions without an amazon: no amazon can ever reach them."""
+    return frozenset(
+        square
+        for region in position.regions()
+        if region.kind is RegionKind.DEAD
+        for square in region.squares
+    )
+
+
+def board_rows(
+    position: Position,
+    *,
+    last_move: Move | None = None,
+    picks: Sequence[Square] = (),
+    targets: Collection[Square] = (),
+    cursor: Square | None = None,
+    dead: Collection[Square] | None = None,
+    glyphs: Glyphs = UNICODE,
+    shade: bool = True,
+) -> list[Row]:
+    """The board with coordinates on all four sides, as lines of (text, kinds) pieces. `picks`
+    are the squares picked so far for a move (with the amazon drawn where it goes once it has
+    a destination), `targets` the squares the next step may pick. With `shade`, dark empty
+    squares are drawn with a dot, so the board reads without colour."""
+    if dead is None:
+        dead = dead_squares(position)
+    moved: dict[Square, str | None] = {}
+    if len(picks) >= 2:
+        moved = {picks[0]: None, picks[1]: position.piece_at(picks[0])}
+    last = () if last_move is None else (last_move.origin, last_move.target, last_move.arrow)
+    files = "".join(f" {FILES[f]} " for f in range(position.width))
+    edge: Row = [(" " * MARGIN + files + " " * MARGIN, ("coordinate",))]
+    rows = [edge]
+    for rank in reversed(range(position.height)):
+        row: Row = [(f"{rank + 1:>2} ", ("coordinate",))]
+        for file in range(position.width):
+            square = Square(file, rank)
+            piece = moved[square] if square in moved else position.piece_at(square)
+            kinds = ["dark" if (file + rank) % 2 == 0 else "light"]
+            if square in dead:
+                kinds.append("dead")
+            if square in targets:
+                kinds.append("target")
+            if square in last:
+                kinds.append("last")
+            left, right = " ", " "
+            if square == cursor:
+                (left, right), mark = glyphs.cursor, "cursor"
+            elif square in picks:
+                (left, right), mark = glyphs.picked, "picked"
+            elif square in last:
+                (left, right), mark = glyphs.last, ""
+            else:
+                mark = ""
+            if mark:
+                kinds.append(mark)
+            if piece == "W":
+                symbol, kind = glyphs.white, "white"
+            elif piece == "B":
+                symbol, kind = glyphs.black, "black"
+            elif piece == "x":
+                symbol, kind = glyphs.burnt, "burnt"
+            elif square in targets:
+                symbol, kind = glyphs.target, ""
+            else:
+                symbol = glyphs.dark if shade and kinds[0] == "dark" else glyphs.light
+                kind = ""
+            if kind == "burnt":
+                kinds.insert(1, kind)
+            square_kinds = tuple(kinds)
+            # The marks take the mark's colour, the symbol its piece's.
+            row.append((left, square_kinds))
+            row.append(
+                (symbol, (*square_kinds, kind) if kind and kind != "burnt" else square_kinds)
+            )
+            row.append((right, square_kinds))
+        row.append((f" {rank + 1:<2}", ("coordinate",)))
+        rows.append(row)
+    rows.append(edge)
+    return rows
+
+
+def board_text(
+    position: Position,
+    *,
+    last_move: Move | None = None,
+    picks: Sequence[Square] = (),
+    targets: Collection[Square] = (),
+    cursor: Square | None = None,
+    glyphs: Glyphs = UNICODE,
+) -> list[str]:
+    """The board as plain lines, shaded by characters, with the marks `board_rows` takes."""
+    rows = board_rows(
+        position, last_move=last_move, picks=picks, targets=targets, cursor=cursor, glyphs=glyphs
+    )
+    return ["".join(text for text, _ in row) for row in rows]
+
+
+class MoveSteps:
+    """A move made square by square in `position`: first an amazon of the side to move, then
+    where it goes, then where it shoots, each chosen among the engine's legal moves. `back`
+    takes the last pick back."""
+
+    def __init__(self, position: Position | None, picks: Sequence[Square] = ()) -> None:
+        self.position = position
+        moves: npt.NDArray[np.int64] = (
+            np.empty(0, dtype=np.int64) if position is None else position.move_indices()
+        )
+        self._origins = moves & SQUARE_MASK
+        self._targets = (moves >> 10) & SQUARE_MASK
+        self._arrows = moves >> 20
+        self.picks: list[Square] = []
+        # Picks made in an earlier position stay while they still begin a legal move.
+        for square in picks:
+            if square not in self.targets():
+                break
+            self.picks.append(square)
+
+    def targets(self) -> frozenset[Square]:
+        """The squares the next step may pick."""
+        position = self.position
+        if position is None:
+            return frozenset()
+        chosen = np.ones(len(self._origins), dtype=np.bool_)
+        for picked, column in zip(self.picks, (self._origins, self._targets), strict=False):
+            chosen &= column == position.index(picked)
+        column = (self._origins, self._targets, self._arrows)[len(self.picks)]
+        return frozenset(position.square(int(i)) for i in np.unique(column[chosen]))
+
+    def pick(self, square: Square) -> Move | None:
+        """Pick `square` for the next step: the move once it is whole (and the steps start
+        again), else None. Another amazon of the side to move, picked after its first step,
+        starts the move again from it; any other square that is not a target does nothing."""
+        if square in self.targets():
+            self.picks.append(square)
+        elif self.picks and self.position is not None:
+            origins = MoveSteps(self.position)
+            if square in origins.targets():
+                self.picks = [square]
+        if len(self.picks) < 3:
+            return None
+        origin, target, arrow = self.picks
+        self.picks = []
+        return Move(origin, target, arrow)
+
+    def back(self) -> bool:
+        """Take the last pick back; False when there was none."""
+        if not self.picks:
+            return False
+        self.picks.pop()
+        return True
+
+
+_CSS_PATH: Final = Path(__file__).with_suffix(".tcss")
+
+
+class AmazonsBoard(BoardWidget):
+    """The Amazons board: arrow keys move a cursor and Enter or Space picks the square under
+    it, as a click does; the squares the next step may pick are highlighted and Esc steps
+    back. While the other side is to move, a move picked is a premove, checked on the board
+    as it stands (the app queues it: `clients.tui.premove`)."""
+
+    DEFAULT_CSS = _CSS_PATH.read_text()
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        f"board--{kind}"
+        for kind in (
+            "coordinate",
+            "light",
+            "dark",
+            "dead",
+            "burnt",
+            "target",
+            "last",
+            "picked",
+            "cursor",
+            "white",
+            "black",
+        )
+    }
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(0, 1)", "Cursor up", show=False),
+        Binding("down", "cursor(0, -1)", "Cursor down", show=False),
+        Binding("left", "cursor(-1, 0)", "Cursor left", show=False),
+        Binding("right", "cursor(1, 0)", "Cursor right", show=False),
+        Binding("enter,space", "pick", "Pick square"),
+        Binding("escape", "back", "Step back"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        ascii: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(ascii=ascii, name=name, id=id, classes=classes)
+        self.glyphs = ASCII if ascii else UNICODE
+        self.cursor = Square(0, 0)
+        self.steps = MoveSteps(None)
+        self._dead: frozenset[Square] = frozenset()
+        self._last: Move | None = None
+        self._entry: Position | None = None
+
+    # -- the interface ---------------------------------------------------------------------
+
+    @property
+    def position(self) -> Position | None:
+        state = self.state
+        if state is not None and not isinstance(state, Position):
+            raise TypeError(f"the Amazons board shows Amazons positions, not {state!r}")
+        return state
+
+    def state_changed(self) -> None:
+        position = self.position
+        self._last = None
+        self._entry = None
+        self._dead = frozenset()
+        if position is not None:
+            self._dead = dead_squares(position)
+            if self.last_move is not None:
+                self._last = Move.parse(self.last_move)
+            self._entry = _entry_position(position, self.player)
+            if not (0 <= self.cursor.file < position.width):
+                self.cursor = Square(0, 0)
+            if not (0 <= self.cursor.rank < position.height):
+                self.cursor = Square(self.cursor.file, 0)
+        self.steps = MoveSteps(self._entry, self.steps.picks)
+
+    @property
+    def entry_state(self) -> GameState[object] | None:
+        """The position on the user's turn; while the other side is to move, the board as it
+        stands with the user to move (a premove); None for a spectator or a finished game."""
+        return cast(GameState[object] | None, self._entry)
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def rows(self) -> list[Row]:
+        """What the widget draws now, as `board_rows` gives it."""
+        position = self.position
+        if position is None:
+            return []
+        entering = self._entry is not None
+        return board_rows(
+            position,
+            last_move=self._last,
+            picks=self.steps.picks,
+            targets=self.steps.targets() if entering else (),
+            cursor=self.cursor if entering and self.has_focus else None,
+            dead=self._dead,
+            glyphs=self.glyphs,
+            shade=self.app.no_color,
+        )
+
+    def render(self) -> Text:
+        styles: dict[tuple[str, ...], Style] = {}
+        text = Text(no_wrap=True, overflow="crop")
+        for number, row in enumerate(self.rows()):
+            if number:
+                text.append("\n")
+            for piece, kinds in row:
+                style = styles.get(kinds)
+                if style is None:
+                    style = Style()
+                    for kind in kinds:
+                        style += self.get_component_rich_style(f"board--{kind}", partial=True)
+                    styles[kinds] = style
+                text.append(piece, style)
+        return text
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        position = self.position
+        return 0 if position is None else 2 * MARGIN + SQUARE_WIDTH * position.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        position = self.position
+        return 0 if position is None else position.height + 2
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # -- picking ---------------------------------------------------------------------------
+
+    def action_cursor(self, files: int, ranks: int) -> None:
+        position = self.position
+        if position is None:
+            return
+        self.cursor = Square(
+            min(max(self.cursor.file + files, 0), position.width - 1),
+            min(max(self.cursor.rank + ranks, 0), position.height - 1),
+        )
+        self.refresh()
+
+    def action_pick(self) -> None:
+        self.pick(self.cursor)
+
+    def action_back(self) -> None:
+        if not self.steps.back():
+            raise SkipAction()
+        self.refresh()
+
+    def pick(self, square: Square) -> None:
+        """Pick `square` for the move being made, as Enter on it or a click does."""
+        if self._entry is None:
+            return
+        move = self.steps.pick(square)
+        self.refresh()
+        if move is not None:
+            self.choose(str(move))
+
+    def on_click(self, event: events.Click) -> None:
+        position = self.position
+        offset = event.get_content_offset(self)
+        if position is None or offset is None:
+            return
+        file = (offset.x - MARGIN) // SQUARE_WIDTH
+        rank = position.height - offset.y
+        if offset.x >= MARGIN and 0 <= file < position.width and 0 <= rank < position.height:
+            self.cursor = Square(file, rank)
+            self.pick(self.cursor)
+
+
+def _entry_position(position: Position, player: int | None) -> Position | None:
+    """The position the user moves in: `position` on the user's turn, else its board with the
+    user to move (a premove); None for a spectator or when the user has no legal move."""
+    if player is None or position.is_terminal():
+        return None
+    if position.current_player == player:
+        return position
+    board = position.text().split()[0]
+    entry = Position.parse(f"{board} {Side(player).letter}")
+    return None if entry.is_terminal() else entry

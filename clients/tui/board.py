@@ -1,0 +1,123 @@
+"""The board widget's interface, the same for every game: a game state in, a chosen move out.
+
+A screen shows a game through `board_for(game)`, the board widget registered for that game,
+and speaks to it only through `BoardWidget`: `set_state` with the state and the last move's
+text, `player` for the side the user moves for, and a `MoveChosen` message when the user has
+made a move. A new game adds its widget to `_BOARDS`; the screens do not change.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.errors import IllegalMoveError, NotationError
+from engine.game import GameState
+
+__all__ = ["BoardWidget", "MoveChosen", "board_for"]
+
+
+class MoveChosen(Message):
+    """The user made a move, on the board or typed: `text` is the move in the game's own
+    spelling, checked on the state the user made it in (`BoardWidget.entry_state`)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class BoardWidget(Widget):
+    """One game's board. `set_state` shows a state (and highlights the last move); while
+    `player` (the index of the user's side) is set and the game goes on, the user can make a
+    move, which the widget posts as `MoveChosen`. With `ascii` the board draws in ASCII."""
+
+    can_focus = True
+
+    # The player index the user moves for; None for a spectator, who picks nothing.
+    player: reactive[int | None] = reactive(None)
+
+    def __init__(
+        self,
+        *,
+        ascii: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.ascii = ascii
+        self._state: GameState[object] | None = None
+        self._last_move: str | None = None
+
+    @property
+    def state(self) -> GameState[object] | None:
+        """The state shown (a copy is kept: the caller may go on using its own)."""
+        return self._state
+
+    @property
+    def last_move(self) -> str | None:
+        return self._last_move
+
+    def set_state(self, state: GameState[object] | None, last_move: str | None = None) -> None:
+        """Show `state` (None: an empty board area) with `last_move`, the text of the move
+        that led to it, highlighted when given."""
+        self._state = None if state is None else state.clone()
+        self._last_move = last_move
+        self.state_changed()
+        self.refresh(layout=True)
+
+    def state_changed(self) -> None:
+        """Called after `set_state` and when `player` changes: a game's board works out what
+        it shows and what may be picked."""
+
+    def watch_player(self) -> None:
+        self.state_changed()
+        self.refresh()
+
+    @property
+    def entry_state(self) -> GameState[object] | None:
+        """The state the user's next move is made in: the game's state on the user's turn;
+        None when the user has no move to make. A game's board may answer, while the other
+        side is to move, the state as if it were the user's turn, for a premove."""
+        state = self._state
+        if state is None or self.player is None or state.is_terminal():
+            return None
+        return state if state.current_player == self.player else None
+
+    def check_move(self, text: str) -> str:
+        """The move `text` in the game's own spelling, once the game has read it and found it
+        legal in `entry_state`; a ValueError names what is wrong (the engine's own words)."""
+        entry = self.entry_state
+        if entry is None:
+            if self._state is not None and self.player is not None and self._state.is_terminal():
+                raise IllegalMoveError("the game is over")
+            raise IllegalMoveError("there is no move of yours to make on this board")
+        return entry.format_move(entry.parse_move(text.strip()))
+
+    def choose(self, text: str) -> None:
+        """Post the user's move."""
+        self.post_message(MoveChosen(text))
+
+
+# Board widgets by game name: "module:class", imported on first use.
+_BOARDS: dict[str, str] = {
+    "amazons": "clients.tui.amazons_board:AmazonsBoard",
+}
+
+
+def board_for(game: str) -> type[BoardWidget]:
+    """The board widget class of the game called `game`; a ValueError names the games that
+    have one when it has none."""
+    try:
+        entry = _BOARDS[game]
+    except KeyError:
+        raise NotationError(
+            f"no terminal board for the game {game!r}: boards exist for "
+            f"{', '.join(sorted(_BOARDS))}"
+        ) from None
+    module, attribute = entry.split(":")
+    board: type[BoardWidget] = getattr(importlib.import_module(module), attribute)
+    return board
