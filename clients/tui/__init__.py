@@ -1,0 +1,8 @@
+"""The terminal client, on Textual: `ArenaApp` (`app.py`) and its screens, signing in
+(`signin.py`), the lobby (`lobby.py`) and its forms (`forms.py`), the keys (`help.py`); styles in
+`arena.tcss`. It sees the server only through the client core and its transport.
+"""
+
+from clients.tui.app import ArenaApp
+
+__all__ = ["ArenaApp"]
