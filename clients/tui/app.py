@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import deque
 from typing import ClassVar, TypeVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
@@ -31,6 +33,7 @@ E = TypeVar("E", bound=Event)
 # What failing to reach a server raises: nothing listens, no websocket there, a bad URL.
 CONNECT_ERRORS = (OSError, ConnectionError, InvalidHandshake, InvalidURI, TimeoutError)
 CONNECT_SECONDS = 10.0  # for a connection to open and answer `hello`
+NOTICES_KEPT = 100
 
 
 class UnreachableError(ValueError):
@@ -94,6 +97,8 @@ class ArenaApp(App[None]):
         self.offers: Offers | None = None
         self.lobby: LobbyScreen | None = None
         self._stopping = False
+        # The notices shown, latest last (at most NOTICES_KEPT), as people read them.
+        self.notices: deque[str] = deque(maxlen=NOTICES_KEPT)
 
     def on_mount(self) -> None:
         self.sub_title = self.url
@@ -171,6 +176,20 @@ class ArenaApp(App[None]):
                 self.connection = "resynced"
                 return client
             await asyncio.sleep(backoff.next())
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notice, and keep its words in `notices`. Its text is shown as it is (names
+        and the server's messages may hold brackets), unless `markup`."""
+        self.notices.append(f"{title}: {message}" if title else message)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
