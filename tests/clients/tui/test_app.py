@@ -9,16 +9,29 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 import pytest
+import websockets.asyncio.server
 from redis.asyncio import Redis
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Select
+from websockets.asyncio.server import ServerConnection
 
 from clients.tui import ArenaApp
+from clients.tui.app import UnreachableError, open_connection
 from clients.tui.forms import OfferForm
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen, LobbyTable
 from server import identity
-from server.protocol import CancelSeek, Colour, ListSeeks, Seek, SeekAdded, TimeControl
+from server.protocol import (
+    CancelSeek,
+    Colour,
+    ErrorCode,
+    ErrorReply,
+    ListSeeks,
+    Seek,
+    SeekAdded,
+    TimeControl,
+    decode_request,
+)
 from tests.server.endpoint import guest, serving
 from tests.server.test_end_to_end import _worker
 
@@ -237,4 +250,23 @@ def test_an_unreachable_server_is_one_line_and_status_2(
     err = capsys.readouterr().err
     assert (
         err == "arena play: error: cannot reach a server at ws://127.0.0.1:1: Connection refused\n"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_server_of_another_protocol_version_is_named_in_one_line() -> None:
+    async def newer_server(socket: ServerConnection) -> None:
+        hello = decode_request(await socket.recv())
+        words = "protocol version 1 is not supported; this server speaks version 2"
+        reply = ErrorReply(ErrorCode.UNSUPPORTED_VERSION, words, id=hello.id)
+        await socket.send(reply.to_wire())
+        await socket.close()
+
+    async with websockets.asyncio.server.serve(newer_server, "127.0.0.1", 0) as server:
+        url = f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"
+        with pytest.raises(UnreachableError) as refused:
+            await open_connection(url)
+    assert str(refused.value) == (
+        f"the server at {url} refused: protocol version 1 is not supported; this server "
+        "speaks version 2"
     )
