@@ -54,6 +54,7 @@ from server.protocol import (
     Request,
     SeekAdded,
     SeekInfo,
+    SeekList,
     SeekRemoved,
 )
 
@@ -111,6 +112,8 @@ class LobbyScreen(Screen[None]):
     ]
 
     pairing: reactive[bool] = reactive(False, bindings=True)
+    # Whether the seeks are listed and the server pushes their changes (until a drop).
+    following: reactive[bool] = reactive(False)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="lobby-top"):
@@ -168,6 +171,7 @@ class LobbyScreen(Screen[None]):
                 self._announce(change.view)
 
     def on_reconnected(self, message: Reconnected) -> None:
+        self.following = False
         self._follow_lobby()
 
     def _announce(self, view: GameView) -> None:
@@ -186,7 +190,7 @@ class LobbyScreen(Screen[None]):
     @work(exclusive=True, group="lobby")
     async def _follow_lobby(self) -> None:
         """Ask for the seeks (which also has the server push their changes) and the games."""
-        await self._send(ListSeeks())
+        self.following = isinstance(await self._send(ListSeeks()), SeekList)
         await self._list_games()
 
     # Showing
