@@ -14,14 +14,22 @@ __all__ = ["HelpScreen", "keys_of"]
 
 
 def keys_of(screen: Screen[object]) -> list[tuple[str, str]]:
-    """The keys that act on `screen` (its own, its focused widget's and the application's),
-    each once, as (key, what it does)."""
-    keys: dict[str, str] = {}
+    """The keys that act on `screen`, each once, as (key, what it does): the screen's own
+    first, then the application's, then those of the widget in focus (a table's cursor keys)."""
+    own = {
+        key
+        for binding in type(screen).__dict__.get("BINDINGS", ())
+        if isinstance(binding, Binding)
+        for key in binding.key.split(",")
+    }
+    keys: dict[str, tuple[int, str]] = {}
     for key, active in screen.active_bindings.items():
         binding = active.binding
         if binding.description and key not in keys:
-            keys[key] = binding.tooltip or binding.description
-    return [(screen.app.get_key_display(_binding(key)), text) for key, text in keys.items()]
+            rank = 0 if key in own else 1 if active.node is screen.app else 2
+            keys[key] = (rank, binding.tooltip or binding.description)
+    ordered = sorted(keys.items(), key=lambda item: item[1][0])
+    return [(screen.app.get_key_display(_binding(key)), text) for key, (_, text) in ordered]
 
 
 def _binding(key: str) -> Binding:

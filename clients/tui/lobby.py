@@ -179,6 +179,7 @@ class LobbyScreen(Screen[None]):
         if me is None or view.status is not GameStatus.PLAYING:
             return
         self.pairing = False
+        self._refresh_games()
         opponent = view.player(_other(me))
         self.notify(
             f"Game {view.game_id} started: you play {me} against {player_text(opponent)} "

@@ -211,6 +211,8 @@ async def test_question_mark_lists_every_key_of_the_lobby(redis_url: str, redis:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         keys = dict(app.screen.keys)
+        # The lobby's own keys come first, before the table's cursor keys.
+        assert app.screen.keys[0] == ("s", "make a seek")
         for key, words in [("s", "make a seek"), ("b", "play a house bot"), ("?", "show every")]:
             assert words in keys[key]
         assert "decline the challenge" in keys["n"]
