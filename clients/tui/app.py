@@ -122,7 +122,13 @@ class ArenaApp(App[None]):
         server's message when it refuses."""
         client = self.client
         if client is None or client.closed:
-            raise ConnectionError(f"not connected to {self.url}")
+            # Lost before signing in (nothing to resume): a new connection will do.
+            try:
+                client = self.client = await open_connection(self.url)
+            except UnreachableError as error:
+                self.connection = str(error)
+                raise ConnectionError(str(error)) from None
+            self.connection = "connected"
         if user is None:
             welcome = await client.guest()
         else:
@@ -152,7 +158,12 @@ class ArenaApp(App[None]):
             if self._stopping:
                 return
             self.client = await self._reconnect(self.client)
-            if self.lobby is not None:
+            if self.client is None:
+                # The session is gone (expired, or the server's data with it): sign in again.
+                self.lobby = None
+                self.switch_screen(SignInScreen())
+                self._connect()
+            elif self.lobby is not None:
                 self.lobby.post_message(Reconnected())
 
     async def _reconnect(self, previous: ArenaClient) -> ArenaClient | None:

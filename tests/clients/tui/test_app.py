@@ -23,6 +23,8 @@ from clients.tui.lobby import LobbyScreen, LobbyTable
 from server import identity
 from server.protocol import (
     CancelSeek,
+    Challenge,
+    ChallengeAdded,
     Colour,
     ErrorCode,
     ErrorReply,
@@ -272,3 +274,44 @@ async def test_a_server_of_another_protocol_version_is_named_in_one_line() -> No
         f"the server at {url} refused: protocol version 1 is not supported; this server "
         "speaks version 2"
     )
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_from_another_is_shown_and_accepted(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        assert app.user is not None
+        other = await guest(url)
+        assert other.user is not None
+        await other.request(
+            Challenge(app.user.name, TimeControl(180, 2), setup="8x8", colour="white"),
+            ChallengeAdded,
+        )
+        await until(pilot, lambda: len(rows(lobby, "challenges")) == 1, "the challenge")
+        assert rows(lobby, "challenges")[0][:3] == [other.user.name, app.user.name, "amazons 8x8"]
+        assert told(app, f"{other.user.name} challenges you: amazons 8x8 3+2, casual")
+        await pilot.press("tab", "tab")  # from the seeks, past the live games, to the challenges
+        await pilot.press("y")
+        await until(pilot, lambda: told(app, "started"), "the game to be announced")
+        assert told(app, f"you play black against {other.user.name}")
+        await until(pilot, lambda: rows(lobby, "challenges") == [], "the challenge to go")
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await pilot.press("enter")
+        await until(pilot, lambda: lobby.pairing, "the pairing to start")
+        assert "Looking for an opponent" in str(lobby.query_one("#pairing").render())
+        await pilot.press("x")
+        await until(pilot, lambda: not lobby.pairing, "the pairing to stop")
+        assert str(lobby.query_one("#pairing").render()) == ""
+        # The pool is empty again: pairing anew is welcome.
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await pilot.press("enter")
+        await until(pilot, lambda: lobby.pairing, "the pairing to start again")
