@@ -104,7 +104,7 @@ class LobbyScreen(Screen[None]):
             "n",
             "decline_challenge",
             "No",
-            tooltip="decline the challenge under the cursor (or cancel your own)",
+            tooltip="decline the challenge under the cursor, or cancel yours",
         ),
         Binding("p", "offer('quick pair')", "Pair", tooltip="quick pairing"),
         Binding("x", "cancel_quick_pair", "Stop", tooltip="stop quick pairing"),
