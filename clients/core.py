@@ -35,8 +35,10 @@ from clients.changes import (
 )
 from clients.view import GameView
 from server.protocol import (
+    AcceptChallenge,
     ChallengeAdded,
     ChallengeInfo,
+    ChallengeOutcome,
     ChallengeRemoved,
     ClockUpdate,
     ErrorCode,
@@ -196,6 +198,10 @@ class ClientCore:
             else:
                 self._refused(request, event, changes)
         elif request is not None:
+            if isinstance(request, AcceptChallenge):
+                # The challenger hears `challenge_removed`; the one who accepts, only the game.
+                self._challenges.pop(request.challenge_id, None)
+                changes.append(ChallengeClosed(request.challenge_id, ChallengeOutcome.ACCEPTED))
             changes.append(Replied(request, event))
         return changes
 

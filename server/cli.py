@@ -1,6 +1,7 @@
 """The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
-`user` and `token` (accounts and bot tokens) — and the clients' (`bot`).
+`user` and `token` (accounts and bot tokens) — and the clients' (`bot`, and `play`, the
+terminal client, which starts a server of its own in the background when given no URL).
 
 This module puts the program together, and is the one place that may import every package
 (docs/architecture.md); the rest of `server` never imports `clients`.
@@ -15,6 +16,8 @@ import gc
 import getpass
 import gzip
 import os
+import re
+import select
 import signal
 import socket
 import subprocess
@@ -23,6 +26,7 @@ import threading
 import urllib.parse
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
+from time import monotonic
 from typing import Any, TypeVar
 
 import redis
@@ -31,6 +35,7 @@ import structlog
 import websockets.asyncio.server
 
 from clients.bot_cli import add_command as add_bot_command
+from clients.tui.app import ArenaApp, open_connection
 from engine import cli as engine_cli
 from engine.records import GameRecord, read_records
 from server import identity
@@ -38,7 +43,13 @@ from server.app import Arena
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
-from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis, EmbeddedRedisError
+from server.redis_embedded import (
+    AOF_NAME,
+    SOCKET_NAME,
+    EmbeddedRedis,
+    EmbeddedRedisError,
+    end_with_parent,
+)
 from server.worker import prepare_house_bots, run_worker
 
 __all__ = ["main"]
@@ -52,6 +63,9 @@ CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stop
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
 GC_YOUNG = 10_000  # allocations between collections of the youngest generation (700 by default)
 REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command gives up
+SERVER_START_SECONDS = 60  # for the server `arena play` starts to listen (a new Redis, imports)
+SERVER_STOP_SECONDS = 20  # for it to stop after SIGTERM (its workers and Redis with it)
+SERVER_LOG_NAME = "play-server.log"  # its log, in the data folder: the screen is the app's
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -65,6 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     engine_cli.add_commands(commands)
     _add_server_commands(commands)
     add_bot_command(commands)
+    _add_play_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
@@ -190,6 +205,101 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     revoke.add_argument("id", metavar="ID", help="the token's id, as `arena token list` shows it")
     _add_redis_options(revoke)
     revoke.set_defaults(run=_token_revoke)
+
+
+def _add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    play = commands.add_parser(
+        "play",
+        help="play in the terminal",
+        description="Play, in a full-screen terminal app, on the server at URL; with no URL, "
+        "on a server started for the run in the background, as `arena serve` runs it (a "
+        "private Redis in the data folder, one house-bot worker) on a free local port, and "
+        "stopped on exit.",
+    )
+    play.add_argument("url", nargs="?", metavar="URL", help="the server, such as ws://host:8765")
+    play.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)),
+        help="folder of the background server's Redis, when no URL is given "
+        "(default: $ARENA_DATA_DIR or ./.arena)",
+    )
+    play.set_defaults(run=_play)
+
+
+def _play(args: argparse.Namespace) -> int:
+    if args.url:
+        return _play_on(args.url)
+    with _background_server(args.data_dir) as url:
+        return _play_on(url)
+
+
+def _play_on(url: str) -> int:
+    """Connect first, so that a server that cannot be reached is one line and status 2 before
+    the app takes the screen (the UnreachableError is a ValueError: `main` says it)."""
+
+    async def play() -> None:
+        client = await open_connection(url)
+        try:
+            await ArenaApp(url, client).run_async()
+        finally:
+            with contextlib.suppress(OSError, ConnectionError):
+                await client.close()
+
+    asyncio.run(play())
+    return 0
+
+
+@contextlib.contextmanager
+def _background_server(data_dir: Path) -> Iterator[str]:
+    """`arena serve` as a child process on a free local port with one house-bot worker, its
+    log in the data folder; yields its URL once it listens, and stops it (its worker and Redis
+    with it) on exit. It also gets SIGTERM if this process dies, however it dies."""
+    folder = Path(os.path.abspath(data_dir))
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = folder / SERVER_LOG_NAME
+    command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+    command += ["--port", "0", "--workers", "1", "--data-dir", str(folder)]
+    with log_path.open("ab") as log_file:
+        server = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=end_with_parent,
+        )
+    try:
+        yield _serving_url(server, log_path)
+    finally:
+        server.terminate()
+        try:
+            server.wait(SERVER_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+def _serving_url(server: subprocess.Popen[bytes], log_path: Path) -> str:
+    """The URL the server prints once it listens; a ValueError with its log's last line if it
+    stops or stays silent first."""
+    assert server.stdout is not None
+    deadline = monotonic() + SERVER_START_SECONDS
+    while (left := deadline - monotonic()) > 0:
+        readable, _, _ = select.select([server.stdout], [], [], left)
+        if not readable:
+            break
+        line = server.stdout.readline()
+        if not line:
+            break
+        found = re.search(rb"serving on (ws://\S+)", line)
+        if found is not None:
+            return found.group(1).decode()
+    lines = log_path.read_text(errors="replace").strip().splitlines()
+    last = f": {lines[-1]}" if lines else ""
+    raise ValueError(f"the background server did not start (its log is {log_path}){last}")
 
 
 def _add_redis_options(parser: argparse.ArgumentParser) -> None:

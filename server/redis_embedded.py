@@ -22,7 +22,7 @@ from typing import Self
 
 import structlog
 
-__all__ = ["EmbeddedRedis", "EmbeddedRedisError", "redis_server_binary"]
+__all__ = ["EmbeddedRedis", "EmbeddedRedisError", "end_with_parent", "redis_server_binary"]
 
 SOCKET_NAME = "redis.sock"
 LOG_NAME = "redis.log"
@@ -130,7 +130,7 @@ class EmbeddedRedis:
                     stderr=log_file,
                     cwd=self.data_dir,
                     process_group=0,
-                    preexec_fn=_end_with_parent,
+                    preexec_fn=end_with_parent,
                 )
             except OSError as error:
                 raise EmbeddedRedisError(f"cannot run {binary}: {error.strerror}") from error
@@ -340,10 +340,11 @@ def _end(process: subprocess.Popen[bytes], timeout: float) -> None:
         process.wait()
 
 
-def _end_with_parent() -> None:
-    """In the child before it runs redis-server: on Linux, ask for SIGTERM (a clean shutdown
-    that flushes the append-only file) when the arena process that started it dies, however
-    it dies, so a killed server leaves no Redis behind."""
+def end_with_parent() -> None:
+    """In a child before it runs its program (redis-server, or the server `arena play`
+    starts): on Linux, ask for SIGTERM (for redis-server, a clean shutdown that flushes the
+    append-only file) when the arena process that started it dies, however it dies, so a
+    killed command leaves nothing behind."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)

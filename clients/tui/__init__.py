@@ -1,2 +1,9 @@
-"""The terminal client, on Textual: screens made of small widgets, among them one board widget
-per game behind one interface (`clients.tui.board`)."""
+"""The terminal client, on Textual: `ArenaApp` (`app.py`) and its screens, signing in
+(`signin.py`), the lobby (`lobby.py`) and its forms (`forms.py`), the keys (`help.py`); one board
+widget per game behind one interface (`board.py`); styles in `.tcss` files. It sees the server
+only through the client core and its transport.
+"""
+
+from clients.tui.app import ArenaApp
+
+__all__ = ["ArenaApp"]

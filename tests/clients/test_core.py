@@ -33,6 +33,7 @@ from clients import (
 from engine.errors import NotationError
 from engine.game import get_game
 from server.protocol import (
+    AcceptChallenge,
     ChallengeAdded,
     ChallengeInfo,
     ChallengeOutcome,
@@ -375,6 +376,18 @@ def test_the_lobby_is_kept_as_the_server_tells_it() -> None:
     closed = ChallengeRemoved("c1", ChallengeOutcome.DECLINED).to_wire()
     assert core.receive(closed)[1:] == [ChallengeClosed("c1", ChallengeOutcome.DECLINED)]
     assert core.challenges == {}
+
+
+def test_a_challenge_accepted_is_no_longer_open_for_the_one_who_accepted() -> None:
+    core = ClientCore()
+    challenge = ChallengeInfo("c1", BOB, ANN, "6x6", TIME, False, ColourPreference.BLACK)
+    core.receive(ChallengeAdded(challenge).to_wire())
+    accepted = core.send(AcceptChallenge("c1"))
+    started = GameStarted("g1", 1, ANN, BOB, START, TIME, False, Clocks(1, 1), id=accepted)
+    changes = core.receive(started.to_wire())
+    assert ChallengeClosed("c1", ChallengeOutcome.ACCEPTED) in changes
+    assert core.challenges == {}
+    assert "g1" in core.games
 
 
 @pytest.mark.parametrize(

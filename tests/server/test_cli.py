@@ -15,6 +15,7 @@ import pytest
 from redis.asyncio import from_url
 
 import server.cli
+from clients import ArenaClient
 from server import identity
 from server.cli import main
 from server.protocol import PlayerKind
@@ -221,3 +222,41 @@ def test_tokens_are_listed_and_revoked(tmp_path: Path) -> None:
     assert again.stderr.splitlines()[-1] == (
         f"arena token revoke: error: no bot token with id {ids[0]}; `arena token list` shows them"
     )
+
+
+def _processes_naming(folder: Path) -> list[str]:
+    """The command lines of running processes that name `folder` (a server, worker or Redis
+    of it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue  # gone meanwhile
+        if str(folder) in command:
+            found.append(command)
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_arena_play_runs_its_own_server_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    data = tmp_path / "play-data"
+
+    async def sign_in(url: str) -> str:
+        client = await ArenaClient.connect(url)
+        welcome = await client.guest()
+        await client.close()
+        return welcome.user.name
+
+    with server.cli._background_server(data) as url:
+        assert re.fullmatch(r"ws://127\.0\.0\.1:\d+", url)
+        assert asyncio.run(sign_in(url)).startswith("guest")
+        running = _processes_naming(data)
+        assert any(" serve " in c for c in running), running
+        assert any(" worker " in c for c in running), running
+        assert any("redis-server" in c for c in running), running
+    assert _processes_naming(data) == []
+    assert (data / "appendonly.aof").exists()
+    assert "serving" in (data / "play-server.log").read_text()

@@ -1,0 +1,194 @@
+"""The lobby's forms, one modal screen for the four ways to find a game: a seek, a house bot,
+a named user, quick pairing. Every choice comes from the server's offers; the form returns the
+request to send (None when cancelled)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select
+
+from clients.tui.labels import TimeControlError, parse_time, time_text
+from server.protocol import (
+    Challenge,
+    ColourPreference,
+    GameOffers,
+    QuickPair,
+    Request,
+    Seek,
+    TimeControl,
+)
+
+__all__ = ["OfferForm", "Offering"]
+
+DEFAULT_TIME = TimeControl(300, 3)  # suggested when the server offers it: 5 minutes + 3 s
+DEFAULT_STRENGTH = 5  # the server's default for a house bot
+
+
+class Offering(StrEnum):
+    """What a form asks for."""
+
+    SEEK = "seek"
+    HOUSE_BOT = "house bot"
+    USER = "user"
+    QUICK_PAIR = "quick pair"
+
+
+TITLES = {
+    Offering.SEEK: "New seek",
+    Offering.HOUSE_BOT: "Play a house bot",
+    Offering.USER: "Challenge a user",
+    Offering.QUICK_PAIR: "Quick pairing",
+}
+
+
+class OfferForm(ModalScreen[Request | None]):
+    """A small form; Enter on a field or the button sends it, Escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "send", "Send"),
+    ]
+
+    def __init__(self, offering: Offering, games: tuple[GameOffers, ...]) -> None:
+        if offering is Offering.HOUSE_BOT:
+            games = tuple(offers for offers in games if offers.house_bots)
+        if not games:
+            raise ValueError(f"the server offers no game to play by {offering.value}")
+        super().__init__()
+        self.offering = offering
+        self.games = {offers.game: offers for offers in games}
+
+    def compose(self) -> ComposeResult:
+        first = next(iter(self.games.values()))
+        kind = self.offering
+        with Vertical(id="form"):
+            yield Label(TITLES[kind], id="form-title")
+            with Grid(id="form-fields"):
+                if kind is Offering.USER:
+                    yield Label("Opponent")
+                    yield Input(placeholder="user name", id="opponent")
+                yield Label("Game")
+                yield Select(
+                    [(name, name) for name in self.games],
+                    value=first.game,
+                    allow_blank=False,
+                    id="game",
+                )
+                if kind is Offering.HOUSE_BOT:
+                    yield Label("Bot")
+                    yield Select(_bots(first), allow_blank=False, id="bot")
+                    yield Label("Strength")
+                    yield Select(
+                        [(f"{n}", n) for n in range(1, 11)],
+                        value=DEFAULT_STRENGTH,
+                        allow_blank=False,
+                        id="strength",
+                    )
+                yield Label("Setup")
+                yield Select(
+                    _setups(first), value=first.default_setup, allow_blank=False, id="setup"
+                )
+                yield Label("Time (min+s)")
+                yield Input(_suggested_time(first), id="time")
+                if kind is not Offering.HOUSE_BOT:
+                    yield Label("Rated")
+                    yield Checkbox("rated (accounts only)", id="rated")
+                if kind is not Offering.QUICK_PAIR:
+                    yield Label("Colour")
+                    yield Select(
+                        [(c.value, c) for c in ColourPreference],
+                        value=ColourPreference.RANDOM,
+                        allow_blank=False,
+                        id="colour",
+                    )
+            yield Label("", id="form-error")
+            with Horizontal(id="form-buttons"):
+                yield Button("Send", variant="primary", id="send")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#opponent" if self.offering is Offering.USER else "#time").focus()
+
+    @on(Select.Changed, "#game")
+    def _game_chosen(self, event: Select.Changed) -> None:
+        offers = self.games[str(event.value)]
+        setup = self.query_one("#setup", Select)
+        setup.set_options(_setups(offers))
+        setup.value = offers.default_setup
+        if self.offering is Offering.HOUSE_BOT:
+            self.query_one("#bot", Select).set_options(_bots(offers))
+        self.query_one("#time", Input).value = _suggested_time(offers)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#send")
+    @on(Input.Submitted)
+    def action_send(self) -> None:
+        try:
+            request = self._request()
+        except ValueError as error:
+            self.query_one("#form-error", Label).update(str(error))
+            return
+        self.dismiss(request)
+
+    def _request(self) -> Request:
+        offers = self.games[str(self.query_one("#game", Select).value)]
+        setup = str(self.query_one("#setup", Select).value)
+        try:
+            time = parse_time(self.query_one("#time", Input).value, offers)
+        except TimeControlError as error:
+            self.query_one("#time", Input).focus()
+            raise error
+        kind = self.offering
+        if kind is Offering.HOUSE_BOT:
+            bot = self.query_one("#bot", Select).value
+            strength = self.query_one("#strength", Select).value
+            return Challenge(
+                str(bot),
+                time,
+                setup,
+                colour=self._colour(),
+                strength=int(str(strength)),
+                game=offers.game,
+            )
+        rated = self.query_one("#rated", Checkbox).value
+        if kind is Offering.QUICK_PAIR:
+            return QuickPair(time, setup, rated, game=offers.game)
+        if kind is Offering.SEEK:
+            return Seek(time, setup, rated, self._colour(), game=offers.game)
+        opponent = self.query_one("#opponent", Input).value.strip()
+        if not opponent:
+            self.query_one("#opponent", Input).focus()
+            raise ValueError("whom? type the user name of your opponent")
+        return Challenge(opponent, time, setup, rated, self._colour(), game=offers.game)
+
+    def _colour(self) -> ColourPreference:
+        return ColourPreference(str(self.query_one("#colour", Select).value))
+
+
+def _setups(offers: GameOffers) -> list[tuple[str, str]]:
+    return [(setup, setup) for setup in offers.setups]
+
+
+def _bots(offers: GameOffers) -> list[tuple[str, str]]:
+    return [(bot, bot) for bot in offers.house_bots]
+
+
+def _suggested_time(offers: GameOffers) -> str:
+    """DEFAULT_TIME when offered, else the first listed, else the shortest base offered."""
+    try:
+        return time_text(parse_time(time_text(DEFAULT_TIME), offers))
+    except TimeControlError:
+        pass
+    if offers.time_controls:
+        return time_text(offers.time_controls[0])
+    return time_text(TimeControl(offers.min_base, 0))

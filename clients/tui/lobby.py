@@ -1,0 +1,403 @@
+"""The lobby: open seeks and live games as they change, the challenges to and from the user,
+the user's own games, and the keys to seek, accept, challenge (a house bot or a user) and pair.
+Seeks and challenges come pushed by the server; live games are asked for every few seconds,
+since the protocol pushes no changes to that list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, Static
+
+from clients.changes import (
+    ChallengeClosed,
+    ChallengeOpened,
+    GameChange,
+    GameFollowed,
+    SeekClosed,
+    SeekOpened,
+    SeeksListed,
+)
+from clients.connection import ArenaError
+from clients.tui.forms import OfferForm, Offering
+from clients.tui.labels import player_text, time_text
+from clients.tui.messages import Reconnected, ServerChange
+from clients.tui.status import ConnectionStatus
+from clients.view import GameView
+from server.protocol import (
+    AcceptChallenge,
+    AcceptSeek,
+    CancelChallenge,
+    CancelQuickPair,
+    CancelSeek,
+    ChallengeAdded,
+    ChallengeInfo,
+    ChallengeRemoved,
+    Colour,
+    DeclineChallenge,
+    Event,
+    GameList,
+    GameStatus,
+    GameSummary,
+    ListGames,
+    ListSeeks,
+    Ok,
+    QuickPair,
+    Request,
+    SeekAdded,
+    SeekInfo,
+    SeekList,
+    SeekRemoved,
+)
+
+if TYPE_CHECKING:
+    from clients.tui.app import ArenaApp
+
+__all__ = ["GAMES_POLL_SECONDS", "LobbyScreen"]
+
+GAMES_POLL_SECONDS = 5.0  # between `list_games`, which the server does not push
+
+
+class LobbyTable(DataTable[str]):
+    """A table of the lobby, one row per seek, game or challenge, keyed by its id."""
+
+    def __init__(self, columns: Iterable[str], *, id: str) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        self.add_columns(*columns)
+
+    def show(self, rows: Iterable[tuple[str, tuple[str, ...]]]) -> None:
+        """Replace the rows, keeping the cursor on the same row when it is still there."""
+        chosen = self.chosen
+        self.clear()
+        for key, cells in rows:
+            self.add_row(*cells, key=key)
+        if chosen is not None and chosen in self.rows:
+            self.move_cursor(row=self.get_row_index(chosen))
+
+    @property
+    def chosen(self) -> str | None:
+        """The key of the row under the cursor, if any."""
+        if not self.row_count:
+            return None
+        return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+
+
+class LobbyScreen(Screen[None]):
+    """Everything before a game. Each key works on the row under its table's cursor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "offer('seek')", "Seek", tooltip="make a seek"),
+        Binding("a", "accept_seek", "Accept", tooltip="accept the seek under the cursor"),
+        Binding("d", "cancel_seek", "Unseek", tooltip="cancel your seek under the cursor"),
+        Binding("b", "offer('house bot')", "Bot", tooltip="play a house bot"),
+        Binding("c", "offer('user')", "Challenge", tooltip="challenge a user by name"),
+        Binding("y", "accept_challenge", "Yes", tooltip="accept the challenge under the cursor"),
+        Binding(
+            "n",
+            "decline_challenge",
+            "No",
+            tooltip="decline the challenge under the cursor, or cancel yours",
+        ),
+        Binding("p", "offer('quick pair')", "Pair", tooltip="quick pairing"),
+        Binding("x", "cancel_quick_pair", "Stop", tooltip="stop quick pairing"),
+        Binding("r", "list_games", "Refresh", tooltip="refresh the live games"),
+    ]
+
+    pairing: reactive[bool] = reactive(False, bindings=True)
+    # Whether the seeks are listed and the server pushes their changes (until a drop).
+    following: reactive[bool] = reactive(False)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="lobby-top"):
+            yield Static("Amazons Arena", id="lobby-title")
+            yield Static(self._me(), id="me")
+            yield ConnectionStatus(id="connection")
+        with Vertical(classes="pane"):
+            yield Label("Open seeks", classes="pane-title")
+            yield LobbyTable(("player", "game", "setup", "time", "rated", "colour"), id="seeks")
+        with Vertical(classes="pane"):
+            yield Label("Live games", classes="pane-title")
+            yield LobbyTable(
+                ("game", "white", "black", "setup", "time", "rated", "moves", "watching"),
+                id="games",
+            )
+        with Horizontal(id="lobby-bottom"):
+            with Vertical(classes="pane"):
+                yield Label("Challenges", classes="pane-title")
+                yield LobbyTable(("from", "to", "setup", "time", "rated"), id="challenges")
+            with Vertical(classes="pane"):
+                yield Label("Your games", classes="pane-title")
+                yield LobbyTable(("game", "you", "opponent", "setup", "time", "state"), id="mine")
+        yield Static("", id="pairing")
+        yield Footer()
+
+    @property
+    def arena(self) -> ArenaApp:
+        return cast("ArenaApp", self.app)
+
+    def on_mount(self) -> None:
+        self._follow_lobby()
+        self.set_interval(GAMES_POLL_SECONDS, self.action_list_games)
+        self._show_challenges()
+        self._show_mine()
+
+    # What the server says
+
+    def on_server_change(self, message: ServerChange) -> None:
+        change = message.change
+        if isinstance(change, SeeksListed | SeekOpened | SeekClosed):
+            self._show_seeks()
+        elif isinstance(change, ChallengeOpened | ChallengeClosed):
+            self._show_challenges()
+            if isinstance(change, ChallengeOpened) and self._mine(change.challenge.opponent.name):
+                c = change.challenge
+                self.notify(
+                    f"{player_text(c.challenger)} challenges you: {c.game} {c.setup} "
+                    f"{time_text(c.time)}, {'rated' if c.rated else 'casual'} (y accepts, "
+                    "n declines)",
+                    title="Challenge",
+                )
+        elif isinstance(change, GameChange):
+            self._show_mine()
+            if isinstance(change, GameFollowed):
+                self._announce(change.view)
+
+    def on_reconnected(self, message: Reconnected) -> None:
+        self.following = False
+        self._follow_lobby()
+
+    def _announce(self, view: GameView) -> None:
+        me = self._colour_in(view)
+        if me is None or view.status is not GameStatus.PLAYING:
+            return
+        self.pairing = False
+        self._refresh_games()
+        opponent = view.player(_other(me))
+        self.notify(
+            f"Game {view.game_id} started: you play {me} against {player_text(opponent)} "
+            f"({view.game} {view.setup or ''} {time_text(view.time)})",
+            title="Game started",
+            timeout=10,
+        )
+
+    @work(exclusive=True, group="lobby")
+    async def _follow_lobby(self) -> None:
+        """Ask for the seeks (which also has the server push their changes) and the games."""
+        self.following = isinstance(await self._send(ListSeeks()), SeekList)
+        await self._list_games()
+
+    # Showing
+
+    def _show_seeks(self) -> None:
+        client = self.arena.client
+        seeks = client.core.seeks.values() if client is not None else ()
+        self.query_one("#seeks", LobbyTable).show((s.seek_id, self._seek_row(s)) for s in seeks)
+
+    def _seek_row(self, seek: SeekInfo) -> tuple[str, ...]:
+        who = player_text(seek.player) + (" (you)" if self._mine(seek.player.name) else "")
+        rated = "rated" if seek.rated else "casual"
+        return (who, seek.game, seek.setup, time_text(seek.time), rated, seek.colour)
+
+    def _show_games(self, games: Iterable[GameSummary]) -> None:
+        self.query_one("#games", LobbyTable).show(
+            (
+                g.game_id,
+                (
+                    g.game_id,
+                    player_text(g.white),
+                    player_text(g.black),
+                    f"{g.game} {g.setup}",
+                    time_text(g.time),
+                    "rated" if g.rated else "casual",
+                    str(g.ply),
+                    str(g.spectators),
+                ),
+            )
+            for g in games
+        )
+
+    def _show_challenges(self) -> None:
+        client = self.arena.client
+        challenges = client.core.challenges.values() if client is not None else ()
+        self.query_one("#challenges", LobbyTable).show(
+            (c.challenge_id, _challenge_row(c)) for c in challenges
+        )
+
+    def _show_mine(self) -> None:
+        client = self.arena.client
+        views = client.games.values() if client is not None else ()
+        rows = []
+        for view in views:
+            me = self._colour_in(view)
+            if me is None:
+                continue
+            opponent = player_text(view.player(_other(me)))
+            rows.append(
+                (
+                    view.game_id,
+                    (
+                        view.game_id,
+                        str(me),
+                        opponent,
+                        f"{view.game} {view.setup or ''}".strip(),
+                        time_text(view.time),
+                        _state(view, me),
+                    ),
+                )
+            )
+        self.query_one("#mine", LobbyTable).show(rows)
+
+    def _me(self) -> str:
+        user = self.arena.user
+        if user is None:
+            return ""
+        return f"Signed in as {player_text(user)}, {user.kind}"
+
+    def _mine(self, name: str) -> bool:
+        user = self.arena.user
+        return user is not None and user.name.casefold() == name.casefold()
+
+    def _colour_in(self, view: GameView) -> Colour | None:
+        user = self.arena.user
+        return view.colour_of(user.name) if user is not None else None
+
+    # Keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_quick_pair":
+            return self.pairing
+        if action == "offer" and parameters == ("quick pair",):
+            return not self.pairing
+        return True
+
+    def watch_pairing(self, pairing: bool) -> None:
+        self.query_one("#pairing", Static).update(
+            "Looking for an opponent… (x stops)" if pairing else ""
+        )
+
+    def action_offer(self, offering: str) -> None:
+        offers = self.arena.offers
+        games = offers.games if offers is not None and offers.games else ()
+        try:
+            form = OfferForm(Offering(offering), games)
+        except ValueError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.app.push_screen(form, self._offered)
+
+    def _offered(self, request: Request | None) -> None:
+        if request is not None:
+            self._request(request)
+
+    def action_accept_seek(self) -> None:
+        seek_id = self.query_one("#seeks", LobbyTable).chosen
+        if seek_id is None:
+            self.notify("no open seek to accept", severity="warning")
+        else:
+            self._request(AcceptSeek(seek_id))
+
+    def action_cancel_seek(self) -> None:
+        seek_id = self.query_one("#seeks", LobbyTable).chosen
+        client = self.arena.client
+        seek = client.core.seeks.get(seek_id) if client is not None and seek_id else None
+        if seek is None or not self._mine(seek.player.name):
+            self.notify("choose one of your own seeks to cancel", severity="warning")
+        else:
+            self._request(CancelSeek(seek.seek_id))
+
+    def action_accept_challenge(self) -> None:
+        challenge = self._chosen_challenge()
+        if challenge is None or not self._mine(challenge.opponent.name):
+            self.notify("choose a challenge made to you", severity="warning")
+        else:
+            self._request(AcceptChallenge(challenge.challenge_id))
+
+    def action_decline_challenge(self) -> None:
+        challenge = self._chosen_challenge()
+        if challenge is None:
+            self.notify("no challenge to decline", severity="warning")
+        elif self._mine(challenge.challenger.name):
+            self._request(CancelChallenge(challenge.challenge_id))
+        else:
+            self._request(DeclineChallenge(challenge.challenge_id))
+
+    def _chosen_challenge(self) -> ChallengeInfo | None:
+        challenge_id = self.query_one("#challenges", LobbyTable).chosen
+        client = self.arena.client
+        if challenge_id is None or client is None:
+            return None
+        return client.core.challenges.get(challenge_id)
+
+    def action_cancel_quick_pair(self) -> None:
+        self._request(CancelQuickPair())
+
+    def action_list_games(self) -> None:
+        self._refresh_games()
+
+    @work(exclusive=True, group="games")
+    async def _refresh_games(self) -> None:
+        await self._list_games()
+
+    async def _list_games(self) -> None:
+        reply = await self._send(ListGames())
+        if isinstance(reply, GameList):
+            self._show_games(reply.games)
+
+    # Requests
+
+    @work(group="requests")
+    async def _request(self, request: Request) -> None:
+        reply = await self._send(request)
+        if isinstance(reply, SeekAdded):
+            self.notify(f"Seek {reply.seek.seek_id} is open: waiting for someone to accept it")
+        elif isinstance(reply, ChallengeAdded):
+            name = player_text(reply.challenge.opponent)
+            self.notify(f"Challenge sent to {name}: waiting for an answer")
+        elif isinstance(reply, Ok) and isinstance(request, QuickPair):
+            self.pairing = True
+        elif isinstance(reply, Ok) and isinstance(request, CancelQuickPair):
+            self.pairing = False
+        elif isinstance(reply, SeekRemoved | ChallengeRemoved):
+            self._show_seeks()
+            self._show_challenges()
+
+    async def _send(self, request: Request) -> Event | None:
+        """The reply to `request`, or None after showing why there is none."""
+        try:
+            return await self.arena.request(request, Event)
+        except ArenaError as error:
+            self.notify(error.reply.message, severity="error", title="Refused")
+        except ConnectionError as error:
+            self.notify(str(error), severity="warning")
+        return None
+
+
+def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:
+    rated = "rated" if challenge.rated else "casual"
+    return (
+        player_text(challenge.challenger),
+        player_text(challenge.opponent),
+        f"{challenge.game} {challenge.setup}",
+        time_text(challenge.time),
+        rated,
+    )
+
+
+def _other(colour: Colour) -> Colour:
+    return Colour.BLACK if colour is Colour.WHITE else Colour.WHITE
+
+
+def _state(view: GameView, me: Colour) -> str:
+    if view.status is GameStatus.PLAYING:
+        return "your move" if view.to_move is me else "their move"
+    if view.winner is None:
+        return f"ended: {view.termination}"
+    return f"{view.winner} won: {view.termination}"

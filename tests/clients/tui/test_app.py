@@ -1,0 +1,317 @@
+"""The terminal client driven as a person would, with Textual's pilot, against a real server in
+the test process (real websockets, real Redis): signing in, the lobby as others change it,
+games started from it, help, and a dropped connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+import websockets.asyncio.server
+from redis.asyncio import Redis
+from textual.pilot import Pilot
+from textual.widgets import Input, Label, Select
+from websockets.asyncio.server import ServerConnection
+
+from clients.tui import ArenaApp
+from clients.tui.app import UnreachableError, open_connection
+from clients.tui.forms import OfferForm
+from clients.tui.help import HelpScreen
+from clients.tui.lobby import LobbyScreen, LobbyTable
+from server import identity
+from server.protocol import (
+    CancelSeek,
+    Challenge,
+    ChallengeAdded,
+    Colour,
+    ErrorCode,
+    ErrorReply,
+    ListSeeks,
+    Seek,
+    SeekAdded,
+    TimeControl,
+    decode_request,
+)
+from tests.server.endpoint import guest, serving
+from tests.server.test_end_to_end import _worker
+
+SIZE = (100, 32)
+WAIT_SECONDS = 20.0  # for anything to show: generous, as a loaded machine may be slow
+
+
+async def until(pilot: Pilot[None], check: Callable[[], bool], what: str) -> None:
+    """Let the app run until `check()` holds; fail naming `what` after WAIT_SECONDS."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_SECONDS
+    while not check():
+        if loop.time() > deadline:
+            pytest.fail(f"waited {WAIT_SECONDS:g} s for {what}")
+        await pilot.pause(0.05)
+
+
+@contextlib.asynccontextmanager
+async def playing(url: str) -> AsyncIterator[tuple[ArenaApp, Pilot[None]]]:
+    """The app on `url`, connected, on its sign-in screen."""
+    app = ArenaApp(url)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connection == "connected", "the connection")
+        yield app, pilot
+        await pilot.press("ctrl+q")
+
+
+async def as_guest(app: ArenaApp, pilot: Pilot[None]) -> LobbyScreen:
+    await pilot.press("ctrl+g")
+    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    assert isinstance(app.screen, LobbyScreen)
+    return app.screen
+
+
+def rows(lobby: LobbyScreen, table: str) -> list[list[str]]:
+    found = lobby.query_one(f"#{table}", LobbyTable)
+    return [[str(cell) for cell in found.get_row_at(i)] for i in range(found.row_count)]
+
+
+def told(app: ArenaApp, words: str) -> bool:
+    return any(words in notice for notice in app.notices)
+
+
+@pytest.mark.asyncio
+async def test_a_guest_signs_in_to_the_lobby(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        assert app.user is not None
+        assert app.user.name.startswith("guest")
+        assert f"Signed in as {app.user.name}" in str(lobby.query_one("#me").render())
+        assert "connected" in str(lobby.query_one("#connection").render())
+
+
+@pytest.mark.asyncio
+async def test_a_wrong_password_shows_the_servers_words(redis_url: str, redis: Redis) -> None:
+    await identity.create_account(redis, "ann", "right horse")
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        await pilot.click("#name")
+        await pilot.press(*"ann")
+        await pilot.press("tab", *"wrong", "enter")
+        refusal = app.screen.query_one("#refusal", Label)
+        await until(pilot, lambda: str(refusal.render()) != "", "the refusal")
+        assert "wrong user name or password" in str(refusal.render()).lower()
+        assert app.screen.query_one("#password", Input).value == ""
+        # The right one opens the lobby.
+        await pilot.click("#password")
+        await pilot.press(*"right horse", "enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        assert app.user is not None
+        assert app.user.name == "ann"
+
+
+@pytest.mark.asyncio
+async def test_the_lobby_shows_anothers_seek_as_it_comes_and_goes(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        other = await guest(url)
+        added = await other.request(Seek(TimeControl(300, 3), setup="8x8"), SeekAdded)
+        name = added.seek.player.name
+        await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek to show")
+        assert rows(lobby, "seeks")[0][:4] == [name, "amazons", "8x8", "5+3"]
+        await other.request(CancelSeek(added.seek.seek_id))
+        await until(pilot, lambda: rows(lobby, "seeks") == [], "the seek to go")
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_accepting_a_seek_announces_the_game(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        other = await guest(url)
+        added = await other.request(
+            Seek(TimeControl(60, 0), setup="6x6", colour="black"), SeekAdded
+        )
+        await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek to show")
+        await pilot.press("a")
+        await until(pilot, lambda: told(app, "started"), "the game to be announced")
+        (game_id,) = [g for g in app.client.games] if app.client else []
+        assert told(app, f"Game {game_id} started: you play white against {other.user.name}")
+        assert rows(lobby, "mine")[0][:3] == [game_id, "white", other.user.name]
+        await until(pilot, lambda: rows(lobby, "seeks") == [], "the taken seek to go")
+        assert added.seek.seek_id not in (app.client.core.seeks if app.client else {})
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_is_challenged_with_the_colour_chosen(
+    redis_url: str, redis: Redis
+) -> None:
+    async with (
+        _worker(redis, "tui-worker"),
+        serving(redis_url) as url,
+        playing(url) as (app, pilot),
+    ):
+        lobby = await as_guest(app, pilot)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        form = app.screen
+        form.query_one("#bot", Select).value = "greedy"
+        form.query_one("#setup", Select).value = "6x6"
+        form.query_one("#colour", Select).value = "black"
+        time = form.query_one("#time", Input)
+        time.value = ""
+        await pilot.click("#time")
+        await pilot.press(*"2+1", "enter")
+        await until(pilot, lambda: told(app, "started"), "the game to be announced")
+        assert told(app, "you play black against greedy")
+        assert isinstance(app.screen, LobbyScreen)
+        ((game_id, view),) = app.client.games.items() if app.client else []
+        assert app.user is not None
+        assert view.black.name == app.user.name
+        assert view.colour_of("greedy") is Colour.WHITE
+        assert view.time == TimeControl(120, 1)
+        assert rows(lobby, "mine")[0][:3] == [game_id, "black", "greedy"]
+
+
+@pytest.mark.asyncio
+async def test_a_time_control_not_offered_is_refused_in_the_form(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        await as_guest(app, pilot)
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        time = app.screen.query_one("#time", Input)
+        time.value = ""
+        await pilot.click("#time")
+        await pilot.press(*"0:05+0", "enter")
+        error = app.screen.query_one("#form-error", Label)
+        assert "0:05+0 is not offered" in str(error.render())
+        await pilot.press("escape")
+        assert isinstance(app.screen, LobbyScreen)
+
+
+@pytest.mark.asyncio
+async def test_a_seek_made_in_the_form_is_open_for_others(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        other = await guest(url)
+        await other.request(ListSeeks())
+        await as_guest(app, pilot)
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await pilot.press("enter")  # the time suggested: 5+3, the default setup
+        await until(pilot, lambda: bool(other.core.seeks), "the seek to reach the other")
+        (seek,) = other.core.seeks.values()
+        assert (seek.setup, seek.time) == ("10x10", TimeControl(300, 3))
+        assert told(app, "is open")
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_question_mark_lists_every_key_of_the_lobby(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        await as_guest(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = dict(app.screen.keys)
+        # The lobby's own keys come first, before the table's cursor keys.
+        assert app.screen.keys[0] == ("s", "make a seek")
+        for key, words in [("s", "make a seek"), ("b", "play a house bot"), ("?", "show every")]:
+            assert words in keys[key]
+        assert "decline the challenge" in keys["n"]
+        await pilot.press("escape")
+        assert isinstance(app.screen, LobbyScreen)
+
+
+@pytest.mark.asyncio
+async def test_a_dropped_connection_resumes_and_the_lobby_follows_again(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        first = app.client
+        assert first is not None
+        name = app.user.name if app.user else ""
+        await first.socket.close()
+        await until(pilot, lambda: app.connection == "resynced", "the connection to resume")
+        assert app.client is not first
+        assert app.client is not None
+        assert app.client.user is not None
+        assert app.client.user.name == name
+        other = await guest(url)
+        await other.request(Seek(TimeControl(300, 0), setup="8x8"), SeekAdded)
+        await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek after the drop")
+        await other.close()
+
+
+def test_an_unreachable_server_is_one_line_and_status_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from server.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["play", "ws://127.0.0.1:1"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        err == "arena play: error: cannot reach a server at ws://127.0.0.1:1: Connection refused\n"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_server_of_another_protocol_version_is_named_in_one_line() -> None:
+    async def newer_server(socket: ServerConnection) -> None:
+        hello = decode_request(await socket.recv())
+        words = "protocol version 1 is not supported; this server speaks version 2"
+        reply = ErrorReply(ErrorCode.UNSUPPORTED_VERSION, words, id=hello.id)
+        await socket.send(reply.to_wire())
+        await socket.close()
+
+    async with websockets.asyncio.server.serve(newer_server, "127.0.0.1", 0) as server:
+        url = f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"
+        with pytest.raises(UnreachableError) as refused:
+            await open_connection(url)
+    assert str(refused.value) == (
+        f"the server at {url} refused: protocol version 1 is not supported; this server "
+        "speaks version 2"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_from_another_is_shown_and_accepted(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        assert app.user is not None
+        other = await guest(url)
+        assert other.user is not None
+        await other.request(
+            Challenge(app.user.name, TimeControl(180, 2), setup="8x8", colour="white"),
+            ChallengeAdded,
+        )
+        await until(pilot, lambda: len(rows(lobby, "challenges")) == 1, "the challenge")
+        assert rows(lobby, "challenges")[0][:3] == [other.user.name, app.user.name, "amazons 8x8"]
+        assert told(app, f"{other.user.name} challenges you: amazons 8x8 3+2, casual")
+        await pilot.press("tab", "tab")  # from the seeks, past the live games, to the challenges
+        await pilot.press("y")
+        await until(pilot, lambda: told(app, "started"), "the game to be announced")
+        assert told(app, f"you play black against {other.user.name}")
+        await until(pilot, lambda: rows(lobby, "challenges") == [], "the challenge to go")
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await pilot.press("enter")
+        await until(pilot, lambda: lobby.pairing, "the pairing to start")
+        assert "Looking for an opponent" in str(lobby.query_one("#pairing").render())
+        await pilot.press("x")
+        await until(pilot, lambda: not lobby.pairing, "the pairing to stop")
+        assert str(lobby.query_one("#pairing").render()) == ""
+        # The pool is empty again: pairing anew is welcome.
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await pilot.press("enter")
+        await until(pilot, lambda: lobby.pairing, "the pairing to start again")
