@@ -17,9 +17,11 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
+from textual.screen import Screen
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.connection import ArenaClient, ArenaError, Backoff
+from clients.tui.game import GameScreen
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen
 from clients.tui.messages import Reconnected, ServerChange
@@ -149,12 +151,13 @@ class ArenaApp(App[None]):
 
     @work(exclusive=True, group="follow")
     async def _follow(self) -> None:
-        """Hand every change to the lobby, and take the connection up again when it drops."""
+        """Hand every change to the lobby and the game screens open, and take the connection
+        up again when it drops (resyncing every game in band)."""
         while self.client is not None:
             with self.client.subscribe() as changes:
                 async for change in changes:
-                    if self.lobby is not None:
-                        self.lobby.post_message(ServerChange(change))
+                    for screen in self._listeners():
+                        screen.post_message(ServerChange(change))
             if self._stopping:
                 return
             self.client = await self._reconnect(self.client)
@@ -163,8 +166,16 @@ class ArenaApp(App[None]):
                 self.lobby = None
                 self.switch_screen(SignInScreen())
                 self._connect()
-            elif self.lobby is not None:
-                self.lobby.post_message(Reconnected())
+            else:
+                for screen in self._listeners():
+                    screen.post_message(Reconnected())
+
+    def _listeners(self) -> list[Screen[None]]:
+        """The lobby and every game screen on the stack."""
+        screens: list[Screen[None]] = [s for s in self.screen_stack if isinstance(s, GameScreen)]
+        if self.lobby is not None:
+            screens.append(self.lobby)
+        return screens
 
     async def _reconnect(self, previous: ArenaClient) -> ArenaClient | None:
         """A new connection that resumes `previous`'s session and resyncs its games, tried with

@@ -28,6 +28,7 @@ from clients.changes import (
 )
 from clients.connection import ArenaError
 from clients.tui.forms import OfferForm, Offering
+from clients.tui.game import GameScreen
 from clients.tui.labels import player_text, time_text
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.status import ConnectionStatus
@@ -109,6 +110,7 @@ class LobbyScreen(Screen[None]):
         Binding("p", "offer('quick pair')", "Pair", tooltip="quick pairing"),
         Binding("x", "cancel_quick_pair", "Stop", tooltip="stop quick pairing"),
         Binding("r", "list_games", "Refresh", tooltip="refresh the live games"),
+        Binding("o", "open_game", "Open", tooltip="open your game under the cursor"),
     ]
 
     pairing: reactive[bool] = reactive(False, bindings=True)
@@ -187,6 +189,7 @@ class LobbyScreen(Screen[None]):
             title="Game started",
             timeout=10,
         )
+        self.app.push_screen(GameScreen(view, me))
 
     @work(exclusive=True, group="lobby")
     async def _follow_lobby(self) -> None:
@@ -338,6 +341,15 @@ class LobbyScreen(Screen[None]):
 
     def action_cancel_quick_pair(self) -> None:
         self._request(CancelQuickPair())
+
+    def action_open_game(self) -> None:
+        game_id = self.query_one("#mine", LobbyTable).chosen
+        client = self.arena.client
+        view = client.games.get(game_id) if client is not None and game_id else None
+        if view is None:
+            self.notify("choose one of your games to open", severity="warning")
+        else:
+            self.app.push_screen(GameScreen(view, self._colour_in(view)))
 
     def action_list_games(self) -> None:
         self._refresh_games()

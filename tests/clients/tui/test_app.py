@@ -18,6 +18,7 @@ from websockets.asyncio.server import ServerConnection
 from clients.tui import ArenaApp
 from clients.tui.app import UnreachableError, open_connection
 from clients.tui.forms import OfferForm
+from clients.tui.game import GameScreen
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen, LobbyTable
 from server import identity
@@ -163,7 +164,13 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
         await pilot.press(*"2+1", "enter")
         await until(pilot, lambda: told(app, "started"), "the game to be announced")
         assert told(app, "you play black against greedy")
-        assert isinstance(app.screen, LobbyScreen)
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+        await pilot.press("o")  # "Your games" opens it again
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game reopened")
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
         ((game_id, view),) = app.client.games.items() if app.client else []
         assert app.user is not None
         assert view.black.name == app.user.name

@@ -1,0 +1,314 @@
+"""The game screen: one game of the user's, followed through the client core. The board with a
+typed-move field under it, both players with their ratings and clocks (ticking here between
+the server's updates), whose turn, the move list, resign, abort, claim victory when the
+opponent is away, the connection's state, and the result once the game ends.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from time import monotonic
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from clients.changes import GameChange, GameDropped, PresenceChanged
+from clients.connection import ArenaError
+from clients.tui.board import BoardWidget, MoveChosen, board_for
+from clients.tui.labels import player_text, time_text
+from clients.tui.messages import Reconnected, ServerChange
+from clients.tui.move_input import MoveInput
+from clients.tui.premove import Premove
+from clients.tui.status import ConnectionStatus
+from clients.view import COLOURS, GameView
+from server.protocol import (
+    Abort,
+    ClaimVictory,
+    Colour,
+    Event,
+    GameStatus,
+    PlayMove,
+    Request,
+    Resign,
+)
+
+if TYPE_CHECKING:
+    from clients.tui.app import ArenaApp
+
+__all__ = ["GameScreen", "clock_text"]
+
+TICK_SECONDS = 0.1
+LOW_SECONDS = 10.0  # a clock under this shows tenths and the warning style
+FREE_PLIES = 2  # each side's first move is off the clock (docs/protocol.md, Server rules)
+CONFIRM_SECONDS = 3.0  # to press a resign or abort key again to confirm
+
+
+def clock_text(millis: float) -> str:
+    """`m:ss`, or `s.t` (tenths) under LOW_SECONDS; never below zero."""
+    millis = max(millis, 0.0)
+    if millis < LOW_SECONDS * 1000:
+        return f"{int(millis // 100) / 10:.1f}"
+    seconds = int(millis // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _other(colour: Colour) -> Colour:
+    return Colour.BLACK if colour is Colour.WHITE else Colour.WHITE
+
+
+class GameScreen(Screen[None]):
+    """Game `game_id`, which the client core follows: every state shown is
+    `client.games[game_id]`, shown again at each of its changes."""
+
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "resign", "Resign", tooltip="resign (press twice to confirm)"),
+        Binding("ctrl+o", "abort", "Abort", tooltip="abort before both sides moved (twice)"),
+        Binding("ctrl+y", "claim", "Claim", tooltip="claim victory: the opponent has left"),
+        Binding("ctrl+p", "cancel_premove", "Unpremove", tooltip="cancel the queued premove"),
+        Binding("ctrl+t", "type_move", "Type", tooltip="type a move"),
+        Binding("ctrl+b", "to_board", "Board", tooltip="pick a move on the board"),
+        Binding("ctrl+l", "lobby", "Lobby", tooltip="back to the lobby"),
+    ]
+
+    def __init__(self, view: GameView, me: Colour | None) -> None:
+        super().__init__()
+        self.game_id = view.game_id
+        self.me = me
+        self.view = view
+        self.premove = Premove()
+        self.board: BoardWidget = board_for(view.game)(id="board")
+        self.board.player = None if me is None else COLOURS.index(me)
+        self._confirming: tuple[str, float] | None = None
+        self._claim_at: float | None = None  # monotonic time the opponent may be claimed from
+
+    @property
+    def arena(self) -> ArenaApp:
+        return cast("ArenaApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="game"):
+            with Vertical(id="board-side"):
+                yield self.board
+                yield MoveInput(self.board, id="move-input")
+            with Vertical(id="game-side"):
+                yield Static(id="top-player", classes="player", markup=False)
+                yield Static(id="top-clock", classes="clock", markup=False)
+                yield Static(id="turn", markup=False)
+                with VerticalScroll(id="moves-pane"):
+                    yield Static(id="moves", markup=False)
+                yield Static(id="bottom-clock", classes="clock", markup=False)
+                yield Static(id="bottom-player", classes="player", markup=False)
+                yield Static(id="game-notice", markup=False)
+                yield ConnectionStatus(id="connection")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show(self._latest())
+        self.set_interval(TICK_SECONDS, self._tick)
+        self.query_one("#move-text", Input).focus()
+
+    # What the server says
+
+    def _latest(self) -> GameView:
+        client = self.arena.client
+        view = client.games.get(self.game_id) if client is not None else None
+        return view if view is not None else self.view
+
+    def on_server_change(self, message: ServerChange) -> None:
+        change = message.change
+        if isinstance(change, GameDropped) and change.game_id == self.game_id:
+            self._notice(f"the game is no longer followed: {change.reason}")
+            return
+        if not isinstance(change, GameChange) or change.game_id != self.game_id:
+            return
+        if isinstance(change, PresenceChanged) and self.me is not None and change.side != self.me:
+            if change.online or change.claim_after is None:
+                self._claim_at = None
+            else:
+                self._claim_at = monotonic() + change.claim_after / 1000
+        self._show(self._latest())
+
+    def on_reconnected(self, message: Reconnected) -> None:
+        self._show(self._latest())
+
+    def _show(self, view: GameView) -> None:
+        moved = view.ply != self.view.ply or view.status != self.view.status
+        self.view = view
+        try:
+            state = view.position()
+        except ValueError as error:
+            self._notice(str(error))
+            state = None
+        if moved or self.board.state is None:
+            self.board.set_state(state, view.moves[-1] if view.moves else None)
+        bottom = self.me or Colour.WHITE
+        for place, colour in (("top", _other(bottom)), ("bottom", bottom)):
+            player = view.player(colour)
+            away = " (away)" if colour in view.away else ""
+            you = " (you)" if colour is self.me else ""
+            self.query_one(f"#{place}-player", Static).update(
+                f"{'○' if colour is Colour.WHITE else '●'} {player_text(player)}{you}{away}"
+            )
+        self.query_one("#moves", Static).update(_move_list(view.moves))
+        self.query_one("#moves-pane", VerticalScroll).scroll_end(animate=False)
+        self._show_turn()
+        self._tick()
+        if (
+            view.status is GameStatus.PLAYING
+            and self.me is not None
+            and view.to_move is self.me
+            and state is not None
+        ):
+            text = self.premove.on_turn(state)
+            if text is not None:
+                self._send(PlayMove(self.game_id, view.ply, text))
+            elif self.premove.cancelled:
+                self._notice(self.premove.cancelled)
+                self.premove.cancelled = None
+
+    def _show_turn(self) -> None:
+        view = self.view
+        turn = self.query_one("#turn", Static)
+        if view.status is GameStatus.ENDED:
+            turn.update(_result(view, self.me))
+            turn.add_class("-ended")
+            return
+        who = view.to_move
+        text = f"{who} to move" + (" (you)" if who is self.me else "")
+        if self.premove.pending is not None:
+            text += f"; premove {self.premove.pending}"
+        turn.update(f"{text}  [{view.game} {view.setup or ''} {time_text(view.time)}]")
+
+    def _tick(self) -> None:
+        """Both clocks as they stand now: the side to move's runs from when the view came."""
+        view = self.view
+        bottom = self.me or Colour.WHITE
+        running = view.status is GameStatus.PLAYING and view.ply >= FREE_PLIES
+        for place, colour in (("top", _other(bottom)), ("bottom", bottom)):
+            millis = float(view.clocks.white if colour is Colour.WHITE else view.clocks.black)
+            ticking = running and colour is view.to_move
+            if ticking:
+                millis -= (monotonic() - view.received) * 1000
+            clock = self.query_one(f"#{place}-clock", Static)
+            clock.update(clock_text(millis))
+            clock.set_class(ticking, "-running")
+            clock.set_class(millis < LOW_SECONDS * 1000, "-low")
+        if self._claim_at is not None and view.status is GameStatus.PLAYING:
+            left = self._claim_at - monotonic()
+            self._notice(
+                f"your opponent left: claim victory (ctrl+y) in {left:.0f} s"
+                if left > 0
+                else "your opponent left: ctrl+y claims victory"
+            )
+
+    def _notice(self, text: str) -> None:
+        self.query_one("#game-notice", Static).update(text)
+
+    # What the user does
+
+    def on_move_chosen(self, message: MoveChosen) -> None:
+        message.stop()
+        view = self.view
+        if view.status is not GameStatus.PLAYING or self.me is None:
+            self._notice("no move to make: " + ("the game is over" if self.me else "watching"))
+        elif view.to_move is self.me:
+            self._send(PlayMove(self.game_id, view.ply, message.text))
+        else:
+            self.premove.queue(message.text)
+            self._notice(f"premove {message.text} queued: sent on your turn if still legal")
+            self._show_turn()
+
+    def _confirmed(self, action: str, what: str) -> bool:
+        """Whether `action` was asked for twice within CONFIRM_SECONDS (else ask again)."""
+        now = monotonic()
+        confirming = self._confirming
+        if (
+            confirming is not None
+            and confirming[0] == action
+            and now - confirming[1] <= CONFIRM_SECONDS
+        ):
+            self._confirming = None
+            return True
+        self._confirming = (action, now)
+        self._notice(f"press the key again to {what}")
+        return False
+
+    def action_resign(self) -> None:
+        if self._playing() and self._confirmed("resign", "resign"):
+            self._send(Resign(self.game_id))
+
+    def action_abort(self) -> None:
+        if not self._playing():
+            return
+        if self.view.ply >= FREE_PLIES:
+            self._notice("too late to abort: both sides have moved")
+        elif self._confirmed("abort", "abort the game"):
+            self._send(Abort(self.game_id))
+
+    def action_claim(self) -> None:
+        if not self._playing():
+            return
+        opponent = _other(cast(Colour, self.me))
+        if opponent not in self.view.away:
+            self._notice("your opponent is here: there is no victory to claim")
+        else:
+            self._send(ClaimVictory(self.game_id))
+
+    def action_cancel_premove(self) -> None:
+        if self.premove.pending is not None:
+            self.premove.cancel()
+            self._notice("premove cancelled")
+            self._show_turn()
+
+    def action_type_move(self) -> None:
+        self.query_one("#move-text", Input).focus()
+
+    def action_to_board(self) -> None:
+        self.board.focus()
+
+    def action_lobby(self) -> None:
+        self.dismiss()
+
+    def _playing(self) -> bool:
+        if self.me is None:
+            self._notice("you are watching this game")
+            return False
+        if self.view.status is not GameStatus.PLAYING:
+            self._notice("the game is over")
+            return False
+        return True
+
+    @work(group="game-requests")
+    async def _send(self, request: Request) -> None:
+        """Send `request`; a refusal is shown in one line. What it changes comes as changes."""
+        try:
+            await self.arena.request(request, Event)
+        except ArenaError as error:
+            self._notice(f"refused: {error.reply.message}")
+        except ConnectionError as error:
+            self._notice(str(error))
+        else:
+            self._notice("")
+
+
+def _move_list(moves: tuple[str, ...]) -> str:
+    """Numbered pairs, one a line: `1. d1-d7/g7  g10-g4/d4`."""
+    lines = []
+    for number, at in enumerate(range(0, len(moves), 2), 1):
+        lines.append(f"{number:>3}. {'  '.join(moves[at : at + 2])}")
+    return "\n".join(lines) or "no moves yet"
+
+
+def _result(view: GameView, me: Colour | None) -> str:
+    why = str(view.termination).replace("_", " ") if view.termination else "ended"
+    if view.winner is None:
+        return f"Game over: no winner ({why}). ctrl+l: back to the lobby"
+    winner = player_text(view.player(view.winner))
+    you = " (you)" if view.winner is me else ""
+    return f"Game over: {view.winner} {winner}{you} wins by {why}. ctrl+l: back to the lobby"
