@@ -10,7 +10,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
@@ -68,7 +68,7 @@ class OfferForm(ModalScreen[Request | None]):
     def compose(self) -> ComposeResult:
         first = next(iter(self.games.values()))
         kind = self.offering
-        with Vertical(id="form"):
+        with VerticalScroll(id="form"):
             yield Label(TITLES[kind], id="form-title")
             with Grid(id="form-fields"):
                 if kind is Offering.USER:
