@@ -48,6 +48,7 @@ from server.redis_embedded import (
     SOCKET_NAME,
     EmbeddedRedis,
     EmbeddedRedisError,
+    end_process,
     end_with_parent,
 )
 from server.worker import prepare_house_bots, run_worker
@@ -272,12 +273,7 @@ def _background_server(data_dir: Path) -> Iterator[str]:
     try:
         yield _serving_url(server, log_path)
     finally:
-        server.terminate()
-        try:
-            server.wait(SERVER_STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        end_process(server, SERVER_STOP_SECONDS)
         if server.stdout is not None:
             server.stdout.close()
 

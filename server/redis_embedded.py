@@ -22,7 +22,13 @@ from typing import Self
 
 import structlog
 
-__all__ = ["EmbeddedRedis", "EmbeddedRedisError", "end_with_parent", "redis_server_binary"]
+__all__ = [
+    "EmbeddedRedis",
+    "EmbeddedRedisError",
+    "end_process",
+    "end_with_parent",
+    "redis_server_binary",
+]
 
 SOCKET_NAME = "redis.sock"
 LOG_NAME = "redis.log"
@@ -192,7 +198,7 @@ class EmbeddedRedis:
                     reply=reply.decode(errors="replace").strip(),
                     log_tail=self._log_tail(0),
                 )
-                _end(process, timeout)
+                end_process(process, timeout)
         log.info("redis_stopped", data_dir=str(self.data_dir), exit_code=process.returncode)
 
     def _stop_adopted(self, pid: int, timeout: float) -> None:
@@ -291,7 +297,7 @@ class EmbeddedRedis:
             if self._ask(b"PING\r\n") == b"+PONG\r\n":
                 return
             if time.monotonic() >= deadline:
-                _end(process, 1.0)
+                end_process(process, 1.0)
                 raise EmbeddedRedisError(
                     f"redis-server did not answer PING on {self.socket_path} within "
                     f"{self.startup_timeout:g} s and was stopped (exit code {process.returncode}); "
@@ -325,10 +331,10 @@ class EmbeddedRedis:
     def _kill(self) -> None:
         process, self._process = self._process, None
         if process is not None:
-            _end(process, 1.0)
+            end_process(process, 1.0)
 
 
-def _end(process: subprocess.Popen[bytes], timeout: float) -> None:
+def end_process(process: subprocess.Popen[bytes], timeout: float) -> None:
     """SIGTERM, then SIGKILL if the process outlives `timeout` seconds; reap it either way."""
     if process.poll() is not None:
         return

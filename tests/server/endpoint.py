@@ -1,16 +1,19 @@
 """A server endpoint inside the test process, as `arena serve` runs one, for tests that talk to
 it over real websockets, and what those tests share: guests, whole random games."""
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from redis.asyncio import Redis
 from websockets.asyncio.server import serve
 
 from clients import ArenaClient
 from engine.amazons import Position
 from server.app import Arena
 from server.games import open_redis
+from server.worker import Worker
 
 
 @contextlib.asynccontextmanager
@@ -53,3 +56,17 @@ def random_game(setup: str, seed: int) -> list[str]:
         moves.append(str(move))
         position.apply(move)
     return moves
+
+
+@contextlib.asynccontextmanager
+async def house_worker(redis: Redis, name: str) -> AsyncIterator[None]:
+    """A house-bot worker running on this loop, ready (its bots compiled) when entered."""
+    stop = asyncio.Event()
+    house = Worker(redis, name)
+    worker = asyncio.create_task(house.run(stop))
+    await asyncio.wait_for(house.ready.wait(), 300)
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(worker, 5)

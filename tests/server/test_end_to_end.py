@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -42,7 +41,7 @@ from server.protocol import (
     Watch,
 )
 from server.ratings import rating_of
-from tests.server.endpoint import guest, random_game, serving
+from tests.server.endpoint import guest, house_worker, random_game, serving
 
 CLAIM_GRACE_MS = 300
 
@@ -153,7 +152,7 @@ async def test_moves_out_of_turn_illegal_or_by_a_spectator_are_refused(arena_url
 async def test_a_game_against_a_house_bot_is_played_through_a_worker(
     arena_url: str, redis: Redis
 ) -> None:
-    async with _worker(redis, "test-worker"):
+    async with house_worker(redis, "test-worker"):
         human = await guest(arena_url)
         started: GameStarted = await human.request(
             Challenge("greedy", TimeControl(60, 1), setup="6x6", colour="white"), GameStarted
@@ -166,22 +165,6 @@ async def test_a_game_against_a_house_bot_is_played_through_a_worker(
         assert view.termination is Termination.NO_LEGAL_MOVE
         assert len(view.moves) >= 8
     await human.close()
-
-
-@contextlib.asynccontextmanager
-async def _worker(redis: Redis, name: str) -> AsyncIterator[None]:
-    """A house-bot worker running on this loop, ready (its bots compiled) when entered."""
-    from server.worker import Worker
-
-    stop = asyncio.Event()
-    house = Worker(redis, name)
-    worker = asyncio.create_task(house.run(stop))
-    await asyncio.wait_for(house.ready.wait(), 300)
-    try:
-        yield
-    finally:
-        stop.set()
-        await asyncio.wait_for(worker, 5)
 
 
 def _moved_since(game_id: str, ply: int) -> Callable[[ArenaClient], bool]:
@@ -437,7 +420,7 @@ async def test_a_worker_that_touches_its_requests_while_thinking_serves_the_next
     import server.worker
 
     monkeypatch.setattr(server.worker, "TOUCH_SECONDS", 0.002)
-    async with _worker(redis, "touching-worker"):
+    async with house_worker(redis, "touching-worker"):
         human = await guest(arena_url)
         started: GameStarted = await human.request(
             Challenge("mcts", TimeControl(60, 1), setup="6x6", colour="white", strength=1),

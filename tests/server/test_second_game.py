@@ -35,15 +35,14 @@ from server.protocol import (
     Watch,
 )
 from tests.games.takeaway import MAX_TAKE, TakeAwayState
-from tests.server.endpoint import guest, serving
-from tests.server.test_end_to_end import _worker
+from tests.server.endpoint import guest, house_worker, serving
 
 PILE = 10
 
 
 @pytest_asyncio.fixture
 async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
-    async with _worker(redis, "takeaway-worker"), serving(redis_url) as url:
+    async with house_worker(redis, "takeaway-worker"), serving(redis_url) as url:
         yield url
 
 

@@ -35,8 +35,7 @@ from server.protocol import (
     TimeControl,
     decode_request,
 )
-from tests.server.endpoint import guest, serving
-from tests.server.test_end_to_end import _worker
+from tests.server.endpoint import guest, house_worker, serving
 
 SIZE = (100, 32)
 WAIT_SECONDS = 20.0  # for anything to show: generous, as a loaded machine may be slow
@@ -147,7 +146,7 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
     redis_url: str, redis: Redis
 ) -> None:
     async with (
-        _worker(redis, "tui-worker"),
+        house_worker(redis, "tui-worker"),
         serving(redis_url) as url,
         playing(url) as (app, pilot),
     ):

@@ -19,8 +19,7 @@ from engine.amazons import Move, Square
 from engine.errors import IllegalMoveError
 from server.protocol import Colour, GameStatus, Termination
 from tests.clients.tui.test_app import as_guest, playing, until
-from tests.server.endpoint import serving
-from tests.server.test_end_to_end import _worker
+from tests.server.endpoint import house_worker, serving
 
 
 async def play_the_bot(app: ArenaApp, pilot: Pilot[None], setup: str) -> GameScreen:
@@ -63,7 +62,7 @@ async def test_moves_typed_and_by_cursor_an_illegal_one_refused_then_resign(
     redis_url: str, redis: Redis
 ) -> None:
     async with (
-        _worker(redis, "tui-worker"),
+        house_worker(redis, "tui-worker"),
         serving(redis_url) as url,
         playing(url) as (app, pilot),
     ):
@@ -134,7 +133,7 @@ async def test_moves_typed_and_by_cursor_an_illegal_one_refused_then_resign(
 
 @pytest.mark.asyncio
 async def test_the_10x10_game_screen_fits_80x24(redis_url: str, redis: Redis) -> None:
-    async with _worker(redis, "tui-worker"), serving(redis_url) as url:
+    async with house_worker(redis, "tui-worker"), serving(redis_url) as url:
         app = ArenaApp(url)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.connection == "connected", "the connection")
