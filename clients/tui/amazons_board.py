@@ -50,26 +50,42 @@ MARGIN: Final = 3
 @dataclass(frozen=True, slots=True)
 class Glyphs:
     """The characters of a board: the two sides' amazons, a burnt square, an empty light and
-    dark square (the shading that stands in for colour), a square the next step may pick, and
-    the marks either side of the cursor, of a square picked for the move being made and of the
-    last move's squares."""
+    dark square and an empty square no amazon can reach (the shading that stands in for
+    colour), a square the next step may pick, and the marks either side of the cursor, of a
+    square picked for the move being made, of the queued premove's squares and of the last
+    move's squares."""
 
     white: str
     black: str
     burnt: str
     light: str
     dark: str
+    dead: str
     target: str
     cursor: tuple[str, str]
     picked: tuple[str, str]
+    premove: tuple[str, str]
     last: tuple[str, str]
 
 
-# The burnt square is a multiplication sign, the last move's marks single angle quotes.
+# The burnt square is a multiplication sign, a dead one a light shade, the last move's marks
+# single angle quotes.
 UNICODE: Final = Glyphs(
-    "♕", "♛", "\u00d7", " ", "·", "•", ("[", "]"), ("(", ")"), ("\u2039", "\u203a")
+    "♕",
+    "♛",
+    "\u00d7",
+    " ",
+    "·",
+    "\u2591",
+    "•",
+    ("[", "]"),
+    ("(", ")"),
+    ("{", "}"),
+    ("\u2039", "\u203a"),
 )
-ASCII: Final = Glyphs("W", "B", "x", " ", ".", "+", ("[", "]"), ("(", ")"), ("<", ">"))
+ASCII: Final = Glyphs(
+    "W", "B", "x", " ", ".", ":", "+", ("[", "]"), ("(", ")"), ("{", "}"), ("<", ">")
+)
 
 # A square's kinds, each a component class `board--KIND` of the widget; later kinds win.
 Row = list[tuple[str, tuple[str, ...]]]
@@ -89,6 +105,7 @@ def board_rows(
     position: Position,
     *,
     last_move: Move | None = None,
+    premove: Move | None = None,
     picks: Sequence[Square] = (),
     targets: Collection[Square] = (),
     cursor: Square | None = None,
@@ -98,14 +115,16 @@ def board_rows(
 ) -> list[Row]:
     """The board with coordinates on all four sides, as lines of (text, kinds) pieces. `picks`
     are the squares picked so far for a move (with the amazon drawn where it goes once it has
-    a destination), `targets` the squares the next step may pick. With `shade`, dark empty
-    squares are drawn with a dot, so the board reads without colour."""
+    a destination), `targets` the squares the next step may pick, `premove` the move queued
+    for the user's next turn. With `shade`, dark empty squares are drawn with a dot and dead
+    ones with their own glyph, so the board reads without colour."""
     if dead is None:
         dead = dead_squares(position)
     moved: dict[Square, str | None] = {}
     if len(picks) >= 2:
         moved = {picks[0]: None, picks[1]: position.piece_at(picks[0])}
     last = () if last_move is None else (last_move.origin, last_move.target, last_move.arrow)
+    queued = () if premove is None else (premove.origin, premove.target, premove.arrow)
     files = "".join(f" {FILES[f]} " for f in range(position.width))
     edge: Row = [(" " * MARGIN + files + " " * MARGIN, ("coordinate",))]
     rows = [edge]
@@ -126,6 +145,8 @@ def board_rows(
                 (left, right), mark = glyphs.cursor, "cursor"
             elif square in picks:
                 (left, right), mark = glyphs.picked, "picked"
+            elif square in queued:
+                (left, right), mark = glyphs.premove, "premove"
             elif square in last:
                 (left, right), mark = glyphs.last, ""
             else:
@@ -140,6 +161,8 @@ def board_rows(
                 symbol, kind = glyphs.burnt, "burnt"
             elif square in targets:
                 symbol, kind = glyphs.target, ""
+            elif shade and square in dead:
+                symbol, kind = glyphs.dead, ""
             else:
                 symbol = glyphs.dark if shade and kinds[0] == "dark" else glyphs.light
                 kind = ""
@@ -162,6 +185,7 @@ def board_text(
     position: Position,
     *,
     last_move: Move | None = None,
+    premove: Move | None = None,
     picks: Sequence[Square] = (),
     targets: Collection[Square] = (),
     cursor: Square | None = None,
@@ -169,7 +193,13 @@ def board_text(
 ) -> list[str]:
     """The board as plain lines, shaded by characters, with the marks `board_rows` takes."""
     rows = board_rows(
-        position, last_move=last_move, picks=picks, targets=targets, cursor=cursor, glyphs=glyphs
+        position,
+        last_move=last_move,
+        premove=premove,
+        picks=picks,
+        targets=targets,
+        cursor=cursor,
+        glyphs=glyphs,
     )
     return ["".join(text for text, _ in row) for row in rows]
 
@@ -250,6 +280,7 @@ class AmazonsBoard(BoardWidget):
             "target",
             "last",
             "picked",
+            "premove",
             "cursor",
             "white",
             "black",
@@ -322,6 +353,7 @@ class AmazonsBoard(BoardWidget):
         return board_rows(
             position,
             last_move=self._last,
+            premove=None if self.premove is None else Move.parse(self.premove),
             picks=self.steps.picks,
             targets=self.steps.targets() if entering else (),
             cursor=self.cursor if entering and self.has_focus else None,

@@ -2,8 +2,9 @@
 
 A screen shows a game through `board_for(game)`, the board widget registered for that game,
 and speaks to it only through `BoardWidget`: `set_state` with the state and the last move's
-text, `player` for the side the user moves for, and a `MoveChosen` message when the user has
-made a move. A new game adds its widget to `_BOARDS`; the screens do not change.
+text, `player` for the side the user moves for, `show_premove` with the move queued for the
+user's next turn, and a `MoveChosen` message when the user has made a move. A new game adds
+its widget to `_BOARDS`; the screens do not change.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class BoardWidget(Widget):
         self.ascii = ascii
         self._state: GameState[object] | None = None
         self._last_move: str | None = None
+        self._premove: str | None = None
 
     @property
     def state(self) -> GameState[object] | None:
@@ -68,6 +70,17 @@ class BoardWidget(Widget):
         self._last_move = last_move
         self.state_changed()
         self.refresh(layout=True)
+
+    @property
+    def premove(self) -> str | None:
+        """The move queued for the user's next turn, drawn on the board; None when none is."""
+        return self._premove
+
+    def show_premove(self, text: str | None) -> None:
+        """Draw `text`, a move already checked on this board, as the queued premove (None: no
+        premove)."""
+        self._premove = text
+        self.refresh()
 
     def state_changed(self) -> None:
         """Called after `set_state` and when `player` changes: a game's board works out what

@@ -147,18 +147,9 @@ class GameScreen(Screen[None]):
             state = None
         if moved or self.board.state is None:
             self.board.set_state(state, view.moves[-1] if view.moves else None)
-        bottom = self.me or Colour.WHITE
-        for place, colour in (("top", _other(bottom)), ("bottom", bottom)):
-            player = view.player(colour)
-            away = " (away)" if colour in view.away else ""
-            you = " (you)" if colour is self.me else ""
-            self.query_one(f"#{place}-player", Static).update(
-                f"{'○' if colour is Colour.WHITE else '●'} {player_text(player)}{you}{away}"
-            )
+        self._show_players()
         self.query_one("#moves", Static).update(_move_list(view.moves))
         self.query_one("#moves-pane", VerticalScroll).scroll_end(animate=False)
-        self._show_turn()
-        self._tick()
         if (
             view.status is GameStatus.PLAYING
             and self.me is not None
@@ -171,9 +162,32 @@ class GameScreen(Screen[None]):
             elif self.premove.cancelled:
                 self._notice(self.premove.cancelled)
                 self.premove.cancelled = None
+        self._show_turn()
+        self._tick()
+
+    def _show_players(self) -> None:
+        """Both players, the user at the bottom; one who has left is marked away, with the
+        time until the user may claim victory."""
+        view = self.view
+        bottom = self.me or Colour.WHITE
+        for place, colour in (("top", _other(bottom)), ("bottom", bottom)):
+            player = view.player(colour)
+            you = " (you)" if colour is self.me else ""
+            away = ""
+            if colour in view.away:
+                away = " (away)"
+                if self._claim_at is not None and view.status is GameStatus.PLAYING:
+                    left = self._claim_at - monotonic()
+                    away = (
+                        f" (away: claim in {left:.0f} s)" if left > 0 else " (away: ctrl+y claims)"
+                    )
+            self.query_one(f"#{place}-player", Static).update(
+                f"{'○' if colour is Colour.WHITE else '●'} {player_text(player)}{you}{away}"
+            )
 
     def _show_turn(self) -> None:
         view = self.view
+        self.board.show_premove(self.premove.pending)
         turn = self.query_one("#turn", Static)
         if view.status is GameStatus.ENDED:
             turn.update(_result(view, self.me))
@@ -199,13 +213,8 @@ class GameScreen(Screen[None]):
             clock.update(clock_text(millis))
             clock.set_class(ticking, "-running")
             clock.set_class(millis < LOW_SECONDS * 1000, "-low")
-        if self._claim_at is not None and view.status is GameStatus.PLAYING:
-            left = self._claim_at - monotonic()
-            self._notice(
-                f"your opponent left: claim victory (ctrl+y) in {left:.0f} s"
-                if left > 0
-                else "your opponent left: ctrl+y claims victory"
-            )
+        if self._claim_at is not None:
+            self._show_players()
 
     def _notice(self, text: str) -> None:
         self.query_one("#game-notice", Static).update(text)

@@ -89,6 +89,15 @@ def test_squares_no_amazon_can_reach_are_drawn_dead() -> None:
     rank_1, rank_6 = rows[6], rows[1]
     assert [("dead" in kinds) for _, kinds in rank_1[2:-1:3]] == [True, True] + [False] * 4
     assert not any("dead" in kinds for _, kinds in rank_6)
+    # Without colour the dead squares have a glyph of their own.
+    assert board_text(position)[6] == " 1  ░  ░  \u00d7     ·  ♛  1 "
+    assert board_text(position, glyphs=ASCII)[6] == " 1  :  :  x     .  B  1 "
+
+
+def test_a_queued_premove_is_marked_on_its_three_squares() -> None:
+    text = board_text(Position.setup("6x6"), premove=Move.parse("b1-b4/d4"), glyphs=ASCII)
+    assert text[3] == " 4    {.}   {.}    .  4 "
+    assert text[6] == " 1  . {W} .     W     1 "
 
 
 def test_a_board_is_found_by_game_name_and_an_unknown_game_is_refused() -> None:
