@@ -36,6 +36,7 @@ E = TypeVar("E", bound=Event)
 CONNECT_ERRORS = (OSError, ConnectionError, InvalidHandshake, InvalidURI, TimeoutError)
 CONNECT_SECONDS = 10.0  # for a connection to open and answer `hello`
 NOTICES_KEPT = 100
+SIGNED_OUT_SECONDS = 30.0  # the sign-out notice stays long enough to be read on return
 
 
 class UnreachableError(ValueError):
@@ -162,9 +163,18 @@ class ArenaApp(App[None]):
                 return
             self.client = await self._reconnect(self.client)
             if self.client is None:
-                # The session is gone (expired, or the server's data with it): sign in again.
+                # The session is gone (expired, or the server's data with it): sign in again,
+                # from a sign-in screen in place of the lobby and every game screen.
                 self.lobby = None
-                self.switch_screen(SignInScreen())
+                while len(self.screen_stack) > 2:
+                    await self.pop_screen()
+                await self.switch_screen(SignInScreen())
+                self.notify(
+                    "the server no longer knows this session: sign in again",
+                    title="Signed out",
+                    severity="warning",
+                    timeout=SIGNED_OUT_SECONDS,
+                )
                 self._connect()
             else:
                 for screen in self._listeners():

@@ -137,7 +137,7 @@ class LobbyScreen(Screen[None]):
                 yield LobbyTable(("from", "to", "setup", "time", "rated"), id="challenges")
             with Vertical(classes="pane"):
                 yield Label("Your games", classes="pane-title")
-                yield LobbyTable(("game", "you", "opponent", "setup", "time", "state"), id="mine")
+                yield LobbyTable(("opponent", "you", "setup", "time", "state"), id="mine")
         yield Static("", id="pairing")
         yield Footer()
 
@@ -247,9 +247,8 @@ class LobbyScreen(Screen[None]):
                 (
                     view.game_id,
                     (
-                        view.game_id,
-                        str(me),
                         opponent,
+                        str(me),
                         f"{view.game} {view.setup or ''}".strip(),
                         time_text(view.time),
                         _state(view, me),

@@ -21,6 +21,7 @@ from clients.tui.forms import OfferForm
 from clients.tui.game import GameScreen
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen, LobbyTable
+from clients.tui.signin import SignInScreen
 from server import identity
 from server.protocol import (
     CancelSeek,
@@ -135,7 +136,7 @@ async def test_accepting_a_seek_announces_the_game(redis_url: str, redis: Redis)
         await until(pilot, lambda: told(app, "started"), "the game to be announced")
         (game_id,) = [g for g in app.client.games] if app.client else []
         assert told(app, f"Game {game_id} started: you play white against {other.user.name}")
-        assert rows(lobby, "mine")[0][:3] == [game_id, "white", other.user.name]
+        assert rows(lobby, "mine")[0][:2] == [other.user.name, "white"]
         await until(pilot, lambda: rows(lobby, "seeks") == [], "the taken seek to go")
         assert added.seek.seek_id not in (app.client.core.seeks if app.client else {})
         await other.close()
@@ -170,12 +171,12 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game reopened")
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
-        ((game_id, view),) = app.client.games.items() if app.client else []
+        (view,) = app.client.games.values() if app.client else []
         assert app.user is not None
         assert view.black.name == app.user.name
         assert view.colour_of("greedy") is Colour.WHITE
         assert view.time == TimeControl(120, 1)
-        assert rows(lobby, "mine")[0][:3] == [game_id, "black", "greedy"]
+        assert rows(lobby, "mine")[0][:2] == ["greedy", "black"]
 
 
 @pytest.mark.asyncio
@@ -247,6 +248,26 @@ async def test_a_dropped_connection_resumes_and_the_lobby_follows_again(
         await other.request(Seek(TimeControl(300, 0), setup="8x8"), SeekAdded)
         await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek after the drop")
         await other.close()
+
+
+@pytest.mark.asyncio
+async def test_a_session_the_server_has_forgotten_brings_back_the_sign_in_and_says_why(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        await as_guest(app, pilot)
+        await pilot.press("p")  # a form over the lobby: every screen above the sign-in goes
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        client = app.client
+        assert client is not None
+        for key in await redis.keys(identity.SESSION_KEY.format("*")):
+            await redis.delete(key)
+        await client.socket.close()
+        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in")
+        assert len(app.screen_stack) == 2
+        assert told(app, "Signed out: the server no longer knows this session: sign in again")
+        await until(pilot, lambda: app.connection == "connected", "a new connection")
+        await as_guest(app, pilot)
 
 
 def test_an_unreachable_server_is_one_line_and_status_2(
