@@ -112,12 +112,14 @@ def board_rows(
     dead: Collection[Square] | None = None,
     glyphs: Glyphs = UNICODE,
     shade: bool = True,
+    flipped: bool = False,
 ) -> list[Row]:
     """The board with coordinates on all four sides, as lines of (text, kinds) pieces. `picks`
     are the squares picked so far for a move (with the amazon drawn where it goes once it has
     a destination), `targets` the squares the next step may pick, `premove` the move queued
     for the user's next turn. With `shade`, dark empty squares are drawn with a dot and dead
-    ones with their own glyph, so the board reads without colour."""
+    ones with their own glyph, so the board reads without colour. `flipped` turns the board
+    round, Black's side at the bottom."""
     if dead is None:
         dead = dead_squares(position)
     moved: dict[Square, str | None] = {}
@@ -125,12 +127,17 @@ def board_rows(
         moved = {picks[0]: None, picks[1]: position.piece_at(picks[0])}
     last = () if last_move is None else (last_move.origin, last_move.target, last_move.arrow)
     queued = () if premove is None else (premove.origin, premove.target, premove.arrow)
-    files = "".join(f" {FILES[f]} " for f in range(position.width))
+    file_order = list(range(position.width))
+    rank_order = list(reversed(range(position.height)))
+    if flipped:
+        file_order.reverse()
+        rank_order.reverse()
+    files = "".join(f" {FILES[f]} " for f in file_order)
     edge: Row = [(" " * MARGIN + files + " " * MARGIN, ("coordinate",))]
     rows = [edge]
-    for rank in reversed(range(position.height)):
+    for rank in rank_order:
         row: Row = [(f"{rank + 1:>2} ", ("coordinate",))]
-        for file in range(position.width):
+        for file in file_order:
             square = Square(file, rank)
             piece = moved[square] if square in moved else position.piece_at(square)
             kinds = ["dark" if (file + rank) % 2 == 0 else "light"]
@@ -190,6 +197,7 @@ def board_text(
     targets: Collection[Square] = (),
     cursor: Square | None = None,
     glyphs: Glyphs = UNICODE,
+    flipped: bool = False,
 ) -> list[str]:
     """The board as plain lines, shaded by characters, with the marks `board_rows` takes."""
     rows = board_rows(
@@ -200,6 +208,7 @@ def board_text(
         targets=targets,
         cursor=cursor,
         glyphs=glyphs,
+        flipped=flipped,
     )
     return ["".join(text for text, _ in row) for row in rows]
 
@@ -360,6 +369,7 @@ class AmazonsBoard(BoardWidget):
             dead=self._dead,
             glyphs=self.glyphs,
             shade=self.app.no_color,
+            flipped=self.flipped,
         )
 
     def render(self) -> Text:
@@ -398,6 +408,8 @@ class AmazonsBoard(BoardWidget):
         position = self.position
         if position is None:
             return
+        if self.flipped:
+            files, ranks = -files, -ranks
         self.cursor = Square(
             min(max(self.cursor.file + files, 0), position.width - 1),
             min(max(self.cursor.rank + ranks, 0), position.height - 1),
@@ -428,6 +440,8 @@ class AmazonsBoard(BoardWidget):
             return
         file = (offset.x - MARGIN) // SQUARE_WIDTH
         rank = position.height - offset.y
+        if self.flipped:
+            file, rank = position.width - 1 - file, position.height - 1 - rank
         if offset.x >= MARGIN and 0 <= file < position.width and 0 <= rank < position.height:
             self.cursor = Square(file, rank)
             self.pick(self.cursor)

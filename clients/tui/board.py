@@ -2,9 +2,9 @@
 
 A screen shows a game through `board_for(game)`, the board widget registered for that game,
 and speaks to it only through `BoardWidget`: `set_state` with the state and the last move's
-text, `player` for the side the user moves for, `show_premove` with the move queued for the
-user's next turn, and a `MoveChosen` message when the user has made a move. A new game adds
-its widget to `_BOARDS`; the screens do not change.
+text, `player` for the side the user moves for, `flipped` to turn it round, `show_premove`
+with the move queued for the user's next turn, and a `MoveChosen` message when the user has
+made a move. A new game adds its widget to `_BOARDS`; the screens do not change.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ class BoardWidget(Widget):
 
     # The player index the user moves for; None for a spectator, who picks nothing.
     player: reactive[int | None] = reactive(None)
+    # Turned round: the second player's side at the bottom, as Black sees the board.
+    flipped: reactive[bool] = reactive(False)
 
     def __init__(
         self,

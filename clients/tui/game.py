@@ -84,6 +84,7 @@ class GameScreen(Screen[None]):
         self.premove = Premove()
         self.board: BoardWidget = board_for(view.game)(id="board")
         self.board.player = None if me is None else COLOURS.index(me)
+        self.board.flipped = me is Colour.BLACK  # the user's side at the bottom
         self._confirming: tuple[str, float] | None = None
         self._claim_at: float | None = None  # monotonic time the opponent may be claimed from
 

@@ -18,12 +18,14 @@ class BoardHost(App[None]):
         player: int | None = 0,
         last_move: str | None = None,
         ascii: bool = False,
+        flipped: bool = False,
     ) -> None:
         super().__init__()
         self.ascii = ascii
         self.start = state
         self.player = player
         self.last_move = last_move
+        self.flipped = flipped
         self.chosen: list[str] = []
 
     @property
@@ -37,6 +39,7 @@ class BoardHost(App[None]):
 
     def on_mount(self) -> None:
         self.board.player = self.player
+        self.board.flipped = self.flipped
         self.board.set_state(self.start, self.last_move)
         self.board.focus()
 

@@ -148,6 +148,38 @@ async def test_a_move_made_with_the_mouse() -> None:
     assert app.chosen == ["e1-e4/b4"]
 
 
+def test_a_flipped_board_has_blacks_side_at_the_bottom_and_reads_from_the_right() -> None:
+    position = Position.setup("6x6")
+    assert board_text(position, glyphs=ASCII, flipped=True) == [
+        "    f  e  d  c  b  a    ",
+        " 1     W     .  W  .  1 ",
+        " 2  W     .     .  W  2 ",
+        " 3     .     .     .  3 ",
+        " 4  .     .     .     4 ",
+        " 5  B  .     .     B  5 ",
+        " 6  .  B  .     B     6 ",
+        "    f  e  d  c  b  a    ",
+    ]
+
+
+@pytest.mark.asyncio
+async def test_on_a_flipped_board_clicks_and_the_cursor_go_where_the_user_sees() -> None:
+    app = BoardHost(amazons("1B2B1/B4B/6/6/W4W/1W2W1 b"), player=1, flipped=True)
+    async with app.run_test() as pilot:
+        board = app.query_one(AmazonsBoard)
+
+        def at(square: str) -> tuple[int, int]:
+            s = Square.parse(square)
+            return (3 + 3 * (5 - s.file) + 1, 1 + s.rank)
+
+        # The cursor starts on a1, at the top right: left is towards b, down towards rank 2.
+        await pilot.press("left", *["down"] * 5, "enter", "up", "up", "up", "enter")
+        await pilot.press("left", "left", "space")
+        for square in ("e6", "e3", "b3"):
+            assert await pilot.click(board, offset=at(square))
+    assert app.chosen == ["b6-b3/d3", "e6-e3/b3"]
+
+
 @pytest.mark.asyncio
 async def test_a_spectator_picks_nothing() -> None:
     app = BoardHost(amazons("6x6"), player=None)
