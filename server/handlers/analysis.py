@@ -1,5 +1,6 @@
 """Analysis on request: the combinatorial value of a position given as text, or of a game's
-position after some ply, from the process's analyst.
+position after some ply, from the process's analyst; never of a player's own game while it
+is played.
 """
 
 from __future__ import annotations
@@ -9,7 +10,15 @@ from typing import Protocol
 
 from server.analysis import Analyst
 from server.games import GameStore
-from server.protocol import DEFAULT_GAME, Analyze, ErrorCode, Event, ProtocolError
+from server.protocol import (
+    DEFAULT_GAME,
+    Analyze,
+    ErrorCode,
+    Event,
+    GameStatus,
+    Player,
+    ProtocolError,
+)
 
 from .route import Route, on
 
@@ -27,6 +36,8 @@ class AnalysisServices:
 class AnalysisConnection(Protocol):
     """The connection as analysis sees it."""
 
+    def me(self) -> Player: ...
+
     def reply(self, event: Event) -> None: ...
 
 
@@ -42,6 +53,12 @@ async def analyze(
     else:
         assert request.game_id is not None
         game = await services.store.load(request.game_id)
+        if game.status is GameStatus.PLAYING and game.colour_of(connection.me().name):
+            # Players get no engine help in their own game while it is played.
+            raise ProtocolError(
+                ErrorCode.FORBIDDEN,
+                f"no analysis of your own game {game.game_id} while it is played",
+            )
         ply = game.ply if request.ply is None else request.ply
         if ply > game.ply:
             raise ProtocolError(

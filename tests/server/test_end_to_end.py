@@ -379,6 +379,11 @@ async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> 
     with pytest.raises(ArenaError) as past:
         await client.request(Analyze(game_id=game_id, ply=3))
     assert past.value.code is ErrorCode.BAD_FIELD
+    # A player gets none of their own game while it is played; a spectator does.
+    with pytest.raises(ArenaError) as own:
+        await white.request(Analyze(game_id=game_id, ply=0))
+    assert own.value.code is ErrorCode.FORBIDDEN
+    assert own.value.reply.message == f"no analysis of your own game {game_id} while it is played"
     for c in (client, white, black):
         await c.close()
 
