@@ -200,10 +200,14 @@ class WorkerMetrics(Collector):
         self.reclaimed = 0
         self.thinking = Timings(THINK_BUCKETS)
         self._queue: tuple[int, int] | None = None
+        self._finished: collections.Counter[str] = collections.Counter()
         self.registry = _registry(self)
 
     async def exposition(self) -> bytes:
         """The metrics as a scrape gets them."""
+        # The finished requests are counted before the queue is read: a request is taken off
+        # the queue before it is counted, so a scrape never shows one both finished and queued.
+        self._finished = self.requests.copy()
         try:
             self._queue = await self._worker.queue()
         except RedisError as error:
@@ -219,7 +223,7 @@ class WorkerMetrics(Collector):
             labels=["outcome"],
         )
         for outcome in WORKER_OUTCOMES:
-            requests.add_metric([outcome], self.requests[outcome])
+            requests.add_metric([outcome], self._finished[outcome])
         yield requests
         yield CounterMetricFamily(
             "arena_worker_reclaimed",
