@@ -6,6 +6,7 @@ since the protocol pushes no changes to that list.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -39,11 +40,13 @@ from server.protocol import (
     CancelChallenge,
     CancelQuickPair,
     CancelSeek,
+    Challenge,
     ChallengeAdded,
     ChallengeInfo,
     ChallengeRemoved,
     Colour,
     DeclineChallenge,
+    ErrorCode,
     Event,
     GameList,
     GameStatus,
@@ -65,6 +68,9 @@ if TYPE_CHECKING:
 __all__ = ["GAMES_POLL_SECONDS", "LobbyScreen"]
 
 GAMES_POLL_SECONDS = 5.0  # between `list_games`, which the server does not push
+# How long a house-bot challenge waits for a worker to be ready (a first start compiles the
+# engine, about a minute on a slow machine).
+HOUSE_BOT_WAIT_SECONDS = 180.0
 
 
 class LobbyTable(DataTable[str]):
@@ -381,14 +387,34 @@ class LobbyScreen(Screen[None]):
             self._show_challenges()
 
     async def _send(self, request: Request) -> Event | None:
-        """The reply to `request`, or None after showing why there is none."""
-        try:
-            return await self.arena.request(request, Event)
-        except ArenaError as error:
-            self.notify(error.reply.message, severity="error", title="Refused")
-        except ConnectionError as error:
-            self.notify(str(error), severity="warning")
-        return None
+        """The reply to `request`, or None after showing why there is none. A house bot that
+        is not ready yet (the server's worker still compiling the engine after an install)
+        is asked again when the server says to, for up to HOUSE_BOT_WAIT_SECONDS."""
+        waited = 0.0
+        while True:
+            try:
+                return await self.arena.request(request, Event)
+            except ArenaError as error:
+                retry = error.reply.retry_after
+                if (
+                    error.code is ErrorCode.UNAVAILABLE
+                    and isinstance(request, Challenge)
+                    and retry is not None
+                    and waited + retry <= HOUSE_BOT_WAIT_SECONDS
+                ):
+                    if not waited:
+                        self.notify(
+                            f"{error.reply.message}: asking again every {retry:g} s",
+                            title="Waiting for the house bots",
+                            timeout=HOUSE_BOT_WAIT_SECONDS,
+                        )
+                    await asyncio.sleep(retry)
+                    waited += retry
+                    continue
+                self.notify(error.reply.message, severity="error", title="Refused")
+            except ConnectionError as error:
+                self.notify(str(error), severity="warning")
+            return None
 
 
 def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:

@@ -180,6 +180,22 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
 
 
 @pytest.mark.asyncio
+async def test_a_house_bot_challenge_waits_for_a_worker_to_be_ready(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        await as_guest(app, pilot)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        app.screen.query_one("#setup", Select).value = "6x6"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: told(app, "Waiting for the house bots"), "the wait")
+        assert not told(app, "Refused")
+        async with house_worker(redis, "late-worker"):
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+
+
+@pytest.mark.asyncio
 async def test_a_time_control_not_offered_is_refused_in_the_form(
     redis_url: str, redis: Redis
 ) -> None:
