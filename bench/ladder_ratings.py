@@ -18,7 +18,7 @@ from server.glicko import Rating
 from server.ladder.pairing import Member, PairHistory, pair_round
 from server.ladder.rating import anchor_rating, rate_ladder_game
 from server.ladder.results import Result
-from server.ladder.standings import render_standings, standings
+from server.ladder.standing import render_standings, standings
 
 
 def main(argv: Sequence[str] | None = None) -> None:

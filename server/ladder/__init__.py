@@ -1,6 +1,6 @@
 """The bot ladder's rules without the store: the pairing of a round (`pairing`), Glicko-2 with
 the anchors held fixed (`rating`), the maximum-likelihood rating list over all of a ladder's
-games (`likelihood`), the cross table (`results`) and the standings (`standings`)."""
+games (`likelihood`), the cross table (`results`) and the standings (`standing`)."""
 
 from server.ladder.likelihood import PRIOR_DEVIATION, UNANCHORED_CENTRE, Estimate, rating_list
 from server.ladder.pairing import (
@@ -21,7 +21,7 @@ from server.ladder.rating import (
     rate_ladder_game,
 )
 from server.ladder.results import Result, Score, cross_table, scores
-from server.ladder.standings import Standing, render_standings, standings
+from server.ladder.standing import Standing, render_standings, standings
 
 __all__ = [
     "ANCHOR_DEVIATION",

@@ -41,6 +41,8 @@ _Z95 = 1.959964
 
 # Newton's method stops when no rating moves more than this (Elo) in a step.
 _SETTLED = 1e-6
+# Within about this many Elo of the peak Newton's full step is taken as it is.
+_NEAR = 1.0
 _MOST_STEPS = 100
 
 
@@ -114,22 +116,20 @@ def _fit(wins: Vector, start: Vector, free: Mask, centre: float) -> tuple[Vector
         return ratings, np.zeros((0, 0))
     for _ in range(_MOST_STEPS):
         slope, curvature = _slope_and_curvature(wins, ratings, free, centre)
-        step = np.linalg.solve(curvature, slope)
-        cost = _cost(wins, ratings, free, centre)
-        # The cost is convex, so a full Newton step only overshoots far from the peak (a bot
-        # that won every game starts far below it): halve until the cost falls enough.
-        length = 1.0
-        while True:
-            trial = ratings.copy()
-            trial[free] -= length * step
-            if _cost(wins, trial, free, centre) <= cost - 1e-4 * length * float(slope @ step):
-                break
-            length /= 2.0
-            if length * float(np.max(np.abs(step))) < _SETTLED:
-                break
-        ratings = trial
-        if length * float(np.max(np.abs(step))) < _SETTLED:
-            _, curvature = _slope_and_curvature(wins, ratings, free, centre)
+        step = np.zeros_like(ratings)
+        step[free] = np.linalg.solve(curvature, slope)
+        largest = float(np.max(np.abs(step)))
+        if largest < _SETTLED:
             covariance: Vector = np.linalg.inv(curvature).astype(np.float64)
             return ratings, covariance
+        # The cost is convex, so a full Newton step overshoots only far from the peak (a bot
+        # that won every game starts far below it): there, halve it until the cost falls
+        # enough. Near the peak the full step is right, and the fall too small to measure.
+        length = 1.0
+        if largest > _NEAR:
+            cost = _cost(wins, ratings, free, centre)
+            fall = float(slope @ step[free])
+            while _cost(wins, ratings - length * step, free, centre) > cost - 1e-4 * length * fall:
+                length /= 2.0
+        ratings = ratings - length * step
     raise ArithmeticError(f"the rating list did not settle in {_MOST_STEPS} Newton steps")

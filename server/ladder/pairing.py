@@ -125,10 +125,11 @@ def pair_round(
     each against a different opponent, never itself. Ratings shifted by random noise are sorted,
     and each bot in turn plays the cheapest of the next CANDIDATES free bots of other owners, the
     cost being the shifted rating gap plus REMATCH_PENALTY per earlier meeting. Passes repeat
-    while they start games, for bots that play several at once. A bot plays one of its own
-    owner's bots only when, after that, no bot of another owner that it has not met this round
-    has a free place left: it would sit out otherwise. Whoever had White less often in the pair's
-    games has White; a tie is decided at random. `history` is read, not changed."""
+    while they start games, for bots that play several at once. Only then may two bots of one
+    owner meet, each with a free place that no bot of another owner can fill: every bot of
+    another owner is full or has met it this round, so it would sit out otherwise. Whoever had
+    White less often in the pair's games has White; a tie is decided at random. `history` is
+    read, not changed."""
     names = [member.name for member in members]
     if len(set(names)) != len(names):
         twice = sorted({name for name in names if names.count(name) > 1})
@@ -176,6 +177,8 @@ def pair_round(
             started = True
         return started
 
+    # A bot a pass leaves without a game found nobody it may play after it in the order, and
+    # nobody before it chose it: a pass that starts no game leaves no two bots that may meet.
     while one_pass(owners_may_meet=False):
         pass
     while one_pass(owners_may_meet=True):

@@ -1,5 +1,5 @@
-"""The cross table, each bot's score and the standings table as `arena ladder standings` prints
-it."""
+"""The cross table, each bot's score, the standings ranked by the rating list and the plain
+text table they print as."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.ladder.results import Result, Score, cross_table, scores
-from server.ladder.standings import Standing, render_standings, standings
+from server.ladder.standing import Standing, render_standings, standings
 
 GAMES = [
     Result("alpha", "beta", True),

@@ -1,5 +1,5 @@
 """A ladder's standings: one row per bot, ranked by the maximum-likelihood rating list, with its
-score, and the plain text table `arena ladder standings` prints.
+score, and the standings as a plain text table, the way a command line prints them.
 """
 
 from __future__ import annotations
