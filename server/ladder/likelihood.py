@@ -1,6 +1,6 @@
 """The maximum-likelihood rating list of a ladder (Bradley-Terry on the Elo scale, as BayesElo
 fits): every rating at once from all of the ladder's games, the anchors held at their ratings,
-each with a 95% interval. Recomputed from scratch whenever games finish.
+each with a 95% interval. Fitted afresh from all the games each time it is asked for.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ __all__ = [
 Vector = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
 
-# A player rated this many Elo above another is expected to win 10 games to 1 at 400.
+# The Elo scale's logistic slope: 400 points more is odds of 10 to 1.
 _LOGISTIC = math.log(10.0) / 400.0
 
-# Each rating but an anchor's has a Gaussian prior of this deviation (Elo) round the centre: too
-# weak to move a bot with tens of games by more than a few points, strong enough that a bot
-# that won (or lost) every game gets a finite rating, as BayesElo's virtual draws do.
+# Each rating but an anchor's has a Gaussian prior of this deviation (Elo) round the centre:
+# weak enough to move a bot that scored 27 of 30 against the centre only 11 points towards it
+# (less with more games), strong enough that a bot that won (or lost) every game gets a finite
+# rating, as BayesElo's virtual draws do.
 PRIOR_DEVIATION = 600.0
 
 # The prior's centre is the anchors' mean rating; a ladder without anchors has its ratings'

@@ -150,11 +150,12 @@ def test_games_are_between_near_ratings() -> None:
     assert statistics.mean(gaps) < 500
 
 
-def test_hundreds_of_rounds_of_a_ladder() -> None:
+@pytest.mark.parametrize("seed", [2026, 3, 6])
+def test_hundreds_of_rounds_of_a_ladder(seed: int) -> None:
     """A ladder of 12 bots (two anchors, two bots of one owner, one bot that plays three games
     at once) over 400 rounds: games finish at random, won by the stronger bot as often as Elo
     says, and are rated as the ladder rates them."""
-    rng = random.Random(2026)
+    rng = random.Random(seed)
     strength = {f"bot{i}": 1000.0 + 90.0 * i for i in range(12)}
     owner = {name: name for name in strength} | {"bot4": "ann", "bot5": "ann"}
     limit = dict.fromkeys(strength, 1) | {"bot7": 3}
@@ -175,8 +176,11 @@ def test_hundreds_of_rounds_of_a_ladder() -> None:
         for game in games:
             history.record(game)
         in_progress += games
-        finished = [game for game in in_progress if rng.random() < 0.6]
-        in_progress = [game for game in in_progress if game not in finished]
+        busy = Counter(name for game in in_progress for name in (game.white, game.black))
+        assert all(busy[name] <= limit[name] for name in strength)
+        ends = [rng.random() < 0.6 for _ in in_progress]
+        finished = [game for game, ended in zip(in_progress, ends, strict=True) if ended]
+        in_progress = [game for game, ended in zip(in_progress, ends, strict=True) if not ended]
         for game in finished:
             expected = 1.0 / (1.0 + 10.0 ** ((strength[game.black] - strength[game.white]) / 400))
             rating[game.white], rating[game.black] = rate_ladder_game(
@@ -187,11 +191,14 @@ def test_hundreds_of_rounds_of_a_ladder() -> None:
                 black_is_anchor=game.black in anchors,
             )
 
+    across = []
     for a, b in itertools.combinations(strength, 2):
         assert abs(history.whites(a, b) - history.whites(b, a)) <= 1, (a, b)
         if owner[a] != owner[b]:
             assert history.meetings(a, b) > 0, f"{a} never met {b}"
-    assert history.meetings("bot4", "bot5") == 0  # someone else was always there
+            across.append(history.meetings(a, b))
+    # ann's two bots meet only in the rounds nobody else is free for them: rarely.
+    assert 4 * history.meetings("bot4", "bot5") < min(across)
     for name, value in anchors.items():
         assert rating[name] == anchor_rating(value)
     played = Counter(
@@ -201,6 +208,6 @@ def test_hundreds_of_rounds_of_a_ladder() -> None:
         for _ in range(n)
     )
     assert played["bot7"] > 1.5 * statistics.median(played.values())
-    # Glicko-2 has sorted them: the fitted order matches the true one but for neighbours.
+    # Glicko-2 has sorted them, 90 Elo apart: no bot is more than two places from its own.
     order = sorted(strength, key=lambda name: rating[name].rating)
-    assert all(abs(order.index(name) - i) <= 1 for i, name in enumerate(strength))
+    assert all(abs(order.index(name) - i) <= 2 for i, name in enumerate(strength))
