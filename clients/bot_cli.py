@@ -139,11 +139,11 @@ def run_command(args: argparse.Namespace) -> int:
     token = args.token if args.token_file is None else _read_token(args.token_file)
     if not token:
         raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
-    # Before the program is first started, so what it says at start goes to the log too.
-    _configure_logging()
     engine: str | EngineMaker
     if args.engine_cmd is not None:
         command: list[str] = args.engine_cmd
+        # Before the program is first started, so what it says then goes to the log too.
+        _configure_logging()
         handshake = asyncio.run(greet(command))
         engine = functools.partial(ProgramEngine, command)
         who = f"engine program {handshake.name}"
@@ -173,6 +173,7 @@ def run_command(args: argparse.Namespace) -> int:
         rated=not args.casual,
         max_games=args.max_games,
     )
+    _configure_logging()
 
     async def play() -> None:
         stop = asyncio.Event()
@@ -214,8 +215,7 @@ def _configure_logging() -> None:
             structlog.processors.format_exc_info,
             renderer,
         ],
-        # sys.stderr as it is when a line is logged, not as it was when this ran.
-        logger_factory=lambda *args: structlog.PrintLogger(sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
     )
 
 

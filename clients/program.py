@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shlex
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -108,6 +110,9 @@ class ProgramEngine:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 limit=MAX_LINE,
+                # A group of its own: Ctrl-C at the bot's terminal reaches the bot, which ends
+                # the program by the protocol, and a kill reaches what the program started.
+                start_new_session=True,
             )
         except OSError as error:
             reason = error.strerror or str(error)
@@ -191,11 +196,18 @@ class ProgramEngine:
                     process.stdin.write(b"quit\n")
                     await process.stdin.drain()
                 process.stdin.close()
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for loses a cancellation that
+            # comes as the program exits, and the runner cancels this as the bot stops.
             try:
-                await asyncio.wait_for(process.wait(), QUIT_SECONDS)
+                async with asyncio.timeout(QUIT_SECONDS):
+                    await process.wait()
             except TimeoutError:
                 await self._kill()
         if self._stderr is not None:
+            # Something the program started may hold its stderr open after it exits.
+            _, relaying = await asyncio.wait({self._stderr}, timeout=EXIT_SECONDS)
+            for task in relaying:
+                task.cancel()
             await asyncio.gather(self._stderr, return_exceptions=True)
 
     async def _send(self, lines: list[str], when: str) -> None:
@@ -229,17 +241,19 @@ class ProgramEngine:
         """How the program went away, once its pipes closed."""
         assert self._process is not None
         try:
-            status = await asyncio.wait_for(self._process.wait(), EXIT_SECONDS)
+            async with asyncio.timeout(EXIT_SECONDS):
+                status = await self._process.wait()
         except TimeoutError:
             await self._kill()
             return "closed its output"
         return f"exited with status {status}"
 
     async def _kill(self) -> None:
+        """Kill the program and whatever it started (a shell script's commands)."""
         assert self._process is not None
         if self._process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                self._process.kill()
+                os.killpg(self._process.pid, signal.SIGKILL)
             await self._process.wait()
 
     async def _relay_stderr(self) -> None:

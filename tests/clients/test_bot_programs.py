@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -255,13 +256,26 @@ async def test_a_program_that_goes_wrong_loses_that_game_and_the_bot_plays_on(
     assert resignations == [entry["reason"] for entry in failures]
 
 
-def test_a_command_that_does_not_start_is_one_line_and_status_2(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    with pytest.raises(SystemExit) as exit:
-        main(["--server", "ws://x", "--token", "t", "--engine-cmd", "/nonexistent/engine -q"])
-    assert exit.value.code == 2
-    assert capsys.readouterr().err == (
+def _command(*args: str) -> subprocess.CompletedProcess[str]:
+    """`arena bot ARGS` as its own process (it sets up logging for the whole process), with no
+    ARENA_ setting of this environment; the test fails if it runs past TIMEOUT."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    return subprocess.run(
+        [sys.executable, "-m", "clients.bot_cli", "--server", "ws://x", "--token", "t", *args],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def test_a_command_that_does_not_start_is_one_line_and_status_2() -> None:
+    done = _command("--engine-cmd", "/nonexistent/engine -q")
+    assert done.returncode == 2
+    assert done.stderr == (
         "arena bot: error: cannot start engine program /nonexistent/engine -q: "
         "No such file or directory\n"
     )
@@ -274,25 +288,19 @@ def test_a_command_that_does_not_start_is_one_line_and_status_2(
         (
             "import sys\nsys.stdin.readline()\n"
             "print('name chess-engine\\ngames chess\\nready', flush=True)\nsys.stdin.read()",
-            "engine program chess-engine plays none of the games here (chess): they are ",
+            "engine program chess-engine plays none of the games here (chess): they are amazons",
         ),
     ],
 )
 def test_a_program_that_cannot_play_here_stops_the_command_before_it_connects(
-    program: str,
-    message: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    program: str, message: str, tmp_path: Path
 ) -> None:
     source = tmp_path / "program.py"
     source.write_text(program)
-    argv = ["--server", "ws://x", "--token", "t", "--engine-cmd", f"{sys.executable} {source}"]
-    with pytest.raises(SystemExit) as exit:
-        main(argv)
-    assert exit.value.code == 2
-    err = capsys.readouterr().err
+    done = _command("--engine-cmd", f"{sys.executable} {source}")
+    assert done.returncode == 2
     # The log's lines (the program's handshake, when it made one) come first, the error last.
-    *logged, said = err.splitlines()
+    *logged, said = done.stderr.splitlines()
     assert said.startswith("arena bot: error: ")
     assert message in said
     assert not any("arena bot" in line or "Traceback" in line for line in logged)

@@ -298,3 +298,27 @@ def test_the_python_example_imports_the_standard_library_only() -> None:
     imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported
     assert {name.split(".")[0] for name in imported} <= sys.stdlib_module_names
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` is alive (a zombie waiting to be reaped is not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.asyncio
+async def test_a_program_that_is_ended_takes_what_it_started_with_it(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    shell = (
+        "read line; echo name sleeper; echo games amazons; echo ready; "
+        f"sleep 60 & echo $! > {pid_file}; wait"
+    )
+    message = await _failure(["sh", "-c", shell])
+    assert message.startswith("engine program sleeper gave no move within 2.0 s at ply 0")
+    sleeper = int(pid_file.read_text())
+    async with asyncio.timeout(TIMEOUT):
+        while _running(sleeper):
+            await asyncio.sleep(0.05)
