@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import sys
 import time
+
+import structlog
 
 from clients.engines import Engine, GameSoFar, InProcessEngine
 from clients.program import ProgramEngine
@@ -98,6 +101,8 @@ def main() -> None:
     if args.program:
         serve_program()
     else:
+        # Figures only: not the program's handshake in the log.
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
         asyncio.run(measure(args.moves))
 
 

@@ -16,7 +16,7 @@ DIRECTIONS = [(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if (df, dr) != 
 
 def read_board(text):
     """The position text `3B2B3/10/... w` as a dict (file, rank) -> 'W', 'B', 'x' or '.'
-    (files and ranks from 0), the width, the height and the side to move ('W' or 'B')."""
+    (files and ranks from 0) and the side to move ('W' or 'B')."""
     rows, side = text.split()
     board = {}
     ranks = rows.split("/")
@@ -36,7 +36,7 @@ def read_board(text):
             if char in "WBx":
                 board[file, rank] = char
                 file += 1
-    return board, file, len(ranks), side.upper()
+    return board, side.upper()
 
 
 def reach(board, square):
@@ -66,7 +66,7 @@ def square_name(square):
 
 
 def choose(position):
-    board, _, _, side = read_board(position)
+    board, side = read_board(position)
     moves = list(legal_moves(board, side))
     if not moves:
         return "error no legal move in " + position
