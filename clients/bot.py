@@ -22,7 +22,14 @@ from websockets.uri import parse_uri
 
 from clients.challenges import ChallengePolicy
 from clients.connection import ArenaClient, ArenaError, Backoff, GameView
-from clients.engines import Engine, EngineError, EngineMaker, engine_games, open_engine
+from clients.engines import (
+    Engine,
+    EngineError,
+    EngineMaker,
+    GameSoFar,
+    engine_games,
+    open_engine,
+)
 from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT, Turn
 from server.protocol import (
@@ -164,8 +171,14 @@ class BotPlayer:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Play until `stop` is set: connect, play, and after a drop connect again."""
-        # Compiling the engine before the first game means no clock pays for it.
-        await self._prototype.prepare()
+        # Compiling the engine before the first game means no clock pays for it; a program
+        # shows here, before any challenge is accepted, that it starts and shakes hands.
+        try:
+            await self._prototype.prepare()
+        except EngineError as error:
+            raise BotError(str(error)) from None
+        finally:
+            await self._prototype.close()
         backoff = Backoff()
         previous: ArenaClient | None = None
         unanswered = 0  # failed attempts to reach the server since it last answered
@@ -205,7 +218,7 @@ class BotPlayer:
             for task in thinking:
                 task.cancel()
             await asyncio.gather(*thinking, return_exceptions=True)
-            engines = [self._prototype, *self._engines.values()]
+            engines = list(self._engines.values())
             self._engines.clear()
             await asyncio.gather(*(engine.close() for engine in engines), return_exceptions=True)
 
@@ -361,7 +374,15 @@ class BotPlayer:
                 self._thinking[key] = task
                 task.add_done_callback(functools.partial(self._thought, key))
             for view in self._ended(client):
-                await self._engines.pop(view.game_id).close()
+                # A move still being chosen is of no use now; its program is ended with it.
+                unfinished = [t for (g, _), t in self._thinking.items() if g == view.game_id]
+                for task in unfinished:
+                    task.cancel()
+                await asyncio.gather(*unfinished, return_exceptions=True)
+                # Dropped once closed: a close cut short (the bot stopping) is done again as
+                # the bot stops.
+                await self._engines[view.game_id].close()
+                del self._engines[view.game_id]
                 self.log.info(
                     "game_over",
                     game_id=view.game_id,
@@ -388,6 +409,12 @@ class BotPlayer:
         context = self.log.bind(game_id=game_id, ply=ply)
         try:
             text = await self._choose(view)
+        except EngineError as error:
+            # The engine's own account is the whole story (a program's illegal move, its
+            # silence, its death): one line, no traceback.
+            context.error("engine_failed", reason=str(error))
+            await self._resign(game_id, str(error))
+            return
         except Exception:
             context.exception("engine_failed")
             await self._resign(game_id, "the engine failed")
@@ -445,15 +472,16 @@ class BotPlayer:
         assert self.name is not None
         colour = view.colour_of(self.name)
         assert colour is not None
-        state = view.position()
-        budget = think_budget(
-            view, colour, first_move_ms=self.first_move_ms, free_plies=self.free_plies
-        )
         engine = self._engines.get(view.game_id)
         if engine is None:
             engine = self._engines[view.game_id] = self._new_engine()
             await engine.prepare()
-        return await engine.choose(state, budget)
+        # Read after the engine is ready, so the budget counts the time it took to start.
+        budget = think_budget(
+            view, colour, first_move_ms=self.first_move_ms, free_plies=self.free_plies
+        )
+        game = GameSoFar(view.game, view.setup, view.start, view.moves, view.position())
+        return await engine.choose(game, budget)
 
     async def _resign(self, game_id: str, why: str) -> None:
         client = self.client

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import signal
 import sys
@@ -17,7 +18,8 @@ import structlog
 
 from clients.bot import BotError, check_url, run_bot
 from clients.challenges import ChallengePolicy, setups_of
-from clients.engines import EngineError, engine_games, open_engine
+from clients.engines import EngineError, EngineMaker, engine_games, open_engine
+from clients.program import ProgramEngine, greet, split_command
 from engine.game import game_names
 
 __all__ = ["add_command", "main", "run_command"]
@@ -27,7 +29,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """Add `bot` to an `arena` parser's subcommands."""
     parser = commands.add_parser(
         "bot",
-        help="play on a server as a bot account, with one of the engine's bots",
+        help="play on a server as a bot account, with one of the engine's bots or a program",
         description="Log in to a server with a bot token, accept the challenges the bot can "
         "play and play them; reconnects by itself after a dropped connection. Ctrl-C stops.",
     )
@@ -55,12 +57,19 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="the bot's token (default: $ARENA_BOT_TOKEN; prefer the variable or --token-file: "
         "arguments show in process lists)",
     )
-    parser.add_argument(
+    engine = parser.add_mutually_exclusive_group(required=True)
+    engine.add_argument(
         "--engine",
-        required=True,
         type=_engine,
         metavar="SPEC",
         help="the engine bot and its parameters, e.g. invader or mcts:c=0.8 (see `arena bots`)",
+    )
+    engine.add_argument(
+        "--engine-cmd",
+        type=_command,
+        metavar="COMMAND",
+        help="a program of any language that plays by the line protocol of "
+        "docs/bot-protocol.md, started for each game, e.g. 'python3 examples/random_bot.py'",
     )
     parser.add_argument(
         "--game",
@@ -105,6 +114,13 @@ def _engine(text: str) -> str:
     return text
 
 
+def _command(text: str) -> list[str]:
+    try:
+        return split_command(text)
+    except EngineError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -123,10 +139,27 @@ def run_command(args: argparse.Namespace) -> int:
     token = args.token if args.token_file is None else _read_token(args.token_file)
     if not token:
         raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
-    games = engine_games(args.engine)
+    engine: str | EngineMaker
+    if args.engine_cmd is not None:
+        command: list[str] = args.engine_cmd
+        # Before the program is first started, so what it says then goes to the log too.
+        _configure_logging()
+        handshake = asyncio.run(greet(command))
+        engine = functools.partial(ProgramEngine, command)
+        who = f"engine program {handshake.name}"
+        games = frozenset(handshake.games) & frozenset(game_names())
+        if not games:
+            raise BotError(
+                f"{who} plays none of the games here ({' '.join(handshake.games)}): they are "
+                f"{', '.join(game_names())}"
+            )
+    else:
+        engine = args.engine
+        who = f"engine {args.engine}"
+        games = engine_games(args.engine)
     if args.games:
         if not_played := sorted(set(args.games) - games):
-            raise BotError(f"engine {args.engine} does not play {', '.join(not_played)}")
+            raise BotError(f"{who} does not play {', '.join(not_played)}")
         games = frozenset(args.games)
     setups = frozenset().union(*(setups_of(game) for game in games))
     if unknown := sorted(set(args.setups or ()) - setups):
@@ -147,7 +180,7 @@ def run_command(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await run_bot(args.server, token, args.engine, accept=policy, stop=stop, report=_say)
+        await run_bot(args.server, token, engine, accept=policy, stop=stop, report=_say)
 
     asyncio.run(play())
     return 0
@@ -190,13 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`arena bot` on its own: `python -m clients.bot_cli --server URL --engine SPEC`."""
     parser = argparse.ArgumentParser(
         prog="arena bot",
-        description="Play on an Amazons Arena server as a bot account with an engine bot.",
+        description="Play on an Amazons Arena server as a bot account with an engine bot "
+        "or a program of any language.",
     )
     _add_options(parser)
     args = parser.parse_args(argv)
     try:
         return run_command(args)
-    except (BotError, OSError) as error:
+    except (BotError, EngineError, OSError) as error:
         parser.exit(2, f"arena bot: error: {error}\n")
 
 

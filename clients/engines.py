@@ -1,16 +1,18 @@
 """Engines for bot clients: what chooses a bot's moves, behind one interface (`Engine`), so the
 bot runner (`clients.bot`) drives the engine's own bots in this process and a program of any
-language alike. `open_engine` turns the `--engine` spec into a maker of engines.
+language (`clients.program`) alike. `open_engine` turns the `--engine` spec into a maker of
+engines; `GameSoFar` is what an engine is asked about.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.errors import NotationError
-from engine.game import GameState, game_names
+from engine.game import GameState, game_names, get_game
 from engine.search.bot import Bot, Budget
 from engine.search.registry import BOTS, make_bot
 
@@ -18,6 +20,7 @@ __all__ = [
     "Engine",
     "EngineError",
     "EngineMaker",
+    "GameSoFar",
     "InProcessEngine",
     "engine_games",
     "open_engine",
@@ -26,6 +29,35 @@ __all__ = [
 
 class EngineError(ValueError):
     """An engine that cannot be had: an unknown spec, a bad parameter."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSoFar:
+    """A game an engine is asked to move in: the registered game's name, its setup (None for a
+    start position of its own), the start as position text, the moves played since in move
+    text, and `state`, the position they lead to (the engine's to read, not to change)."""
+
+    game: str
+    setup: str | None
+    start: str
+    moves: tuple[str, ...]
+    state: GameState[Any]
+
+    @classmethod
+    def new(cls, game: str, setup: str | None = None) -> GameSoFar:
+        """A game of `game` at the start of `setup` (its default setup when None)."""
+        rules = get_game(game)
+        state = rules.new_state(setup)
+        return cls(game, setup or rules.info.default_setup, state.text(), (), state)
+
+    def after(self, move: str) -> GameSoFar:
+        """The game once `move` (legal here, or a ValueError names why not) is played."""
+        state = self.state.clone()
+        played = state.parse_move(move)
+        state.apply(played)
+        return GameSoFar(
+            self.game, self.setup, self.start, (*self.moves, state.format_move(played)), state
+        )
 
 
 class Engine(Protocol):
@@ -47,8 +79,8 @@ class Engine(Protocol):
         """Get ready to choose (compile kernels, start a program), so no clock pays for it."""
         ...
 
-    async def choose(self, state: GameState[Any], budget: Budget) -> str:
-        """The move text for the side to move in `state`, chosen within `budget`."""
+    async def choose(self, game: GameSoFar, budget: Budget) -> str:
+        """The move text for the side to move in `game`, chosen within `budget`."""
         ...
 
     async def close(self) -> None:
@@ -79,9 +111,9 @@ class InProcessEngine:
     async def prepare(self) -> None:
         await asyncio.to_thread(self._bot.prepare)
 
-    async def choose(self, state: GameState[Any], budget: Budget) -> str:
+    async def choose(self, game: GameSoFar, budget: Budget) -> str:
         def think() -> str:
-            return state.format_move(self._bot.choose(state, budget).move)
+            return game.state.format_move(self._bot.choose(game.state, budget).move)
 
         return await asyncio.to_thread(think)
 

@@ -12,7 +12,6 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -30,8 +29,8 @@ from clients.bot import (
 )
 from clients.bot_cli import main
 from clients.challenges import ChallengePolicy
+from clients.engines import GameSoFar
 from engine.amazons import Position
-from engine.game import GameState
 from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT
 from server.app import Arena
@@ -237,9 +236,9 @@ class _FirstMoveEngine:
     async def prepare(self) -> None:
         self.asked.append("prepare")
 
-    async def choose(self, state: GameState[Any], budget: Budget) -> str:
+    async def choose(self, game: GameSoFar, budget: Budget) -> str:
         self.asked.append("choose")
-        return state.format_move(next(iter(state.legal_moves)))
+        return game.state.format_move(next(iter(game.state.legal_moves)))
 
     async def close(self) -> None:
         self.asked.append("close")

@@ -7,8 +7,7 @@ import time
 import pytest
 
 from clients.bot import BotError, BotPlayer
-from clients.engines import Engine, EngineError, InProcessEngine, open_engine
-from engine.game import get_game
+from clients.engines import Engine, EngineError, GameSoFar, InProcessEngine, open_engine
 from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT, Turn
 
@@ -22,13 +21,13 @@ async def test_an_in_process_engine_chooses_a_legal_move_within_its_budget(spec:
     engine: Engine = open_engine(spec)()
     assert engine.name == spec
     await engine.prepare()
-    state = get_game("amazons").new_state("8x8")
-    before = state.text()
+    game = GameSoFar.new("amazons", "8x8")
+    before = game.state.text()
     start = time.monotonic()
-    text = await engine.choose(state, Budget(seconds=0.2))
+    text = await engine.choose(game, Budget(seconds=0.2))
     assert time.monotonic() - start < 0.2 + OVERRUN
-    assert state.text() == before  # the runner's state is not the engine's to change
-    state.apply(state.parse_move(text))  # legal here, or this raises
+    assert game.state.text() == before  # the runner's state is not the engine's to change
+    game.after(text)  # legal here, or this raises
     await engine.close()
 
 
@@ -36,12 +35,12 @@ async def test_an_in_process_engine_chooses_a_legal_move_within_its_budget(spec:
 async def test_an_in_process_engine_plays_by_the_clock_the_policy_gives() -> None:
     engine = InProcessEngine("alphabeta")
     await engine.prepare()
-    state = get_game("amazons").new_state("6x6")
+    game = GameSoFar.new("amazons", "6x6")
     budget = REMOTE_BOT.budget(Turn(own_ms=3_000, opponent_ms=3_000, increment_ms=0))
     start = time.monotonic()
-    text = await engine.choose(state, budget)
+    text = await engine.choose(game, budget)
     assert time.monotonic() - start < 3 / 3 + OVERRUN  # the time manager spends a third at most
-    assert state.parse_move(text) in state.legal_moves
+    assert game.state.parse_move(text) in game.state.legal_moves
 
 
 @pytest.mark.parametrize(
