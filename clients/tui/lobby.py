@@ -158,7 +158,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._follow_lobby()
-        self.set_interval(GAMES_POLL_SECONDS, self.action_list_games)
+        self.set_interval(GAMES_POLL_SECONDS, self._poll_games)
         self._show_challenges()
         self._show_mine()
         if self._watch_first is not None:
@@ -366,6 +366,13 @@ class LobbyScreen(Screen[None]):
 
     def action_list_games(self) -> None:
         self._refresh_games()
+
+    def _poll_games(self) -> None:
+        """The live games again, while connected: without a connection the status says so
+        already, where a refused poll would add a notice every few seconds."""
+        client = self.arena.client
+        if client is not None and not client.closed:
+            self._refresh_games()
 
     @work(exclusive=True, group="games")
     async def _refresh_games(self) -> None:
