@@ -420,9 +420,13 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(GameScreen(view, None), lambda _: self._stop_watching(game_id))
 
     def _stop_watching(self, game_id: str) -> None:
+        """Unwatch the game on the connection that watches it, if that is still up (one that
+        closed was uncounted as it went)."""
+        client = self.arena.client
         if game_id in self.watching:
             self.watching.discard(game_id)
-            self._request(Unwatch(game_id))
+            if client is not None and not client.closed:
+                self._request(Unwatch(game_id))
 
     @work(group="watch")
     async def _watch_again(self) -> None:
