@@ -396,7 +396,7 @@ class LobbyScreen(Screen[None]):
     def _watch_selected(self) -> None:
         self.action_watch_game()
 
-    @work(group="watch")
+    @work(exclusive=True, group="open-game")
     async def watch_game(self, game_id: str) -> None:
         """Open game `game_id`: as its player when it is the user's, else as a spectator,
         asking the server to `watch` it unless this connection does already; leaving the
