@@ -265,7 +265,9 @@ async def test_a_session_the_server_has_forgotten_brings_back_the_sign_in_and_sa
         await client.socket.close()
         await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in")
         assert len(app.screen_stack) == 2
-        assert told(app, "Signed out: the server no longer knows this session: sign in again")
+        # The notice comes once the sign-in screen has mounted, a moment after it is on top.
+        words = "Signed out: the server no longer knows this session: sign in again"
+        await until(pilot, lambda: told(app, words), "the notice")
         await until(pilot, lambda: app.connection == "connected", "a new connection")
         await as_guest(app, pilot)
 
