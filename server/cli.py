@@ -1,7 +1,8 @@
 """The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
-`user` and `token` (accounts and bot tokens) — and the clients' (`bot`, and `play`, the
-terminal client, which starts a server of its own in the background when given no URL).
+`user` and `token` (accounts and bot tokens) — and the clients' (`bot`, and `play` and
+`watch`, the terminal client, which starts a server of its own in the background when given no
+URL).
 
 This module puts the program together, and is the one place that may import every package
 (docs/architecture.md); the rest of `server` never imports `clients`.
@@ -35,7 +36,7 @@ import structlog
 import websockets.asyncio.server
 
 from clients.bot_cli import add_command as add_bot_command
-from clients.tui.app import ArenaApp, open_connection
+from clients.tui.app import ArenaApp, open_connection, open_watching
 from engine import cli as engine_cli
 from engine.records import GameRecord, read_records
 from server import identity
@@ -81,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_server_commands(commands)
     add_bot_command(commands)
     _add_play_command(commands)
+    _add_watch_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
@@ -217,32 +219,51 @@ def _add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "private Redis in the data folder, one house-bot worker) on a free local port, and "
         "stopped on exit.",
     )
-    play.add_argument("url", nargs="?", metavar="URL", help="the server, such as ws://host:8765")
-    play.add_argument(
+    _add_client_arguments(play)
+    play.set_defaults(run=_play, game_id=None)
+
+
+def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    watch = commands.add_parser(
+        "watch",
+        help="watch a live game in the terminal",
+        description="Watch game GAME_ID, live to its end, in the terminal app, signed in as a "
+        "guest on the server at URL (with no URL, on a server started for the run, as for "
+        "`arena play`); leaving the game goes to the lobby.",
+    )
+    watch.add_argument("game_id", metavar="GAME_ID", help="the game, as the lobby lists it")
+    _add_client_arguments(watch)
+    watch.set_defaults(run=_play)
+
+
+def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("url", nargs="?", metavar="URL", help="the server, such as ws://host:8765")
+    parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path(os.environ.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)),
         help="folder of the background server's Redis, when no URL is given "
         "(default: $ARENA_DATA_DIR or ./.arena)",
     )
-    play.set_defaults(run=_play)
 
 
 def _play(args: argparse.Namespace) -> int:
+    """`arena play`, and `arena watch` (which has a `game_id`)."""
     if args.url:
-        return _play_on(args.url)
+        return _play_on(args.url, args.game_id)
     with _background_server(args.data_dir) as url:
-        return _play_on(url)
+        return _play_on(url, args.game_id)
 
 
-def _play_on(url: str) -> int:
-    """Connect first, so that a server that cannot be reached is one line and status 2 before
-    the app takes the screen (the UnreachableError is a ValueError: `main` says it)."""
+def _play_on(url: str, watch: str | None = None) -> int:
+    """Connect first (and, to watch a game, sign in as a guest and ask for it), so that a
+    server that cannot be reached, or has no such game, is one line and status 2 before the
+    app takes the screen (the errors are ValueErrors: `main` says them)."""
 
     async def play() -> None:
-        client = await open_connection(url)
+        client = await (open_connection(url) if watch is None else open_watching(url, watch))
         try:
-            await ArenaApp(url, client).run_async()
+            await ArenaApp(url, client, watch).run_async()
         finally:
             with contextlib.suppress(OSError, ConnectionError):
                 await client.close()

@@ -1,7 +1,8 @@
 """The terminal client's application: one connection to the server for the whole run, the
 login it keeps (the session token, so a dropped connection resumes without asking again), and
 the connection's state as people see it. Screens send requests through `request` and hear of
-the server's changes as `ServerChange` messages.
+the server's changes as `ServerChange` messages. `arena watch` comes in signed in as a guest and
+watching its game, which the lobby opens at once.
 """
 
 from __future__ import annotations
@@ -26,9 +27,26 @@ from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.signin import SignInScreen
-from server.protocol import ErrorCode, Event, ListOffers, OfferList, Offers, Player, Request
+from server.protocol import (
+    ErrorCode,
+    Event,
+    GameSnapshot,
+    ListOffers,
+    OfferList,
+    Offers,
+    Player,
+    Request,
+    Watch,
+)
 
-__all__ = ["CONNECT_ERRORS", "ArenaApp", "UnreachableError", "open_connection"]
+__all__ = [
+    "CONNECT_ERRORS",
+    "ArenaApp",
+    "UnreachableError",
+    "UnwatchableError",
+    "open_connection",
+    "open_watching",
+]
 
 E = TypeVar("E", bound=Event)
 
@@ -62,6 +80,30 @@ async def open_connection(url: str) -> ArenaClient:
         raise UnreachableError(f"cannot reach a server at {url}: {_why(error)}") from None
 
 
+class UnwatchableError(ValueError):
+    """The server will not show the game asked for (it has none of that id): one line."""
+
+
+async def open_watching(url: str, game_id: str) -> ArenaClient:
+    """A connection to `url` signed in as a guest and watching game `game_id`; raises
+    UnreachableError, or UnwatchableError when the server has no such game, each in one line."""
+    client = await open_connection(url)
+    try:
+        await client.guest()
+        await client.request(Watch(game_id), GameSnapshot)
+    except ArenaError as error:
+        await client.close()
+        if error.code is ErrorCode.NOT_FOUND:
+            raise UnwatchableError(f"the server at {url} has no game {game_id!r}") from None
+        raise UnwatchableError(
+            f"the server at {url} refused to show game {game_id!r}: {error.reply.message}"
+        ) from None
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
 def _why(error: BaseException) -> str:
     """The operating system's words for a failed connection (`Connection refused`), else the
     error's own."""
@@ -76,7 +118,9 @@ def _why(error: BaseException) -> str:
 class ArenaApp(App[None]):
     """`arena play`: sign in, then the lobby. `client` is a connection already past `hello`
     (the command line opens one first, so that a server that cannot be reached is one line
-    before the app starts); without one the app connects to `url` itself."""
+    before the app starts); without one the app connects to `url` itself. A `client` already
+    signed in goes straight to the lobby, which opens game `watch` when given (`arena
+    watch`: see `open_watching`)."""
 
     CSS_PATH = "arena.tcss"
     TITLE = "Amazons Arena"
@@ -93,10 +137,13 @@ class ArenaApp(App[None]):
     connection: reactive[str] = reactive("connecting")
     user: reactive[Player | None] = reactive(None)
 
-    def __init__(self, url: str, client: ArenaClient | None = None) -> None:
+    def __init__(
+        self, url: str, client: ArenaClient | None = None, watch: str | None = None
+    ) -> None:
         super().__init__()
         self.url = url
         self.client = client
+        self._watch_first = watch
         self.offers: Offers | None = None
         self.lobby: LobbyScreen | None = None
         self._stopping = False
@@ -106,10 +153,12 @@ class ArenaApp(App[None]):
     def on_mount(self) -> None:
         self.sub_title = self.url
         self.push_screen(SignInScreen())
-        if self.client is not None:
-            self.connection = "connected"
-        else:
+        if self.client is None:
             self._connect()
+            return
+        self.connection = "connected"
+        if self.client.user is not None:
+            self._enter_signed_in(self.client)
 
     @work(exclusive=True, group="connect")
     async def _connect(self) -> None:
@@ -133,12 +182,30 @@ class ArenaApp(App[None]):
                 raise ConnectionError(str(error)) from None
             self.connection = "connected"
         if user is None:
-            welcome = await client.guest()
+            await client.guest()
         else:
-            welcome = await client.login(user, password)
-        self.user = welcome.user
+            await client.login(user, password)
+        await self._enter(client)
+
+    @work(group="sign-in")
+    async def _enter_signed_in(self, client: ArenaClient) -> None:
+        """To the lobby with the client the command line signed in; if that fails, the
+        sign-in screen on a new connection."""
+        try:
+            await self._enter(client)
+        except (ArenaError, ConnectionError) as error:
+            self.notify(str(error), title="Not signed in", severity="error")
+            with contextlib.suppress(*CONNECT_ERRORS):
+                await client.close()
+            self.client = None
+            self._connect()
+
+    async def _enter(self, client: ArenaClient) -> None:
+        """From the sign-in screen to the lobby, `client` having signed in."""
+        self.user = client.user
         self.offers = (await client.request(ListOffers(), OfferList)).offers
-        self.lobby = LobbyScreen()
+        self.lobby = LobbyScreen(watch=self._watch_first)
+        self._watch_first = None  # once: after signing in again, the lobby alone
         self._follow()
         # Not awaited: the sign-in screen, whose worker calls this, goes with the switch.
         self.switch_screen(self.lobby)

@@ -1,7 +1,8 @@
-"""The game screen: one game of the user's, followed through the client core. The board with a
-typed-move field under it, both players with their ratings and clocks (ticking here between
-the server's updates), whose turn, the move list, resign, abort, claim victory when the
-opponent is away, the connection's state, and the result once the game ends.
+"""The game screen: one game followed through the client core, as its player or as a
+spectator. The board (with a typed-move field under it for a player), both players with their
+ratings and clocks (ticking here between the server's updates), whose turn, the move list, how
+many watch, resign, abort, claim victory when the opponent is away, the connection's state, and
+the result once the game ends.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from server.protocol import (
     ClaimVictory,
     Colour,
     Event,
+    GameList,
     GameStatus,
+    ListGames,
     PlayMove,
     Request,
     Resign,
@@ -46,6 +49,10 @@ TICK_SECONDS = 0.1
 LOW_SECONDS = 10.0  # a clock under this shows tenths and the warning style
 FREE_PLIES = 2  # each side's first move is off the clock (docs/protocol.md, Server rules)
 CONFIRM_SECONDS = 3.0  # to press a resign or abort key again to confirm
+# Between `list_games` while the game goes on, for its spectator count (no event carries it).
+AUDIENCE_POLL_SECONDS = 5.0
+# The keys that make or take back moves, or end the game: a spectator has none of them.
+PLAYERS_ACTIONS = frozenset({"resign", "abort", "claim", "cancel_premove", "type_move", "to_board"})
 
 
 def clock_text(millis: float) -> str:
@@ -63,7 +70,8 @@ def _other(colour: Colour) -> Colour:
 
 class GameScreen(Screen[None]):
     """Game `game_id`, which the client core follows: every state shown is
-    `client.games[game_id]`, shown again at each of its changes."""
+    `client.games[game_id]`, shown again at each of its changes. `me` is the user's colour,
+    None for a spectator, who has no move field and no keys to move or end the game."""
 
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -96,7 +104,8 @@ class GameScreen(Screen[None]):
         with Horizontal(id="game"):
             with Vertical(id="board-side"):
                 yield self.board
-                yield MoveInput(self.board, id="move-input")
+                if self.me is not None:
+                    yield MoveInput(self.board, id="move-input")
             with Vertical(id="game-side"):
                 yield Static(id="top-player", classes="player", markup=False)
                 yield Static(id="top-clock", classes="clock", markup=False)
@@ -106,13 +115,21 @@ class GameScreen(Screen[None]):
                 yield Static(id="bottom-clock", classes="clock", markup=False)
                 yield Static(id="bottom-player", classes="player", markup=False)
                 yield Static(id="game-notice", markup=False)
+                yield Static(id="audience", markup=False)
                 yield ConnectionStatus(id="connection")
         yield Footer()
 
     def on_mount(self) -> None:
         self._show(self._latest())
         self.set_interval(TICK_SECONDS, self._tick)
-        self.query_one("#move-text", Input).focus()
+        self._show_audience(None)
+        self._count_spectators()
+        self.set_interval(AUDIENCE_POLL_SECONDS, self._count_spectators)
+        if self.me is None:
+            # Nothing to pick on the board: the keys scroll the move list.
+            self.query_one("#moves-pane", VerticalScroll).focus()
+        else:
+            self.query_one("#move-text", Input).focus()
 
     # What the server says
 
@@ -220,7 +237,32 @@ class GameScreen(Screen[None]):
     def _notice(self, text: str) -> None:
         self.query_one("#game-notice", Static).update(text)
 
+    @work(exclusive=True, group="audience")
+    async def _count_spectators(self) -> None:
+        """Ask for the live games and show this one's spectators; an ended game is no longer
+        listed, so its last count stays."""
+        if self.view.status is not GameStatus.PLAYING:
+            return
+        try:
+            games = await self.arena.request(ListGames(), GameList)
+        except (ArenaError, ConnectionError):
+            return  # the connection's state shows why; the next poll asks again
+        for summary in games.games:
+            if summary.game_id == self.game_id:
+                self._show_audience(summary.spectators)
+
+    def _show_audience(self, spectators: int | None) -> None:
+        counted = ""
+        if spectators is not None:
+            counted = f"{spectators} spectator{'' if spectators == 1 else 's'}"
+        if self.me is None:
+            counted = ", ".join(filter(None, ("watching", counted)))
+        self.query_one("#audience", Static).update(counted)
+
     # What the user does
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.me is not None or action not in PLAYERS_ACTIONS
 
     def on_move_chosen(self, message: MoveChosen) -> None:
         message.stop()

@@ -1,7 +1,7 @@
 """The lobby: open seeks and live games as they change, the challenges to and from the user,
-the user's own games, and the keys to seek, accept, challenge (a house bot or a user) and pair.
-Seeks and challenges come pushed by the server; live games are asked for every few seconds,
-since the protocol pushes no changes to that list.
+the user's own games, and the keys to seek, accept, challenge (a house bot or a user), pair and
+watch a live game. Seeks and challenges come pushed by the server; live games are asked for
+every few seconds, since the protocol pushes no changes to that list.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -49,6 +49,7 @@ from server.protocol import (
     ErrorCode,
     Event,
     GameList,
+    GameSnapshot,
     GameStatus,
     GameSummary,
     ListGames,
@@ -60,6 +61,8 @@ from server.protocol import (
     SeekInfo,
     SeekList,
     SeekRemoved,
+    Unwatch,
+    Watch,
 )
 
 if TYPE_CHECKING:
@@ -117,11 +120,19 @@ class LobbyScreen(Screen[None]):
         Binding("x", "cancel_quick_pair", "Stop", tooltip="stop quick pairing"),
         Binding("r", "list_games", "Refresh", tooltip="refresh the live games"),
         Binding("o", "open_game", "Open", tooltip="open your game under the cursor"),
+        Binding("w", "watch_game", "Watch", tooltip="watch the live game under the cursor"),
     ]
 
     pairing: reactive[bool] = reactive(False, bindings=True)
     # Whether the seeks are listed and the server pushes their changes (until a drop).
     following: reactive[bool] = reactive(False)
+
+    def __init__(self, watch: str | None = None) -> None:
+        """`watch`: a game to open at once (`arena watch`)."""
+        super().__init__()
+        self._watch_first = watch
+        # The games this connection watches as a spectator: the server counts it in each.
+        self.watching: set[str] = set()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="lobby-top"):
@@ -153,9 +164,11 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._follow_lobby()
-        self.set_interval(GAMES_POLL_SECONDS, self.action_list_games)
+        self.set_interval(GAMES_POLL_SECONDS, self._poll_games)
         self._show_challenges()
         self._show_mine()
+        if self._watch_first is not None:
+            self.watch_game(self._watch_first)
 
     # What the server says
 
@@ -181,6 +194,7 @@ class LobbyScreen(Screen[None]):
     def on_reconnected(self, message: Reconnected) -> None:
         self.following = False
         self._follow_lobby()
+        self._watch_again()
 
     def _announce(self, view: GameView) -> None:
         me = self._colour_in(view)
@@ -359,6 +373,13 @@ class LobbyScreen(Screen[None]):
     def action_list_games(self) -> None:
         self._refresh_games()
 
+    def _poll_games(self) -> None:
+        """The live games again, while connected: without a connection the status says so
+        already, where a refused poll would add a notice every few seconds."""
+        client = self.arena.client
+        if client is not None and not client.closed:
+            self._refresh_games()
+
     @work(exclusive=True, group="games")
     async def _refresh_games(self) -> None:
         await self._list_games()
@@ -367,6 +388,62 @@ class LobbyScreen(Screen[None]):
         reply = await self._send(ListGames())
         if isinstance(reply, GameList):
             self._show_games(reply.games)
+
+    # Watching
+
+    def action_watch_game(self) -> None:
+        game_id = self.query_one("#games", LobbyTable).chosen
+        if game_id is None:
+            self.notify("no live game to watch", severity="warning")
+        else:
+            self.watch_game(game_id)
+
+    @on(DataTable.RowSelected, "#games")
+    def _watch_selected(self) -> None:
+        self.action_watch_game()
+
+    @work(exclusive=True, group="open-game")
+    async def watch_game(self, game_id: str) -> None:
+        """Open game `game_id`: as its player when it is the user's, else as a spectator,
+        asking the server to `watch` it unless this connection does already; leaving the
+        game screen then ends the watching."""
+        client = self.arena.client
+        view = client.games.get(game_id) if client is not None else None
+        if view is None:
+            if not isinstance(await self._send(Watch(game_id)), GameSnapshot):
+                return
+            client = self.arena.client
+            view = client.games.get(game_id) if client is not None else None
+            if view is None:
+                return  # the connection dropped just after the reply: the lobby shows it
+        me = self._colour_in(view)
+        if me is not None:
+            self.app.push_screen(GameScreen(view, me))
+            return
+        # A game followed that the user does not play is one this connection watches (`arena
+        # watch` asks before the lobby opens).
+        self.watching.add(game_id)
+        self.app.push_screen(GameScreen(view, None), lambda _: self._stop_watching(game_id))
+
+    def _stop_watching(self, game_id: str) -> None:
+        """Unwatch the game on the connection that watches it, if that is still up (one that
+        closed was uncounted as it went)."""
+        client = self.arena.client
+        if game_id in self.watching:
+            self.watching.discard(game_id)
+            if client is not None and not client.closed:
+                self._request(Unwatch(game_id))
+
+    @work(group="watch")
+    async def _watch_again(self) -> None:
+        """After a reconnect: the new connection resyncs the games watched but is not counted
+        as their spectator until it watches them itself. A game that ended meanwhile has no
+        spectators to count."""
+        client = self.arena.client
+        views = client.games.values() if client is not None else ()
+        self.watching &= {v.game_id for v in views if v.status is GameStatus.PLAYING}
+        for game_id in sorted(self.watching):
+            await self._send(Watch(game_id))
 
     # Requests
 

@@ -1,5 +1,6 @@
 """A server endpoint inside the test process, as `arena serve` runs one, for tests that talk to
-it over real websockets, and what those tests share: guests, whole random games."""
+it over real websockets, and what those tests share: guests, games between two of them, whole
+random games, a house-bot worker."""
 
 import asyncio
 import contextlib
@@ -13,18 +14,22 @@ from clients import ArenaClient
 from engine.amazons import Position
 from server.app import Arena
 from server.games import open_redis
+from server.protocol import AcceptSeek, GameStarted, Seek, SeekAdded, TimeControl
 from server.worker import Worker
 
 
 @contextlib.asynccontextmanager
-async def arena_serving(redis_url: str, **options: Any) -> AsyncIterator[tuple[Arena, str]]:
-    """A server process's endpoint, in this process on a free port, with its own Redis client
-    as `arena serve` has it; `options` go to the Arena. Yields the Arena and the URL."""
+async def arena_serving(
+    redis_url: str, port: int = 0, **options: Any
+) -> AsyncIterator[tuple[Arena, str]]:
+    """A server process's endpoint, in this process on `port` (0: a free one), with its own
+    Redis client as `arena serve` has it; `options` go to the Arena. Yields the Arena and the
+    URL."""
     client = open_redis(redis_url)
     arena = Arena(client, **options)
     await arena.start()
     try:
-        async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
+        async with serve(arena.handle, "127.0.0.1", port, process_request=arena.health) as server:
             port = next(iter(server.sockets)).getsockname()[1]
             yield arena, f"ws://127.0.0.1:{port}"
     finally:
@@ -33,9 +38,9 @@ async def arena_serving(redis_url: str, **options: Any) -> AsyncIterator[tuple[A
 
 
 @contextlib.asynccontextmanager
-async def serving(redis_url: str, **options: Any) -> AsyncIterator[str]:
+async def serving(redis_url: str, port: int = 0, **options: Any) -> AsyncIterator[str]:
     """As `arena_serving`, yielding only the URL."""
-    async with arena_serving(redis_url, **options) as (_, url):
+    async with arena_serving(redis_url, port, **options) as (_, url):
         yield url
 
 
@@ -44,6 +49,20 @@ async def guest(url: str) -> ArenaClient:
     client = await ArenaClient.connect(url)
     await client.guest()
     return client
+
+
+async def start_game(
+    url: str, setup: str = "6x6", base: int = 300
+) -> tuple[ArenaClient, ArenaClient, str]:
+    """Two guests: one seeks, the other accepts; returns (white, black, game id)."""
+    a, b = await guest(url), await guest(url)
+    added = await a.request(Seek(TimeControl(base, 0), setup=setup), SeekAdded)
+    started = await b.request(AcceptSeek(added.seek.seek_id), GameStarted)
+    await a.wait_for(lambda c: started.game_id in c.games)
+    assert a.user is not None
+    white = a if started.white.name == a.user.name else b
+    black = b if white is a else a
+    return white, black, started.game_id
 
 
 def random_game(setup: str, seed: int) -> list[str]:

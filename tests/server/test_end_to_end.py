@@ -41,7 +41,7 @@ from server.protocol import (
     Watch,
 )
 from server.ratings import rating_of
-from tests.server.endpoint import guest, house_worker, random_game, serving
+from tests.server.endpoint import guest, house_worker, random_game, serving, start_game
 
 CLAIM_GRACE_MS = 300
 
@@ -54,19 +54,6 @@ async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
         redis_url, claim_grace_ms=CLAIM_GRACE_MS, time_controls=time_controls
     ) as url:
         yield url
-
-
-async def _start_game(
-    url: str, setup: str = "6x6", base: int = 300
-) -> tuple[ArenaClient, ArenaClient, str]:
-    """Two guests: one seeks, the other accepts; returns (white, black, game id)."""
-    a, b = await guest(url), await guest(url)
-    added = await a.request(Seek(TimeControl(base, 0), setup=setup))
-    started: GameStarted = await b.request(AcceptSeek(added.seek.seek_id), GameStarted)
-    await a.wait_for(lambda c: started.game_id in c.games)
-    white = a if started.white.name == a.user.name else b
-    black = b if white is a else a
-    return white, black, started.game_id
 
 
 async def _play_white_against_the_house(human: ArenaClient, game_id: str, turns: int) -> None:
@@ -90,7 +77,7 @@ async def _play_white_against_the_house(human: ArenaClient, game_id: str, turns:
 async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
     arena_url: str, redis: Redis
 ) -> None:
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     spectator = await guest(arena_url)
     await spectator.request(Watch(game_id))
     moves = random_game("6x6", seed=3)
@@ -118,7 +105,7 @@ async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
 
 @pytest.mark.asyncio
 async def test_moves_out_of_turn_illegal_or_by_a_spectator_are_refused(arena_url: str) -> None:
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     spectator = await guest(arena_url)
     await spectator.request(Watch(game_id))
     cases = [
@@ -177,7 +164,7 @@ def _moved_since(game_id: str, ply: int) -> Callable[[ArenaClient], bool]:
 
 @pytest.mark.asyncio
 async def test_a_player_who_drops_resumes_and_misses_no_move(arena_url: str) -> None:
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     moves = random_game("6x6", seed=11)
     await white.request(PlayMove(game_id, 0, moves[0]))
     session = black.session
@@ -202,7 +189,7 @@ async def test_a_player_who_drops_resumes_and_misses_no_move(arena_url: str) -> 
 async def test_a_move_published_while_the_subscription_is_down_still_arrives(
     arena_url: str, redis: Redis
 ) -> None:
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     spectator = await guest(arena_url)
     await spectator.request(Watch(game_id))
     moves = random_game("6x6", seed=13)
@@ -224,7 +211,7 @@ async def test_a_move_published_while_the_subscription_is_down_still_arrives(
 
 @pytest.mark.asyncio
 async def test_a_clock_that_runs_out_loses_the_game_on_time(arena_url: str) -> None:
-    white, black, game_id = await _start_game(arena_url, base=1)
+    white, black, game_id = await start_game(arena_url, base=1)
     moves = random_game("6x6", seed=5)
     await white.request(PlayMove(game_id, 0, moves[0]))
     await black.request(PlayMove(game_id, 1, moves[1]))
@@ -307,7 +294,7 @@ async def test_a_challenge_is_accepted_and_quick_pairing_pairs_two_players(
 async def test_the_opponent_of_a_player_who_left_may_claim_after_the_grace_period(
     arena_url: str,
 ) -> None:
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     with pytest.raises(ArenaError) as present:
         await white.request(ClaimVictory(game_id))
     assert present.value.code is ErrorCode.CONFLICT
@@ -372,7 +359,7 @@ async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> 
     with pytest.raises(ArenaError) as bad:
         await client.request(Analyze(position="B3/W4 b"))
     assert (bad.value.code, bad.value.reply.field) == (ErrorCode.BAD_FIELD, "position")
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     at_start = await client.request(Analyze(game_id=game_id, ply=0), Analysis)
     assert at_start.position == Position.setup("6x6").text()
     assert at_start.sum == "?"  # the whole 6x6 board is one region, too big to solve in time
@@ -461,7 +448,7 @@ async def test_a_client_past_the_send_bound_is_cut_off_and_others_play_on(
     assert closed.value.rcvd.code == 1008
     assert "too far behind" in closed.value.rcvd.reason
     monkeypatch.undo()
-    white, black, game_id = await _start_game(arena_url)
+    white, black, game_id = await start_game(arena_url)
     played = await white.request(PlayMove(game_id, 0, random_game("6x6", seed=1)[0]))
     assert played.ply == 0
     await white.close()
