@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import urllib.parse
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from time import monotonic
 from typing import Any, TypeVar
@@ -253,15 +253,23 @@ def _play_on(url: str) -> int:
     the app takes the screen (the UnreachableError is a ValueError: `main` says it)."""
 
     async def play() -> None:
-        client = await open_connection(url)
-        try:
+        async with _connected(url) as client:
             await ArenaApp(url, client).run_async()
-        finally:
-            with contextlib.suppress(OSError, ConnectionError):
-                await client.close()
 
     asyncio.run(play())
     return 0
+
+
+@contextlib.asynccontextmanager
+async def _connected(url: str) -> AsyncIterator[ArenaClient]:
+    """A connection to `url` past `hello` (an UnreachableError, a ValueError, says in one line
+    why not), closed on the way out."""
+    client = await open_connection(url)
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(OSError, ConnectionError):
+            await client.close()
 
 
 def _add_review_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -322,15 +330,11 @@ def _review_on(url: str, game: GameRecord | str, about: str = "") -> int:
     it) with the server's analysis."""
 
     async def review() -> None:
-        client = await open_connection(url)
-        try:
+        async with _connected(url) as client:
             await client.guest()
             record = game if isinstance(game, GameRecord) else await _fetch(client, game, url)
             where = about or f"game {record.game_id}"
             await ReviewApp(record, ServerAnalyst(client.request), where).run_async()
-        finally:
-            with contextlib.suppress(OSError, ConnectionError):
-                await client.close()
 
     asyncio.run(review())
     return 0

@@ -85,7 +85,7 @@ class AmazonsNotes:
         # Contested first: where the game is still decided.
         order = (RegionKind.CONTESTED, RegionKind.SETTLED, RegionKind.DEAD)
         counts = ", ".join(f"{kinds.count(k)} {k}" for k in order if k in kinds)
-        lines += ["", f"Regions: {counts}", "kind      squares amazons value"]
+        lines += ["", f"{counts}:", "region    squares amazons value"]
         values = analysis.regions if analysis is not None else ()
         for number, region in enumerate(self.regions):
             if region.kind is RegionKind.DEAD:

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 
 from clients.tui.analysis import AnalysisPanel, Analyst
 from clients.tui.board import BoardWidget, board_for
-from clients.tui.help import HelpScreen
+from clients.tui.help import APP_BINDINGS, show_keys
 from engine.game import GameState
 from engine.records import GameRecord
 
@@ -213,11 +213,7 @@ class ReviewApp(App[None]):
     CSS_PATH = "arena.tcss"
     TITLE = "Amazons Arena"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Keys", key_display="?", tooltip="show every key"),
-        Binding("f1", "help", "Keys", show=False, tooltip="show every key"),
-        Binding("ctrl+q", "quit", "Quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
     def __init__(self, record: GameRecord, analyst: Analyst | None, about: str = "") -> None:
         super().__init__()
@@ -227,5 +223,4 @@ class ReviewApp(App[None]):
         self.push_screen(self.review, lambda _: self.exit())
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.screen))
+        show_keys(self)

@@ -103,7 +103,7 @@ async def test_the_notes_and_the_values_of_a_small_endgame_are_the_engines() -> 
             assert "Territory  ○ {}  ● {}  tied {}".format(*territory(position)) in notes
             kinds = [r.kind for r in position.regions()]
             assert kinds.count(RegionKind.SETTLED) == 2
-            assert "Regions: 1 contested, 2 settled" in notes
+            assert "1 contested, 2 settled:" in notes
             assert "Values: working..." in notes
 
             await showing(pilot, app.panel, "Sum")
