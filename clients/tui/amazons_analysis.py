@@ -1,8 +1,9 @@
 """The analysis panel's notes on an Amazons position (`analysis.py` shows them): the regions
 with their kind and counts, each side's mobility (its legal moves), the evaluation's territory
-estimate (Lieberum's queen-distance term) and score, and, once the analyst has them, each
-region's combinatorial value, their sum, who wins with each side first and the winning moves.
-It uses the Amazons engine directly, as the Amazons board does (docs/architecture.md).
+by queen distance (Lieberum's term, without its tempo bonus) and score, and, once the analyst
+has them, each region's combinatorial value, their sum, who wins with each side first and the
+winning moves. It uses the Amazons engine directly, as the Amazons board does
+(docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -147,10 +147,9 @@ class ReviewScreen(Screen[None]):
         else:
             mover = self.states[self.ply - 1].current_player
             where = f"{self.ply}/{last} {GLYPHS[mover]} {self.moves[self.ply - 1]}"
-        side = SIDES[state.current_player] if state.current_player in (0, 1) else "nobody"
         if state.is_terminal():
             return f"{where}: the end"
-        return f"{where}, {side} to move"
+        return f"{where}, {SIDES[state.current_player]} to move"
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
