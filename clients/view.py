@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.errors import NotationError
 from engine.game import GameState, get_game
+from engine.records import GameRecord
 from server.protocol import (
     DEFAULT_GAME,
     Clocks,
@@ -92,6 +93,25 @@ class GameView:
             object.__setattr__(self, "_state", _replay(self.game, self.start, self.moves))
         assert self._state is not None
         return self._state.clone()
+
+    def record(self) -> GameRecord:
+        """The game as a game record (docs/records.md) as far as this client knows it, for
+        review: who played, the start, the moves, the outcome."""
+        return GameRecord(
+            game=self.game,
+            start=self.start,
+            white=self.white.name,
+            black=self.black.name,
+            game_id=self.game_id,
+            rated=self.rated,
+            white_rating=self.white.rating,
+            black_rating=self.black.rating,
+            moves=list(self.moves),
+            winner=None if self.winner is None else str(self.winner),
+            termination=str(self.termination or "").replace("_", " "),
+            setup=self.setup,
+            time=[self.time.base, self.time.increment],
+        )
 
     @classmethod
     def open(

@@ -1,8 +1,8 @@
 """The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
-`user` and `token` (accounts and bot tokens) — and the clients' (`bot`, and `play` and
-`watch`, the terminal client, which starts a server of its own in the background when given no
-URL).
+`user` and `token` (accounts and bot tokens) — and the clients' (`bot`; `play` and `watch`,
+the terminal client, which starts a server of its own in the background when given no URL; and
+`review`, a finished game in the terminal client, from a record file or a server).
 
 This module puts the program together, and is the one place that may import every package
 (docs/architecture.md); the rest of `server` never imports `clients`.
@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import urllib.parse
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from time import monotonic
 from typing import Any, TypeVar
@@ -36,14 +36,20 @@ import structlog
 import websockets.asyncio.server
 
 from clients.bot_cli import add_command as add_bot_command
+from clients.connection import ArenaClient, ArenaError
+from clients.tui.analysis import ServerAnalyst
 from clients.tui.app import ArenaApp, open_connection, open_watching
+from clients.tui.review import ReviewApp
+from clients.view import GameView
 from engine import cli as engine_cli
-from engine.records import GameRecord, read_records
+from engine.records import GameRecord, read_record, read_records
 from server import identity
+from server.analysis import Analyst
 from server.app import Arena
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
+from server.protocol import ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
 from server.redis_embedded import (
     AOF_NAME,
     SOCKET_NAME,
@@ -68,6 +74,7 @@ REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command
 SERVER_START_SECONDS = 60  # for the server `arena play` starts to listen (a new Redis, imports)
 SERVER_STOP_SECONDS = 20  # for it to stop after SIGTERM (its workers and Redis with it)
 SERVER_LOG_NAME = "play-server.log"  # its log, in the data folder: the screen is the app's
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what may name a server's game: its ids are these
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -83,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_bot_command(commands)
     _add_play_command(commands)
     _add_watch_command(commands)
+    _add_review_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
@@ -261,15 +269,111 @@ def _play_on(url: str, watch: str | None = None) -> int:
     app takes the screen (the errors are ValueErrors: `main` says them)."""
 
     async def play() -> None:
-        client = await (open_connection(url) if watch is None else open_watching(url, watch))
-        try:
+        async with _connected(url, watch) as client:
             await ArenaApp(url, client, watch).run_async()
-        finally:
-            with contextlib.suppress(OSError, ConnectionError):
-                await client.close()
 
     asyncio.run(play())
     return 0
+
+
+@contextlib.asynccontextmanager
+async def _connected(url: str, watch: str | None = None) -> AsyncIterator[ArenaClient]:
+    """A connection to `url` past `hello` (and, with `watch`, signed in as a guest watching that
+    game), closed on the way out; an UnreachableError or UnwatchableError, ValueErrors, says in
+    one line why not."""
+    client = await (open_connection(url) if watch is None else open_watching(url, watch))
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(OSError, ConnectionError):
+            await client.close()
+
+
+def _add_review_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    review = commands.add_parser(
+        "review",
+        help="review a finished game in the terminal",
+        description="Review a finished game in a full-screen terminal app: game N of a record "
+        "file (arena match --out, arena archive), or the game GAME_ID of the server at URL "
+        "(with no URL, of the server `arena play` runs on the data folder). The analysis panel "
+        "gets its values from the server, or, for a file and no URL, from the engine in a "
+        "child process.",
+    )
+    review.add_argument("game", metavar="FILE|GAME_ID", help="a record file, or a game's id")
+    _add_client_arguments(review)
+    review.add_argument(
+        "--number",
+        type=int,
+        metavar="N",
+        help="which game of FILE, counted from 1 (default: the first)",
+    )
+    review.set_defaults(run=_review)
+
+
+def _review(args: argparse.Namespace) -> int:
+    """A file when there is one of that name (or the name cannot be a game id), else a game on
+    the server; either is checked, and any problem said in one line, before the app starts."""
+    path = Path(args.game)
+    if path.exists() or not GAME_ID.fullmatch(args.game):
+        record, about = _record_to_review(path, args.number or 1)
+        if args.url:
+            return _review_on(args.url, record, about)
+        analyst = Analyst()
+        try:
+            ReviewApp(record, analyst, about).run()
+        finally:
+            analyst.close()
+        return 0
+    if args.number is not None:
+        raise ValueError(f"--number picks a game of a record file; {args.game} is not a file")
+    if args.url:
+        return _review_on(args.url, args.game)
+    with _background_server(args.data_dir) as url:
+        return _review_on(url, args.game)
+
+
+def _record_to_review(path: Path, number: int) -> tuple[GameRecord, str]:
+    """Game `number` of the record file `path`, and where it comes from in words."""
+    count = len(read_records(path))
+    if count == 0:
+        raise ValueError(f"{path} holds no game records")
+    record = read_record(path, number)
+    return record, f"game {number} of {count} in {path.name}" if count > 1 else path.name
+
+
+def _review_on(url: str, game: GameRecord | str, about: str = "") -> int:
+    """Review `game` (a record, or the id of a game on the server at `url`, fetched by watching
+    it) with the server's analysis."""
+
+    async def review() -> None:
+        async with _connected(url) as client:
+            await client.guest()
+            record = game if isinstance(game, GameRecord) else await _fetch(client, game, url)
+            where = about or f"game {record.game_id}"
+            await ReviewApp(record, ServerAnalyst(client.request), where).run_async()
+
+    asyncio.run(review())
+    return 0
+
+
+async def _fetch(client: ArenaClient, game_id: str, url: str) -> GameRecord:
+    """Game `game_id` as the server has it, once it has ended (a live game is refused)."""
+    try:
+        snapshot = await client.request(Watch(game_id), GameSnapshot)
+        await client.request(Unwatch(game_id), Ok)
+    except ArenaError as error:
+        if error.code is ErrorCode.NOT_FOUND:
+            raise ValueError(
+                f"no game {game_id} on the server at {url}, and no file of that name"
+            ) from None
+        raise ValueError(f"the server at {url} refused: {error.reply.message}") from None
+    view = GameView.open(snapshot, monotonic())
+    if view.status is not GameStatus.ENDED:
+        raise ValueError(
+            f"game {game_id} is still being played: review it once it ends "
+            "(arena watch follows it live)"
+        )
+    return view.record()
 
 
 @contextlib.contextmanager

@@ -29,9 +29,11 @@ FORBIDDEN = {
 }
 # A game's board is the one game-specific piece of a client (docs/architecture.md: what a new
 # game adds is a board for each user interface), and the Amazons board asks the Amazons engine
-# for the legal targets of each step of a move and for its regions: it alone may import it.
+# for the legal targets of each step of a move and for its regions; the notes of the analysis
+# panel ask it for regions and mobility: these alone may import it.
 GAME_BOARDS = {
     "clients/tui/amazons_board.py": {"engine.amazons"},
+    "clients/tui/amazons_analysis.py": {"engine.amazons"},
 }
 OURS = ("engine", "server", "clients")
 # A string naming a module of ours (`clients.bot`, `engine.amazons.game:AMAZONS`) may be imported

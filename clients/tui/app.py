@@ -15,7 +15,7 @@ from typing import ClassVar, TypeVar
 
 from textual import work
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -23,7 +23,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.connection import ArenaClient, ArenaError, Backoff
 from clients.tui.game import GameScreen
-from clients.tui.help import HelpScreen
+from clients.tui.help import APP_BINDINGS, show_keys
 from clients.tui.lobby import LobbyScreen
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.signin import SignInScreen
@@ -126,12 +126,7 @@ class ArenaApp(App[None]):
     TITLE = "Amazons Arena"
     # Every action has a key, listed by `?`: the footer's room goes to the screen's keys.
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Keys", key_display="?", tooltip="show every key"),
-        # Where `?` is typed into a field (signing in, the forms).
-        Binding("f1", "help", "Keys", show=False, tooltip="show every key"),
-        Binding("ctrl+q", "quit", "Quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
     # "connecting", "connected", "reconnecting, attempt N", "resynced", or why it failed.
     connection: reactive[str] = reactive("connecting")
@@ -291,8 +286,7 @@ class ArenaApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.screen))
+        show_keys(self)
 
     async def action_quit(self) -> None:
         self._stopping = True

@@ -20,11 +20,13 @@ from textual.widgets import Footer, Input, Static
 
 from clients.changes import GameChange, GameDropped, PresenceChanged
 from clients.connection import ArenaError
+from clients.tui.analysis import ServerAnalyst
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.labels import player_text, time_text
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.move_input import MoveInput
 from clients.tui.premove import Premove
+from clients.tui.review import ReviewScreen
 from clients.tui.status import ConnectionStatus
 from clients.view import COLOURS, GameView
 from server.protocol import (
@@ -82,6 +84,7 @@ class GameScreen(Screen[None]):
         Binding("ctrl+t", "type_move", "Type", tooltip="type a move"),
         Binding("ctrl+b", "to_board", "Board", tooltip="pick a move on the board"),
         Binding("ctrl+l", "lobby", "Lobby", tooltip="back to the lobby"),
+        Binding("ctrl+g", "review", "Review", tooltip="review the game once it has ended"),
     ]
 
     def __init__(self, view: GameView, me: Colour | None) -> None:
@@ -327,6 +330,12 @@ class GameScreen(Screen[None]):
     def action_lobby(self) -> None:
         self.dismiss()
 
+    def action_review(self) -> None:
+        if self.view.status is not GameStatus.ENDED:
+            self._notice("the game is still on: review it once it ends")
+            return
+        self.app.push_screen(ReviewScreen(self.view.record(), ServerAnalyst(self.arena.request)))
+
     def _playing(self) -> bool:
         if self.me is None:
             self._notice("you are watching this game")
@@ -360,7 +369,10 @@ def _move_list(moves: tuple[str, ...]) -> str:
 def _result(view: GameView, me: Colour | None) -> str:
     why = str(view.termination).replace("_", " ") if view.termination else "ended"
     if view.winner is None:
-        return f"Game over: no winner ({why}). ctrl+l: back to the lobby"
+        return f"Game over: no winner ({why}). ctrl+g: review, ctrl+l: back to the lobby"
     winner = player_text(view.player(view.winner))
     you = " (you)" if view.winner is me else ""
-    return f"Game over: {view.winner} {winner}{you} wins by {why}. ctrl+l: back to the lobby"
+    return (
+        f"Game over: {view.winner} {winner}{you} wins by {why}. ctrl+g: review, ctrl+l: back "
+        "to the lobby"
+    )

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label
 
-__all__ = ["HelpScreen", "keys_of"]
+__all__ = ["APP_BINDINGS", "HelpScreen", "keys_of", "show_keys"]
+
+# The keys of every app of the terminal client: its keys (`action_help`, which calls
+# `show_keys`), and quitting.
+APP_BINDINGS: list[BindingType] = [
+    Binding("question_mark", "help", "Keys", key_display="?", tooltip="show every key"),
+    # Where `?` is typed into a field (signing in, the forms).
+    Binding("f1", "help", "Keys", show=False, tooltip="show every key"),
+    Binding("ctrl+q", "quit", "Quit"),
+]
 
 
 def keys_of(screen: Screen[object]) -> list[tuple[str, str]]:
@@ -59,3 +68,9 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def show_keys(app: App[None]) -> None:
+    """Show the keys of `app`'s screen, unless they are shown already."""
+    if not isinstance(app.screen, HelpScreen):
+        app.push_screen(HelpScreen(app.screen))

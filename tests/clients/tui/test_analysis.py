@@ -1,0 +1,185 @@
+"""The analysis panel: the notes on an Amazons position as the engine finds them, the values a
+real analyst (in a child process) works out, an analyst that is busy or refuses, an answer for
+a position no longer shown, and a game without analysis."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from clients.tui.analysis import AnalysisPanel, Analyst
+from engine.amazons import Position, RegionKind, Side
+from engine.cgt.analysis import analyze
+from engine.game import GameState, get_game
+from engine.search.evaluation import UNREACHABLE, queen_distance
+from server.analysis import Analyst as ChildAnalyst
+from server.protocol import Analysis, ErrorCode, ProtocolError, RegionValue
+from tests.clients.tui.test_app import until
+
+# Three regions: Black's a1-b1, a contested block with d1 and e1, White's a3-b3.
+SMALL = "W1x2/xxx2/B1xWB b"
+
+
+class PanelHost(App[None]):
+    """The panel alone, showing what the test gives it."""
+
+    def __init__(self, game: str, analyst: Analyst | None) -> None:
+        super().__init__()
+        self.panel = AnalysisPanel(game, analyst, id="analysis")
+
+    def compose(self) -> ComposeResult:
+        yield self.panel
+
+
+class Scripted:
+    """An analyst that answers what the test scripts for each position, in turn, and keeps
+    what it was asked."""
+
+    def __init__(self, answers: dict[str, list[Analysis | ProtocolError]]) -> None:
+        self.answers = answers
+        self.asked: list[str] = []
+        self.gate: asyncio.Event | None = None  # when set up, each answer waits for it
+
+    async def analyze(self, text: str, game: str) -> Analysis:
+        self.asked.append(text)
+        if self.gate is not None:
+            await self.gate.wait()
+        answer = self.answers[text].pop(0)
+        if isinstance(answer, ProtocolError):
+            raise answer
+        return answer
+
+
+def analysis_of(text: str, value: str) -> Analysis:
+    """An analysis of `text` that gives each region, and the sum, `value`."""
+    position = Position.parse(text)
+    regions = tuple(
+        RegionValue(str(r.kind), len(r.squares), len(r.white), len(r.black), value, "0", "0")
+        for r in position.regions()
+    )
+    return Analysis(text, regions, value)
+
+
+def amazons(text: str) -> GameState[object]:
+    return get_game("amazons").parse_state(text)
+
+
+async def showing(pilot: Pilot[None], panel: AnalysisPanel, words: str) -> None:
+    await until(pilot, lambda: words in panel.text, f"{words!r} in the panel")
+
+
+def territory(position: Position) -> tuple[int, int, int]:
+    """Empty squares White reaches first by queen moves, Black first, both alike."""
+    board, _, amazon_squares, meta, _ = position.arrays()
+    near = [np.empty(board.shape[0], dtype=np.int64) for _ in range(2)]
+    for side in Side:
+        queen_distance(board, amazon_squares, meta, int(side), near[side])
+    white, black = near
+    empty = [i for i in range(board.shape[0]) if board[i] == 0]
+    return (
+        sum(1 for i in empty if white[i] < black[i]),
+        sum(1 for i in empty if black[i] < white[i]),
+        sum(1 for i in empty if white[i] == black[i] < UNREACHABLE),
+    )
+
+
+@pytest.mark.asyncio
+async def test_the_notes_and_the_values_of_a_small_endgame_are_the_engines() -> None:
+    position = Position.parse(SMALL)
+    expected = analyze(position)  # also compiles the kernels the child process loads
+    analyst = ChildAnalyst()
+    app = PanelHost("amazons", analyst)
+    try:
+        async with app.run_test(size=(60, 40)) as pilot:
+            app.panel.show(amazons(SMALL))
+            await pilot.pause()
+            notes = app.panel.text.splitlines()
+            white_moves = Position.parse(SMALL.replace(" b", " w")).count_moves()
+            assert f"Mobility   ○ white {white_moves}  ● black {position.count_moves()}" in notes
+            assert "Territory  ○ {}  ● {}  tied {}".format(*territory(position)) in notes
+            kinds = [r.kind for r in position.regions()]
+            assert kinds.count(RegionKind.SETTLED) == 2
+            assert "1 contested, 2 settled:" in notes
+            assert "Values: working..." in notes
+
+            await showing(pilot, app.panel, "Sum")
+            lines = app.panel.text.splitlines()
+            rows = [line.split() for line in lines if line.startswith(("settled", "contested"))]
+            assert [(row[0], int(row[1]), row[-1]) for row in rows] == [
+                (str(r.region.kind), len(r.region.squares), str(r.value)) for r in expected.regions
+            ]
+            assert f"Sum {expected.total} (positive favours black)" in lines
+            for side in (Side.BLACK, Side.WHITE):
+                line = f"{str(side).capitalize()} moving first: {expected.winner(side)} wins"
+                assert line in lines
+            assert expected.best_moves
+            assert "  " + " ".join(str(m) for m in expected.best_moves) in lines
+    finally:
+        analyst.close()
+
+
+@pytest.mark.asyncio
+async def test_a_busy_analyst_is_asked_again() -> None:
+    busy = ProtocolError(ErrorCode.UNAVAILABLE, "the analysis engine is busy", retry_after=1)
+    analyst = Scripted({SMALL: [busy, analysis_of(SMALL, "*")]})
+    app = PanelHost("amazons", analyst)
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL))
+        await showing(pilot, app.panel, "the analyst is busy; asking again (1)")
+        await showing(pilot, app.panel, "Sum * (positive favours black)")
+        assert analyst.asked == [SMALL, SMALL]
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_is_one_line() -> None:
+    refusal = ProtocolError(ErrorCode.UNAVAILABLE, "analysis covers Amazons only")
+    app = PanelHost("amazons", Scripted({SMALL: [refusal]}))
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL))
+        await showing(pilot, app.panel, "No values: analysis covers Amazons only")
+        assert app.panel.text.splitlines()[-1] == "No values: analysis covers Amazons only"
+
+
+@pytest.mark.asyncio
+async def test_an_answer_for_a_position_no_longer_shown_is_dropped() -> None:
+    later = SMALL.replace(" b", " w")
+    analyst = Scripted({SMALL: [analysis_of(SMALL, "5")], later: [analysis_of(later, "-7")]})
+    analyst.gate = asyncio.Event()
+    app = PanelHost("amazons", analyst)
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL))
+        await until(pilot, lambda: analyst.asked == [SMALL], "the first question")
+        app.panel.show(amazons(later))
+        await until(pilot, lambda: analyst.asked == [SMALL, later], "the second question")
+        analyst.gate.set()
+        await showing(pilot, app.panel, "Sum -7")
+        await pilot.pause(0.3)
+        assert "Sum 5" not in app.panel.text
+        assert "Sum -7 (positive favours black)" in app.panel.text
+
+
+@pytest.mark.asyncio
+async def test_stepping_through_positions_asks_only_where_the_user_stops() -> None:
+    analyst = Scripted({SMALL: [analysis_of(SMALL, "0")]})
+    app = PanelHost("amazons", analyst)
+    async with app.run_test(size=(60, 40)) as pilot:
+        for setup in ("10x10", "6x6"):
+            app.panel.show(get_game("amazons").new_state(setup))
+        app.panel.show(amazons(SMALL))
+        await showing(pilot, app.panel, "Sum 0")
+        assert analyst.asked == [SMALL]
+
+
+@pytest.mark.asyncio
+async def test_a_game_without_analysis_says_so() -> None:
+    analyst = Scripted({})
+    app = PanelHost("takeaway", analyst)
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.panel.show(get_game("takeaway").new_state("10"))
+        await pilot.pause(0.5)
+        assert app.panel.text == "There is no analysis of takeaway positions."
+        assert analyst.asked == []
