@@ -1,7 +1,8 @@
 """The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
 `user` and `token` (accounts and bot tokens) — and the clients' (`bot`, and `play`, the
-terminal client, which starts a server of its own in the background when given no URL).
+terminal client, which starts a server of its own in the background when given no URL;
+and `tutorial`, which needs none).
 
 This module puts the program together, and is the one place that may import every package
 (docs/architecture.md); the rest of `server` never imports `clients`.
@@ -81,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_server_commands(commands)
     add_bot_command(commands)
     _add_play_command(commands)
+    _add_tutorial_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
@@ -248,6 +250,25 @@ def _play_on(url: str) -> int:
                 await client.close()
 
     asyncio.run(play())
+    return 0
+
+
+def _add_tutorial_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tutorial = commands.add_parser(
+        "tutorial",
+        help="learn the rules and solve endgames in the terminal (no server)",
+        description="The rules of Amazons in short steps on a 6x6 board, each asking for a "
+        "move, then endgame exercises checked by the exact solver. Needs no server.",
+    )
+    tutorial.add_argument("--ascii", action="store_true", help="draw the board in ASCII")
+    tutorial.set_defaults(run=_tutorial)
+
+
+def _tutorial(args: argparse.Namespace) -> int:
+    # Imported here: the solver and the app load only for this command.
+    from clients.tui.tutorial import TutorialApp
+
+    TutorialApp(ascii=args.ascii).run()
     return 0
 
 

@@ -22,7 +22,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from clients.connection import ArenaClient, ArenaError, Backoff
 from clients.tui.game import GameScreen
-from clients.tui.help import HelpScreen
+from clients.tui.help import HELP_BINDINGS, show_help
 from clients.tui.lobby import LobbyScreen
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.signin import SignInScreen
@@ -82,9 +82,7 @@ class ArenaApp(App[None]):
     # Every action has a key, listed by `?`: the footer's room goes to the screen's keys.
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Keys", key_display="?", tooltip="show every key"),
-        # Where `?` is typed into a field (signing in, the forms).
-        Binding("f1", "help", "Keys", show=False, tooltip="show every key"),
+        *HELP_BINDINGS,
         Binding("ctrl+q", "quit", "Quit"),
     ]
 
@@ -214,8 +212,7 @@ class ArenaApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.screen))
+        show_help(self)
 
     async def action_quit(self) -> None:
         self._stopping = True

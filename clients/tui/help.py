@@ -1,16 +1,25 @@
-"""`?`: every key of the screen underneath, with what it does."""
+"""`?`: every key of the screen underneath, with what it does, and the application keys that
+open it."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final, TypeVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label
 
-__all__ = ["HelpScreen", "keys_of"]
+__all__ = ["HELP_BINDINGS", "HelpScreen", "keys_of", "show_help"]
+
+R = TypeVar("R")
+
+# An application's keys for this screen: `?`, and F1 where `?` is typed into a field.
+HELP_BINDINGS: Final = (
+    Binding("question_mark", "help", "Keys", key_display="?", tooltip="show every key"),
+    Binding("f1", "help", "Keys", show=False, tooltip="show every key"),
+)
 
 
 def keys_of(screen: Screen[object]) -> list[tuple[str, str]]:
@@ -59,3 +68,9 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def show_help(app: App[R]) -> None:
+    """Open the keys of the screen on top, unless they are on top already."""
+    if not isinstance(app.screen, HelpScreen):
+        app.push_screen(HelpScreen(app.screen))
