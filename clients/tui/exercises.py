@@ -112,8 +112,8 @@ def _why_lost(position: Position, user: Side) -> str:
         return f"{user} has no move left and loses"
     values = [amazons.region_value(region) for region in position.regions()]
     if all(value.is_integer for value in values):
-        # Each side has as many moves left as its regions' values add up to (black counts
-        # positive), and the side to move runs out first on a tie.
+        # An integer n is n moves to spare for black (for white when negative): each side
+        # has its regions' share, and the side to move runs out first on a tie.
         counts = [int(value.mean) for value in values]
         black, white = sum(max(v, 0) for v in counts), sum(max(-v, 0) for v in counts)
         mine, theirs = (white, black) if user is Side.WHITE else (black, white)

@@ -19,6 +19,7 @@ from clients.tui.move_input import MoveInput
 from clients.tui.tutorial import REPLY_SECONDS, TutorialApp, TutorialScreen
 from engine.amazons import Position, Side
 from engine.cgt.analysis import analyze
+from server.cli import main
 
 # For each step: a move of the kind it asks for, and one that is not, with a part of why not.
 STEP_MOVES = {
@@ -212,3 +213,15 @@ async def test_the_tutorial_fits_80x24_without_colour(monkeypatch: pytest.Monkey
         assert isinstance(app.screen, HelpScreen)
         keys = dict(app.screen.keys)
         assert {"^n", "^p", "^r", "^t", "^b", "^q", "?"} <= keys.keys()
+
+
+def test_arena_tutorial_runs_the_app_with_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[bool] = []
+
+    def run(app: TutorialApp) -> None:
+        runs.append(app.ascii)
+
+    monkeypatch.setattr(TutorialApp, "run", run)
+    assert main(["tutorial", "--ascii"]) == 0
+    assert main(["tutorial"]) == 0
+    assert runs == [True, False]
