@@ -2,13 +2,12 @@
 a winning move and losing ones. The exact solver (`engine.cgt.amazons`) says which moves
 win, and answers each losing one with the opponent's reply that refutes it, in one line of why.
 
-Solving takes a moment on a cold start (numba's compiled kernels load), so the app calls
-these from a worker thread; one lock keeps the solver's shared memo to one thread at a time.
+Solving takes a moment on a cold start (numba's compiled kernels load), so the app solves
+every exercise up front in one worker thread, the only one that touches the solver's memo.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -16,8 +15,6 @@ from engine.amazons import Move, Position, Side
 from engine.cgt import amazons
 
 __all__ = ["EXERCISES", "Exercise", "Reply", "Solution", "solve"]
-
-_SOLVER = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +77,13 @@ EXERCISES: tuple[Exercise, ...] = (
 def solve(exercise: Exercise) -> Solution:
     """The exercise's winning moves and the refutation of each losing move, as the exact
     solver finds them."""
-    with _SOLVER:
-        position = Position.parse(exercise.position)
-        winners = frozenset(str(move) for move in amazons.best_moves(position))
-        replies = {
-            str(move): _refutation(position, move)
-            for move in position.legal_moves
-            if str(move) not in winners
-        }
+    position = Position.parse(exercise.position)
+    winners = frozenset(str(move) for move in amazons.best_moves(position))
+    replies = {
+        str(move): _refutation(position, move)
+        for move in position.legal_moves
+        if str(move) not in winners
+    }
     return Solution(winners, replies)
 
 

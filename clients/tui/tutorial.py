@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
 
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.exercises import EXERCISES, Exercise, Solution, solve
@@ -159,7 +160,12 @@ class TutorialScreen(Screen[None]):
 
     @work(thread=True, group="solve")
     def _solve(self) -> None:
+        # A search cannot be stopped halfway: a tutorial closed early stops between exercises
+        # (and its event loop, closing, waits for the one being solved).
+        worker = get_current_worker()
         for exercise in EXERCISES:
+            if worker.is_cancelled:
+                return
             solution = solve(exercise)
             self.app.call_from_thread(self._solved, exercise, solution)
 
