@@ -9,6 +9,7 @@ import threading
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
 from clients.tui import tutorial
 from clients.tui.amazons_board import AmazonsBoard
@@ -201,6 +202,12 @@ async def test_the_tutorial_fits_80x24_without_colour(monkeypatch: pytest.Monkey
         assert lines[0] == "    a  b  c  d  e  f    "
         # Dark squares are dotted without colour; the cursor is on a1.
         assert lines[6] == " 1 [·]    ♕     ·     1 "
+        # The footer shows the screen's keys, every one whole on the screen.
+        await pilot.pause()
+        footer_keys = list(screen.query(FooterKey))
+        assert {key.description for key in footer_keys} >= {"Next", "Back", "Again", "Quit", "Keys"}
+        for key in footer_keys:
+            assert whole.contains_region(key.region), key.description
         # Every step's words fit beside the board in four lines.
         text = screen.query_one("#tutorial-text", Static)
         for _ in range(len(STEPS) + len(EXERCISES)):
@@ -208,7 +215,7 @@ async def test_the_tutorial_fits_80x24_without_colour(monkeypatch: pytest.Monkey
             assert whole.contains_region(text.region)
             await pilot.press("ctrl+n")
             await pilot.pause()
-        # The footer shows the screen's keys; ? lists every one.
+        # ? lists every key.
         await pilot.press("ctrl+b", "question_mark")
         assert isinstance(app.screen, HelpScreen)
         keys = dict(app.screen.keys)
