@@ -1,8 +1,9 @@
 """The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
 `user` and `token` (accounts and bot tokens) — and the clients' (`bot`; `play` and `watch`,
-the terminal client, which starts a server of its own in the background when given no URL; and
-`review`, a finished game in the terminal client, from a record file or a server).
+the terminal client, which starts a server of its own in the background when given no URL;
+`review`, a finished game in the terminal client, from a record file or a server; and
+`tutorial`, which needs no server).
 
 This module puts the program together, and is the one place that may import every package
 (docs/architecture.md); the rest of `server` never imports `clients`.
@@ -91,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_play_command(commands)
     _add_watch_command(commands)
     _add_review_command(commands)
+    _add_tutorial_command(commands)
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
@@ -374,6 +376,25 @@ async def _fetch(client: ArenaClient, game_id: str, url: str) -> GameRecord:
             "(arena watch follows it live)"
         )
     return view.record()
+
+
+def _add_tutorial_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tutorial = commands.add_parser(
+        "tutorial",
+        help="learn the rules and solve endgames in the terminal (no server)",
+        description="The rules of Amazons in short steps on a 6x6 board, each asking for a "
+        "move, then endgame exercises checked by the exact solver. Needs no server.",
+    )
+    tutorial.add_argument("--ascii", action="store_true", help="draw the board in ASCII")
+    tutorial.set_defaults(run=_tutorial)
+
+
+def _tutorial(args: argparse.Namespace) -> int:
+    # Imported here: the solver and the app load only for this command.
+    from clients.tui.tutorial import TutorialApp
+
+    TutorialApp(ascii=args.ascii).run()
+    return 0
 
 
 @contextlib.contextmanager

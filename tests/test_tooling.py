@@ -34,6 +34,9 @@ FORBIDDEN = {
 GAME_BOARDS = {
     "clients/tui/amazons_board.py": {"engine.amazons"},
     "clients/tui/amazons_analysis.py": {"engine.amazons"},
+    # The tutorial teaches Amazons itself: its rules steps and its endgames (solved exactly).
+    "clients/tui/lessons.py": {"engine.amazons"},
+    "clients/tui/exercises.py": {"engine.amazons"},
 }
 OURS = ("engine", "server", "clients")
 # A string naming a module of ours (`clients.bot`, `engine.amazons.game:AMAZONS`) may be imported

@@ -1,4 +1,5 @@
-"""`?`: every key of the screen underneath, with what it does."""
+"""`?`: every key of the screen underneath, with what it does, and the application keys that
+open it."""
 
 from __future__ import annotations
 
