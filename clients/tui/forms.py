@@ -73,30 +73,36 @@ class OfferForm(ModalScreen[Request | None]):
             with Grid(id="form-fields"):
                 if kind is Offering.USER:
                     yield Label("Opponent")
-                    yield Input(placeholder="user name", id="opponent")
+                    yield Input(placeholder="user name", id="opponent", compact=True)
                 yield Label("Game")
                 yield Select(
                     [(name, name) for name in self.games],
                     value=first.game,
                     allow_blank=False,
+                    compact=True,
                     id="game",
                 )
                 if kind is Offering.HOUSE_BOT:
                     yield Label("Bot")
-                    yield Select(_bots(first), allow_blank=False, id="bot")
+                    yield Select(_bots(first), allow_blank=False, compact=True, id="bot")
                     yield Label("Strength")
                     yield Select(
                         [(f"{n}", n) for n in range(1, 11)],
                         value=DEFAULT_STRENGTH,
                         allow_blank=False,
+                        compact=True,
                         id="strength",
                     )
                 yield Label("Setup")
                 yield Select(
-                    _setups(first), value=first.default_setup, allow_blank=False, id="setup"
+                    _setups(first),
+                    value=first.default_setup,
+                    allow_blank=False,
+                    compact=True,
+                    id="setup",
                 )
                 yield Label("Time (min+s)")
-                yield Input(_suggested_time(first), id="time")
+                yield Input(_suggested_time(first), id="time", compact=True)
                 if kind is not Offering.HOUSE_BOT:
                     yield Label("Rated")
                     yield Checkbox("rated (accounts only)", id="rated")
@@ -106,6 +112,7 @@ class OfferForm(ModalScreen[Request | None]):
                         [(c.value, c) for c in ColourPreference],
                         value=ColourPreference.RANDOM,
                         allow_blank=False,
+                        compact=True,
                         id="colour",
                     )
             yield Label("", id="form-error")

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Input, Static
 
 from clients.changes import GameChange, GameDropped, PresenceChanged
 from clients.connection import ArenaError
-from clients.tui.analysis import ServerAnalyst
+from clients.tui.analysis import AnalysisPanel, ServerAnalyst
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.labels import player_text, time_text
 from clients.tui.messages import Reconnected, ServerChange
@@ -98,29 +98,40 @@ class GameScreen(Screen[None]):
         self.board.flipped = me is Colour.BLACK  # the user's side at the bottom
         self._confirming: tuple[str, float] | None = None
         self._claim_at: float | None = None  # monotonic time the opponent may be claimed from
+        # Spectators only: a player never sees analysis of their own live game.
+        self.panel: AnalysisPanel | None = None
+        if me is None:
+            analyst = ServerAnalyst(self.arena.request)
+            self.panel = AnalysisPanel(view.game, analyst, id="analysis")
 
     @property
     def arena(self) -> ArenaApp:
         return cast("ArenaApp", self.app)
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="game"):
+        # A player has the move field under the board and the move list beside it; a spectator
+        # has the move list under the board and the analysis panel beside it.
+        with Horizontal(id="game", classes="-watching" if self.panel else ""):
             with Vertical(id="board-side"):
                 yield self.board
-                if self.me is not None:
+                if self.panel is None:
                     yield MoveInput(self.board, id="move-input")
+                else:
+                    yield self._moves_pane()
             with Vertical(id="game-side"):
                 yield Static(id="top-player", classes="player", markup=False)
                 yield Static(id="top-clock", classes="clock", markup=False)
                 yield Static(id="turn", markup=False)
-                with VerticalScroll(id="moves-pane"):
-                    yield Static(id="moves", markup=False)
+                yield self._moves_pane() if self.panel is None else self.panel
                 yield Static(id="bottom-clock", classes="clock", markup=False)
                 yield Static(id="bottom-player", classes="player", markup=False)
                 yield Static(id="game-notice", markup=False)
                 yield Static(id="audience", markup=False)
                 yield ConnectionStatus(id="connection")
         yield Footer()
+
+    def _moves_pane(self) -> VerticalScroll:
+        return VerticalScroll(Static(id="moves", markup=False), id="moves-pane")
 
     def on_mount(self) -> None:
         self._show(self._latest())
@@ -168,6 +179,8 @@ class GameScreen(Screen[None]):
             state = None
         if moved or self.board.state is None:
             self.board.set_state(state, view.moves[-1] if view.moves else None)
+            if self.panel is not None:
+                self.panel.show(state)
         self._show_players()
         self.query_one("#moves", Static).update(_move_list(view.moves))
         self.query_one("#moves-pane", VerticalScroll).scroll_end(animate=False)
@@ -209,6 +222,7 @@ class GameScreen(Screen[None]):
     def _show_turn(self) -> None:
         view = self.view
         self.board.show_premove(self.premove.pending)
+        self.refresh_bindings()  # the keys that apply change with the turn (check_action)
         turn = self.query_one("#turn", Static)
         if view.status is GameStatus.ENDED:
             turn.update(_result(view, self.me))
@@ -265,7 +279,23 @@ class GameScreen(Screen[None]):
     # What the user does
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.me is not None or action not in PLAYERS_ACTIONS
+        """Only the keys that apply now, in the footer and on the keyboard: a spectator has
+        none of a player's; a player has them while the game is on, abort only before both
+        sides have moved, claim only while the opponent is away, unpremove only with a premove
+        queued; review once the game has ended."""
+        view = self.view
+        on = view.status is GameStatus.PLAYING
+        if action in PLAYERS_ACTIONS and (self.me is None or not on):
+            return False
+        if action == "abort":
+            return view.ply < FREE_PLIES
+        if action == "claim":
+            return self.me is not None and _other(self.me) in view.away
+        if action == "cancel_premove":
+            return self.premove.pending is not None
+        if action == "review":
+            return not on
+        return True
 
     def on_move_chosen(self, message: MoveChosen) -> None:
         message.stop()
@@ -294,32 +324,23 @@ class GameScreen(Screen[None]):
         self._notice(f"press the key again to {what}")
         return False
 
+    # check_action lets these run only while they apply.
+
     def action_resign(self) -> None:
-        if self._playing() and self._confirmed("resign", "resign"):
+        if self._confirmed("resign", "resign"):
             self._send(Resign(self.game_id))
 
     def action_abort(self) -> None:
-        if not self._playing():
-            return
-        if self.view.ply >= FREE_PLIES:
-            self._notice("too late to abort: both sides have moved")
-        elif self._confirmed("abort", "abort the game"):
+        if self._confirmed("abort", "abort the game"):
             self._send(Abort(self.game_id))
 
     def action_claim(self) -> None:
-        if not self._playing():
-            return
-        opponent = _other(cast(Colour, self.me))
-        if opponent not in self.view.away:
-            self._notice("your opponent is here: there is no victory to claim")
-        else:
-            self._send(ClaimVictory(self.game_id))
+        self._send(ClaimVictory(self.game_id))
 
     def action_cancel_premove(self) -> None:
-        if self.premove.pending is not None:
-            self.premove.cancel()
-            self._notice("premove cancelled")
-            self._show_turn()
+        self.premove.cancel()
+        self._notice("premove cancelled")
+        self._show_turn()
 
     def action_type_move(self) -> None:
         self.query_one("#move-text", Input).focus()
@@ -331,19 +352,7 @@ class GameScreen(Screen[None]):
         self.dismiss()
 
     def action_review(self) -> None:
-        if self.view.status is not GameStatus.ENDED:
-            self._notice("the game is still on: review it once it ends")
-            return
         self.app.push_screen(ReviewScreen(self.view.record(), ServerAnalyst(self.arena.request)))
-
-    def _playing(self) -> bool:
-        if self.me is None:
-            self._notice("you are watching this game")
-            return False
-        if self.view.status is not GameStatus.PLAYING:
-            self._notice("the game is over")
-            return False
-        return True
 
     @work(group="game-requests")
     async def _send(self, request: Request) -> None:

@@ -15,29 +15,37 @@ __all__ = ["APP_BINDINGS", "HelpScreen", "keys_of", "show_keys"]
 
 # The keys of every app of the terminal client: its keys (`action_help`, which calls
 # `show_keys`), and quitting.
+# F1 too, for where `?` is typed into a field (the move field, signing in, the forms): the
+# footer shows `? F1 Keys`, or `F1 Keys` while typing.
+_KEYS = Binding.Group("Keys")
 APP_BINDINGS: list[BindingType] = [
-    Binding("question_mark", "help", "Keys", key_display="?", tooltip="show every key"),
-    # Where `?` is typed into a field (signing in, the forms).
-    Binding("f1", "help", "Keys", show=False, tooltip="show every key"),
+    Binding(
+        "question_mark", "help", "Keys", key_display="?", tooltip="show every key", group=_KEYS
+    ),
+    Binding("f1", "help", "Keys", key_display="F1", tooltip="show every key", group=_KEYS),
     Binding("ctrl+q", "quit", "Quit"),
 ]
 
 
 def keys_of(screen: Screen[object]) -> list[tuple[str, str]]:
-    """The keys that act on `screen`, each once, as (key, what it does): the screen's own
-    first, then the application's, then those of the widget in focus (a table's cursor keys)."""
-    own = {
-        key
-        for binding in type(screen).__dict__.get("BINDINGS", ())
-        if isinstance(binding, Binding)
-        for key in binding.key.split(",")
-    }
+    """The keys of `screen`, each once, as (key, what it does): every one of the screen's own
+    first, those that do not apply now (check_action) marked so, then the application's that
+    act now, then those of the widget in focus (a table's cursor keys)."""
+    active = screen.active_bindings
     keys: dict[str, tuple[int, str]] = {}
-    for key, active in screen.active_bindings.items():
-        binding = active.binding
+    for binding in type(screen).__dict__.get("BINDINGS", ()):
+        if not isinstance(binding, Binding) or not binding.description:
+            continue
+        for key in binding.key.split(","):
+            text = binding.tooltip or binding.description
+            keys.setdefault(key, (0, text if key in active else f"{text} (not now)"))
+    for key, bound in active.items():
+        binding = bound.binding
         if binding.description and key not in keys:
-            rank = 0 if key in own else 1 if active.node is screen.app else 2
-            keys[key] = (rank, binding.tooltip or binding.description)
+            keys[key] = (
+                1 if bound.node is screen.app else 2,
+                binding.tooltip or binding.description,
+            )
     ordered = sorted(keys.items(), key=lambda item: item[1][0])
     return [(screen.app.get_key_display(_binding(key)), text) for key, (_, text) in ordered]
 

@@ -91,6 +91,7 @@ class LobbyTable(DataTable[str]):
             self.add_row(*cells, key=key)
         if chosen is not None and chosen in self.rows:
             self.move_cursor(row=self.get_row_index(chosen))
+        self.screen.refresh_bindings()  # the lobby's keys that apply depend on the rows
 
     @property
     def chosen(self) -> str | None:
@@ -294,10 +295,28 @@ class LobbyScreen(Screen[None]):
     # Keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that apply, so that the footer has room for them: accepting and
+        cancelling seeks, answering challenges, opening and watching games only when there are
+        such rows (the tables ask again when their rows change); stopping quick pairing only
+        while pairing, and pairing only while not."""
         if action == "cancel_quick_pair":
             return self.pairing
         if action == "offer" and parameters == ("quick pair",):
             return not self.pairing
+        client = self.arena.client
+        if client is None or not self.is_mounted:
+            return True
+        if action in ("accept_seek", "cancel_seek"):
+            mine = action == "cancel_seek"
+            return any(self._mine(s.player.name) is mine for s in client.core.seeks.values())
+        if action == "accept_challenge":
+            return any(self._mine(c.opponent.name) for c in client.core.challenges.values())
+        if action == "decline_challenge":
+            return bool(client.core.challenges)
+        if action == "open_game":
+            return bool(self.query_one("#mine", LobbyTable).row_count)
+        if action == "watch_game":
+            return bool(self.query_one("#games", LobbyTable).row_count)
         return True
 
     def watch_pairing(self, pairing: bool) -> None:
@@ -320,20 +339,25 @@ class LobbyScreen(Screen[None]):
             self._request(request)
 
     def action_accept_seek(self) -> None:
-        seek_id = self.query_one("#seeks", LobbyTable).chosen
-        if seek_id is None:
-            self.notify("no open seek to accept", severity="warning")
+        seek = self._chosen_seek()
+        if seek is None or self._mine(seek.player.name):
+            self.notify("choose another player's seek to accept", severity="warning")
         else:
-            self._request(AcceptSeek(seek_id))
+            self._request(AcceptSeek(seek.seek_id))
 
     def action_cancel_seek(self) -> None:
-        seek_id = self.query_one("#seeks", LobbyTable).chosen
-        client = self.arena.client
-        seek = client.core.seeks.get(seek_id) if client is not None and seek_id else None
+        seek = self._chosen_seek()
         if seek is None or not self._mine(seek.player.name):
             self.notify("choose one of your own seeks to cancel", severity="warning")
         else:
             self._request(CancelSeek(seek.seek_id))
+
+    def _chosen_seek(self) -> SeekInfo | None:
+        seek_id = self.query_one("#seeks", LobbyTable).chosen
+        client = self.arena.client
+        if seek_id is None or client is None:
+            return None
+        return client.core.seeks.get(seek_id)
 
     def action_accept_challenge(self) -> None:
         challenge = self._chosen_challenge()

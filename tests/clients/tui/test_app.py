@@ -12,6 +12,7 @@ import pytest
 import websockets.asyncio.server
 from redis.asyncio import Redis
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Label, Select
 from websockets.asyncio.server import ServerConnection
 
@@ -74,6 +75,11 @@ def rows(lobby: LobbyScreen, table: str) -> list[list[str]]:
     return [[str(cell) for cell in found.get_row_at(i)] for i in range(found.row_count)]
 
 
+def keys(screen: Screen[object]) -> set[str]:
+    """The actions whose keys work on `screen` now, as its footer shows them."""
+    return {active.binding.action for active in screen.active_bindings.values()}
+
+
 def told(app: ArenaApp, words: str) -> bool:
     return any(words in notice for notice in app.notices)
 
@@ -118,8 +124,12 @@ async def test_the_lobby_shows_anothers_seek_as_it_comes_and_goes(
         name = added.seek.player.name
         await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek to show")
         assert rows(lobby, "seeks")[0][:4] == [name, "amazons", "8x8", "5+3"]
+        # Another's seek may be accepted, not cancelled; with none, neither key is shown.
+        assert "accept_seek" in keys(lobby)
+        assert "cancel_seek" not in keys(lobby)
         await other.request(CancelSeek(added.seek.seek_id))
         await until(pilot, lambda: rows(lobby, "seeks") == [], "the seek to go")
+        assert keys(lobby) & {"accept_seek", "cancel_seek", "watch_game", "open_game"} == set()
         await other.close()
 
 
@@ -235,12 +245,14 @@ async def test_question_mark_lists_every_key_of_the_lobby(redis_url: str, redis:
         await as_guest(app, pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        keys = dict(app.screen.keys)
+        listed = dict(app.screen.keys)
         # The lobby's own keys come first, before the table's cursor keys.
         assert app.screen.keys[0] == ("s", "make a seek")
         for key, words in [("s", "make a seek"), ("b", "play a house bot"), ("?", "show every")]:
-            assert words in keys[key]
-        assert "decline the challenge" in keys["n"]
+            assert words in listed[key]
+        # Every key of the lobby, those that do not apply with no challenge so marked.
+        assert listed["n"] == "decline the challenge under the cursor, or cancel yours (not now)"
+        assert not listed["s"].endswith("(not now)")
         await pilot.press("escape")
         assert isinstance(app.screen, LobbyScreen)
 

@@ -27,7 +27,7 @@ from server.protocol import (
     Termination,
     TimeControl,
 )
-from tests.clients.tui.test_app import as_guest, playing, rows, until
+from tests.clients.tui.test_app import as_guest, keys, playing, rows, until
 from tests.clients.tui.test_game import latest
 from tests.server.endpoint import guest, serving
 
@@ -97,10 +97,12 @@ async def test_a_premove_is_drawn_and_sent_on_the_users_turn_and_one_spoilt_is_c
         await type_move(pilot, screen, str(black_move))
         assert screen.board.premove == str(black_move)
         assert f"premove {black_move}" in str(screen.query_one("#turn", Static).render())
+        assert "cancel_premove" in keys(screen)
         await white.request(PlayMove(game_id, 0, str(white_move)), MovePlayed)
         await until(pilot, lambda: latest(app, screen).ply == 2, "the premove to be played")
         assert latest(app, screen).moves == (str(white_move), str(black_move))
         assert screen.board.premove is None
+        assert "cancel_premove" not in keys(screen)
 
         position = latest(app, screen).position()
         assert isinstance(position, Position)
@@ -119,6 +121,12 @@ async def test_a_premove_is_drawn_and_sent_on_the_users_turn_and_one_spoilt_is_c
 @pytest.mark.asyncio
 async def test_the_game_is_aborted_with_the_key_pressed_twice(redis_url: str, redis: Redis) -> None:
     async with against_white(redis_url) as (app, pilot, screen, _):
+        # A player sees no analysis of their own live game.
+        assert screen.panel is None
+        assert not screen.query("#analysis")
+        # Abort applies before both sides have moved; nothing to claim or unpremove.
+        assert {"resign", "abort", "type_move", "to_board"} <= keys(screen)
+        assert keys(screen) & {"claim", "cancel_premove", "review"} == set()
         await pilot.press("ctrl+o")
         notice = screen.query_one("#game-notice", Static)
         assert str(notice.render()) == "press the key again to abort the game"
@@ -140,9 +148,11 @@ async def test_victory_is_claimed_once_the_opponent_has_been_away_long_enough(
         screen,
         white,
     ):
+        assert "claim" not in keys(screen)
         await white.close()
         top = screen.query_one("#top-player", Static)
         await until(pilot, lambda: "(away: ctrl+y claims)" in str(top.render()), "the countdown")
+        assert "claim" in keys(screen)
         await pilot.press("ctrl+y")
         await until(pilot, lambda: latest(app, screen).status is GameStatus.ENDED, "the end")
         view = latest(app, screen)

@@ -27,7 +27,7 @@ from server.protocol import (
     Seek,
     TimeControl,
 )
-from tests.clients.tui.test_app import until
+from tests.clients.tui.test_app import keys, until
 from tests.clients.tui.test_game import play_the_bot
 from tests.server.endpoint import guest, house_worker, random_game, serving
 
@@ -255,12 +255,15 @@ async def test_the_game_just_played_is_reviewed_from_the_game_screen(
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.connection == "connected", "the connection")
             game = await play_the_bot(app, pilot, "6x6")
+            # No review while the game is on: the key is neither shown nor working.
+            assert "review" not in keys(game)
             await pilot.press("ctrl+g")
-            notice = game.query_one("#game-notice", Static)
-            assert str(notice.content) == "the game is still on: review it once it ends"
+            assert app.screen is game
             await pilot.press("ctrl+r", "ctrl+r")
             await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the end")
             assert "ctrl+g: review" in str(game.query_one("#turn", Static).content)
+            await until(pilot, lambda: "review" in keys(game), "the review key")
+            assert keys(game) & {"resign", "abort", "type_move"} == set()
             await pilot.press("ctrl+g")
             assert isinstance(app.screen, ReviewScreen)
             review = app.screen

@@ -14,12 +14,14 @@ from textual.widgets import Static
 
 from clients import ArenaClient
 from clients.tui import ArenaApp
+from clients.tui.amazons_analysis import AmazonsNotes
 from clients.tui.app import open_watching
 from clients.tui.game import GameScreen
 from clients.tui.lobby import LobbyScreen
+from engine.amazons import Position
 from server.cli import main
 from server.protocol import Colour, GameList, GameStatus, ListGames, PlayMove, Termination
-from tests.clients.tui.test_app import SIZE, as_guest, playing, rows, until
+from tests.clients.tui.test_app import SIZE, as_guest, keys, playing, rows, until
 from tests.server.endpoint import random_game, serving, start_game
 
 
@@ -89,16 +91,25 @@ async def test_a_game_watched_from_the_lobby_shows_every_move_and_the_end(
         assert await spectators(white, game_id) == 1
         # Nothing to move or end the game with: no move field, no such keys in the footer.
         assert not game.query("#move-text")
-        assert {b.binding.action for b in game.active_bindings.values()} & {
-            "resign",
-            "abort",
-            "claim",
-            "type_move",
-        } == set()
+        assert keys(game) & {"resign", "abort", "claim", "type_move", "review"} == set()
+        assert not game.query("#move-text")
 
         moves = random_game("6x6", seed=5)
-        await play_and_see(pilot, game, (white, black), moves)
+        await play_and_see(pilot, game, (white, black), moves[:4])
+        # The analysis panel follows the position shown: the notes of the position after the
+        # fourth move, then the server's values for it.
+        assert game.panel is not None
+        panel = game.panel
+        after = Position.setup("6x6")
+        for move in moves[:4]:
+            after.apply(after.parse_move(move))
+        mobility = AmazonsNotes(after).lines(None)[0]
+        assert mobility.startswith("Mobility")
+        await until(pilot, lambda: "Sum " in panel.text, "the server's values")
+        assert panel.text.splitlines()[0] == mobility
+        await play_and_see(pilot, game, (white, black), moves, first=4)
         await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the end")
+        await until(pilot, lambda: "has no move" in panel.text, "the last position's notes")
         winner = Colour.WHITE if len(moves) % 2 == 1 else Colour.BLACK
         assert (game.view.winner, game.view.termination) == (winner, Termination.NO_LEGAL_MOVE)
         name = (white.user if winner is Colour.WHITE else black.user).name
