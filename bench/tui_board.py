@@ -1,6 +1,8 @@
 """The terminal board's redraw time on 10x10: from a keystroke (a cursor move, a square
 picked, a step back) or a new state set by the game screen, to the board drawn again on the
-screen, under Textual's pilot (headless, 80x24).
+screen, under Textual's pilot (headless, 80x24). The baseline, timed the same way in the same
+run: a one-line label beside the board given new text, which is Textual's own refresh cycle
+with next to nothing to draw; the board's cost is what it adds to that.
 
 Run from the repository root: python -m bench.tui_board [--repeats N]. Prints figures only. A
 time runs from the key handed to the app's driver, as a terminal's would be (or `set_state`
@@ -21,14 +23,16 @@ from collections.abc import Awaitable, Callable
 from rich.console import RenderableType
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, RenderResult
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Static
 
 from clients.tui.amazons_board import AmazonsBoard
 from engine.game import GameState, get_game
 
 # A middle game: moves that leave every amazon free, so the board has many targets to mark.
+BOARD = "10x10 board, "
 OPENING = ("d1-d7/g7", "j7-h7/h2", "g1-g6/e4", "a7-a6/b7", "a4-c2/c7", "d10-d8/f8")
 
 
@@ -42,6 +46,16 @@ class CountingBoard(AmazonsBoard):
         return super().render()
 
 
+class CountingLabel(Static):
+    """The baseline: a label counting its renders."""
+
+    renders = 0
+
+    def render(self) -> RenderResult:
+        CountingLabel.renders += 1
+        return super().render()
+
+
 class Host(App[None]):
     """Sets `drawn` each time the screen is composed and handed over for display."""
 
@@ -51,6 +65,7 @@ class Host(App[None]):
 
     def compose(self) -> ComposeResult:
         yield CountingBoard(id="board")
+        yield CountingLabel("", id="label")
 
     def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
         super()._display(screen, renderable)
@@ -70,18 +85,22 @@ def press(app: Host, key: str) -> Callable[[], Awaitable[None]]:
     return act
 
 
-async def timed(pilot: Pilot[None], act: Callable[[], Awaitable[None]]) -> float:
-    """Milliseconds from `act` to the screen shown with the board drawn again."""
+async def timed(
+    pilot: Pilot[None],
+    act: Callable[[], Awaitable[None]],
+    drawn: type[CountingBoard | CountingLabel] = CountingBoard,
+) -> float:
+    """Milliseconds from `act` to the screen shown with the widget `drawn` drawn again."""
     app = pilot.app
     assert isinstance(app, Host)
     await pilot.pause()
-    before = CountingBoard.renders
+    before = drawn.renders
     start = time.perf_counter()
     await act()
     while True:
         app.drawn.clear()
         await asyncio.wait_for(app.drawn.wait(), timeout=5)
-        if CountingBoard.renders != before:
+        if drawn.renders != before:
             return (time.perf_counter() - start) * 1000
 
 
@@ -92,7 +111,12 @@ async def measure(repeats: int) -> dict[str, list[float]]:
         state = states[-1].clone()
         state.apply(state.parse_move(text))
         states.append(state)
-    figures: dict[str, list[float]] = {"cursor key": [], "pick and step back": [], "new state": []}
+    figures: dict[str, list[float]] = {
+        "baseline, a label's new text": [],
+        BOARD + "cursor key": [],
+        BOARD + "pick and step back": [],
+        BOARD + "new state": [],
+    }
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
         board = app.query_one(CountingBoard)
@@ -100,20 +124,29 @@ async def measure(repeats: int) -> dict[str, list[float]]:
         board.set_state(states[-1], OPENING[-1])
         board.focus()
         await pilot.pause()
+        label = app.query_one(CountingLabel)
+        for round_ in range(repeats):
+
+            async def relabel(text: str = f"label {round_}") -> None:
+                label.update(text)
+
+            figures["baseline, a label's new text"].append(
+                await timed(pilot, relabel, CountingLabel)
+            )
         for round_ in range(repeats):
             key = "right" if round_ % 2 == 0 else "left"
-            figures["cursor key"].append(await timed(pilot, press(app, key)))
+            figures[BOARD + "cursor key"].append(await timed(pilot, press(app, key)))
         board.cursor = board.cursor._replace(file=3, rank=6)  # d7, a white amazon
         for _ in range(repeats // 2):
-            figures["pick and step back"].append(await timed(pilot, press(app, "enter")))
-            figures["pick and step back"].append(await timed(pilot, press(app, "escape")))
+            figures[BOARD + "pick and step back"].append(await timed(pilot, press(app, "enter")))
+            figures[BOARD + "pick and step back"].append(await timed(pilot, press(app, "escape")))
         for round_ in range(repeats):
             index = len(states) - 1 - round_ % 2
 
             async def set_state(i: int = index) -> None:
                 board.set_state(states[i], OPENING[i - 1])
 
-            figures["new state"].append(await timed(pilot, set_state))
+            figures[BOARD + "new state"].append(await timed(pilot, set_state))
     return figures
 
 
@@ -126,7 +159,7 @@ def main() -> None:
         times.sort()
         p90 = times[int(len(times) * 0.9)]
         print(
-            f"10x10 board, {kind}: median {statistics.median(times):.1f} ms, "
+            f"{kind}: median {statistics.median(times):.1f} ms, "
             f"90th percentile {p90:.1f} ms, {len(times)} timings"
         )
 
