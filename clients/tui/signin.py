@@ -26,8 +26,6 @@ class SignInScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "guest", "Guest", tooltip="play as a guest"),
         Binding("ctrl+s", "sign_in", "Sign in", tooltip="sign in with the name and password"),
-        # `?` is typed into the fields here.
-        Binding("f1", "app.help", "Keys", tooltip="show every key"),
     ]
 
     def compose(self) -> ComposeResult:
