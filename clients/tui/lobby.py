@@ -157,6 +157,7 @@ class LobbyScreen(Screen[None]):
                 yield Label("Your games", classes="pane-title")
                 yield LobbyTable(("opponent", "you", "setup", "time", "state"), id="mine")
         yield Static("", id="pairing")
+        yield Static("", id="waiting", markup=False)
         yield Footer()
 
     @property
@@ -490,32 +491,40 @@ class LobbyScreen(Screen[None]):
     async def _send(self, request: Request) -> Event | None:
         """The reply to `request`, or None after showing why there is none. A house bot that
         is not ready yet (the server's worker still compiling the engine after an install)
-        is asked again when the server says to, for up to HOUSE_BOT_WAIT_SECONDS."""
+        is asked again when the server says to, for up to HOUSE_BOT_WAIT_SECONDS, with a line
+        under the tables saying so while it lasts."""
         waited = 0.0
-        while True:
-            try:
-                return await self.arena.request(request, Event)
-            except ArenaError as error:
-                retry = error.reply.retry_after
-                if (
-                    error.code is ErrorCode.UNAVAILABLE
-                    and isinstance(request, Challenge)
-                    and retry is not None
-                    and waited + retry <= HOUSE_BOT_WAIT_SECONDS
-                ):
-                    if not waited:
-                        self.notify(
-                            f"{error.reply.message}: asking again every {retry:g} s",
-                            title="Waiting for the house bots",
-                            timeout=HOUSE_BOT_WAIT_SECONDS,
+        try:
+            while True:
+                try:
+                    return await self.arena.request(request, Event)
+                except ArenaError as error:
+                    retry = error.reply.retry_after
+                    if (
+                        error.code is ErrorCode.UNAVAILABLE
+                        and isinstance(request, Challenge)
+                        and retry is not None
+                        and waited + retry <= HOUSE_BOT_WAIT_SECONDS
+                    ):
+                        self._waiting(
+                            f"Waiting for the house bots: {error.reply.message}; "
+                            f"asking again every {retry:g} s"
                         )
-                    await asyncio.sleep(retry)
-                    waited += retry
-                    continue
-                self.notify(error.reply.message, severity="error", title="Refused")
-            except ConnectionError as error:
-                self.notify(str(error), severity="warning")
-            return None
+                        await asyncio.sleep(retry)
+                        waited += retry
+                        continue
+                    self.notify(error.reply.message, severity="error", title="Refused")
+                except ConnectionError as error:
+                    self.notify(str(error), severity="warning")
+                return None
+        finally:
+            if waited:
+                self._waiting("")
+
+    def _waiting(self, text: str) -> None:
+        """What the lobby waits for (a house bot still starting), under the tables; "" when
+        nothing."""
+        self.query_one("#waiting", Static).update(text)
 
 
 def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ import websockets.asyncio.server
 from redis.asyncio import Redis
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input, Label, Select
+from textual.widgets import Input, Label, Select, Static
 from websockets.asyncio.server import ServerConnection
 
 from clients.tui import ArenaApp
@@ -194,15 +194,18 @@ async def test_a_house_bot_challenge_waits_for_a_worker_to_be_ready(
     redis_url: str, redis: Redis
 ) -> None:
     async with serving(redis_url) as url, playing(url) as (app, pilot):
-        await as_guest(app, pilot)
+        lobby = await as_guest(app, pilot)
         await pilot.press("b")
         await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
         app.screen.query_one("#setup", Select).value = "6x6"
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: told(app, "Waiting for the house bots"), "the wait")
+        waiting = lobby.query_one("#waiting", Static)
+        await until(pilot, lambda: "Waiting for the house bots" in str(waiting.content), "wait")
         assert not told(app, "Refused")
         async with house_worker(redis, "late-worker"):
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+        # The wait is over: its line is gone from the lobby.
+        assert str(waiting.content) == ""
 
 
 @pytest.mark.asyncio
