@@ -185,3 +185,27 @@ async def test_arena_watch_of_a_game_the_server_lacks_is_one_line_and_status_2(
     assert capsys.readouterr().err == (
         f"arena watch: error: the server at {url} has no game 'nosuchgame'\n"
     )
+
+
+@pytest.mark.asyncio
+async def test_the_10x10_spectator_screen_fits_80x24(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url:
+        white, black, game_id = await start_game(url, setup="10x10")
+        app = ArenaApp(url, await open_watching(url, game_id), game_id)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            await pilot.pause()
+            screen = game.region
+            parts = ("#board", "#moves-pane", "#analysis", "#top-clock", "#bottom-clock", "#turn")
+            for part in (*parts, "#audience"):
+                region = game.query_one(part).region
+                assert region.area > 0, part
+                assert screen.contains_region(region), f"{part} at {region} is off the screen"
+            # Room for the panel's notes: mobility, territory, evaluation and a region or two.
+            assert game.query_one("#analysis").region.height >= 8
+            assert game.query_one("#moves-pane").region.height >= 3
+            await pilot.press("ctrl+q")
+        for client in (white, black):
+            await client.close()
