@@ -34,6 +34,7 @@ from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT, Turn
 from server.protocol import (
     DEFAULT_GAME,
+    MAX_REASON_LENGTH,
     AcceptChallenge,
     ChallengeAdded,
     ChallengeInfo,
@@ -326,7 +327,9 @@ class BotPlayer:
         try:
             if reason is not None:
                 self.log.info("challenge_declined", reason=reason, **context)
-                await client.request(DeclineChallenge(challenge.challenge_id))
+                await client.request(
+                    DeclineChallenge(challenge.challenge_id, reason[:MAX_REASON_LENGTH])
+                )
                 return
             started: GameStarted = await client.request(
                 AcceptChallenge(challenge.challenge_id), GameStarted

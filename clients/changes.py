@@ -139,8 +139,13 @@ class ChallengeOpened(Change):
 
 @dataclass(frozen=True)
 class ChallengeClosed(Change):
+    """A challenge closed: `challenge` as it was known (None if it never was), and `reason`,
+    when the one who declined it said why."""
+
     challenge_id: str
     outcome: ChallengeOutcome
+    challenge: ChallengeInfo | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)

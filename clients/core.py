@@ -200,8 +200,10 @@ class ClientCore:
         elif request is not None:
             if isinstance(request, AcceptChallenge):
                 # The challenger hears `challenge_removed`; the one who accepts, only the game.
-                self._challenges.pop(request.challenge_id, None)
-                changes.append(ChallengeClosed(request.challenge_id, ChallengeOutcome.ACCEPTED))
+                known = self._challenges.pop(request.challenge_id, None)
+                changes.append(
+                    ChallengeClosed(request.challenge_id, ChallengeOutcome.ACCEPTED, known)
+                )
             changes.append(Replied(request, event))
         return changes
 
@@ -284,5 +286,5 @@ class ClientCore:
             self._challenges[event.challenge.challenge_id] = event.challenge
             changes.append(ChallengeOpened(event.challenge))
         elif isinstance(event, ChallengeRemoved):
-            self._challenges.pop(event.challenge_id, None)
-            changes.append(ChallengeClosed(event.challenge_id, event.outcome))
+            known = self._challenges.pop(event.challenge_id, None)
+            changes.append(ChallengeClosed(event.challenge_id, event.outcome, known, event.reason))

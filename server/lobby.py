@@ -257,17 +257,17 @@ class Lobby:
         return _challenge(data)
 
     async def close_challenge(
-        self, challenge_id: str, outcome: ChallengeOutcome, *, by: str
+        self, challenge_id: str, outcome: ChallengeOutcome, *, by: str, reason: str | None = None
     ) -> ChallengeInfo | None:
-        """Remove the challenge and tell the side that did not close it (`by` gets the reply);
-        None when it was already closed."""
+        """Remove the challenge and tell the side that did not close it (`by` gets the reply),
+        with `reason` when one was given; None when it was already closed."""
         data = await self._take(keys=[CHALLENGES], args=[challenge_id])
         if data is None:
             return None
         challenge = _challenge(data)
         other = challenge.opponent if challenge.challenger.name == by else challenge.challenger
         await self.redis.publish(
-            user_channel(other.name), ChallengeRemoved(challenge_id, outcome).to_wire()
+            user_channel(other.name), ChallengeRemoved(challenge_id, outcome, reason).to_wire()
         )
         return challenge
 

@@ -43,6 +43,7 @@ from server.protocol import (
     Challenge,
     ChallengeAdded,
     ChallengeInfo,
+    ChallengeOutcome,
     ChallengeRemoved,
     Colour,
     DeclineChallenge,
@@ -188,10 +189,27 @@ class LobbyScreen(Screen[None]):
                     "n declines)",
                     title="Challenge",
                 )
+            if isinstance(change, ChallengeClosed):
+                self._tell_declined(change)
         elif isinstance(change, GameChange):
             self._show_mine()
             if isinstance(change, GameFollowed):
                 self._announce(change.view)
+
+    def _tell_declined(self, change: ChallengeClosed) -> None:
+        """Tell the challenger that their challenge was declined, and why when said."""
+        challenge = change.challenge
+        if (
+            change.outcome is ChallengeOutcome.DECLINED
+            and challenge is not None
+            and self._mine(challenge.challenger.name)
+        ):
+            why = f": {change.reason}" if change.reason else ""
+            self.notify(
+                f"{player_text(challenge.opponent)} declined your challenge{why}",
+                title="Declined",
+                severity="warning",
+            )
 
     def on_reconnected(self, message: Reconnected) -> None:
         self.following = False

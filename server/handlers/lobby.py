@@ -291,7 +291,12 @@ async def decline_challenge(
     services: LobbyServices, connection: LobbyConnection, request: DeclineChallenge
 ) -> None:
     await _close_challenge(
-        services, connection, request.challenge_id, ChallengeOutcome.DECLINED, request
+        services,
+        connection,
+        request.challenge_id,
+        ChallengeOutcome.DECLINED,
+        request,
+        request.reason,
     )
 
 
@@ -309,6 +314,7 @@ async def _close_challenge(
     challenge_id: str,
     outcome: ChallengeOutcome,
     request: Request,
+    reason: str | None = None,
 ) -> None:
     lobby = services.lobby
     info = await lobby.challenge(challenge_id)
@@ -316,9 +322,12 @@ async def _close_challenge(
     if mine.name.lower() != connection.me().name.lower():
         whose = "yours" if outcome is ChallengeOutcome.CANCELLED else "addressed to you"
         raise ProtocolError(ErrorCode.FORBIDDEN, f"that challenge is not {whose}")
-    if await lobby.close_challenge(challenge_id, outcome, by=connection.me().name) is None:
+    closed = await lobby.close_challenge(
+        challenge_id, outcome, by=connection.me().name, reason=reason
+    )
+    if closed is None:
         raise ProtocolError(ErrorCode.NOT_FOUND, f"no open challenge {challenge_id}")
-    connection.reply(ChallengeRemoved(challenge_id, outcome, id=request.id))
+    connection.reply(ChallengeRemoved(challenge_id, outcome, reason, id=request.id))
 
 
 async def quick_pair(

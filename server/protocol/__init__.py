@@ -28,7 +28,7 @@ from server.protocol.events import (
     Synced,
     Welcome,
 )
-from server.protocol.limits import MAX_EVENT_FRAME, MAX_REQUEST_FRAME
+from server.protocol.limits import MAX_EVENT_FRAME, MAX_REASON_LENGTH, MAX_REQUEST_FRAME
 from server.protocol.message import Event, GameEvent, Message, Request
 from server.protocol.requests import (
     REQUESTS,
@@ -84,6 +84,7 @@ __all__ = [
     "DEFAULT_GAME",
     "EVENTS",
     "MAX_EVENT_FRAME",
+    "MAX_REASON_LENGTH",
     "MAX_REQUEST_FRAME",
     "PROTOCOL_VERSION",
     "REQUESTS",

@@ -26,6 +26,7 @@ from server.protocol.limits import (
     Ply,
     PositionText,
     ProtocolVersion,
+    Reason,
     ReplyText,
     RetryAfter,
     SeekId,
@@ -160,6 +161,7 @@ class ChallengeRemoved(Event, tag="challenge_removed"):
 
     challenge_id: ChallengeId
     outcome: ChallengeOutcome
+    reason: Reason | None = None  # why it was declined, when the one declining said
 
 
 @dataclass(frozen=True)

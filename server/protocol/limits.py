@@ -31,6 +31,7 @@ __all__ = [
     "MAX_POSITION_LENGTH",
     "MAX_PROTOCOL_VERSION",
     "MAX_RATING",
+    "MAX_REASON_LENGTH",
     "MAX_REGIONS",
     "MAX_REQUEST_FRAME",
     "MAX_REQUEST_ID",
@@ -55,6 +56,7 @@ __all__ = [
     "PositionText",
     "ProtocolVersion",
     "Rating",
+    "Reason",
     "ReplyText",
     "RequestId",
     "RetryAfter",
@@ -95,6 +97,7 @@ MAX_POSITION_LENGTH = 1024  # a 26x26 position is at most 27 * 26 + 2 characters
 MAX_VALUE_LENGTH = 4096  # a CGT value in CGSuite notation; a longer one is sent as "?"
 MAX_CLIENT_LENGTH = 64
 MAX_MESSAGE_LENGTH = 1000
+MAX_REASON_LENGTH = 200  # why a challenge was declined
 MAX_FIELD_PATH_LENGTH = 200
 
 # Lists, in items.
@@ -126,5 +129,6 @@ MoveText = Annotated[str, Length(1, MAX_MOVE_LENGTH)]
 PositionText = Annotated[str, Length(1, MAX_POSITION_LENGTH)]
 ValueText = Annotated[str, Length(1, MAX_VALUE_LENGTH)]
 ClientName = Annotated[str, Length(1, MAX_CLIENT_LENGTH)]
+Reason = Annotated[str, Length(1, MAX_REASON_LENGTH)]
 ReplyText = Annotated[str, Length(0, MAX_MESSAGE_LENGTH)]
 FieldPath = Annotated[str, Length(1, MAX_FIELD_PATH_LENGTH)]

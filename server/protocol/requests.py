@@ -17,6 +17,7 @@ from server.protocol.limits import (
     Ply,
     PositionText,
     ProtocolVersion,
+    Reason,
     SeekId,
     SetupName,
     Strength,
@@ -152,9 +153,11 @@ class AcceptChallenge(Request, tag="accept_challenge"):
 
 @dataclass(frozen=True)
 class DeclineChallenge(Request, tag="decline_challenge"):
-    """Decline a challenge sent to you. Reply `challenge_removed`."""
+    """Decline a challenge sent to you, saying why if you like (the challenger is told).
+    Reply `challenge_removed`."""
 
     challenge_id: ChallengeId
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)

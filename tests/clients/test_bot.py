@@ -325,11 +325,18 @@ async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis:
             Challenge(BOT, TimeControl(60, 0), setup="6x6"),  # a setup it does not play
             Challenge(BOT, TimeControl(20, 0), setup="8x8"),  # too fast
         ]
+        reasons = []
         for challenge in refused:
             made = await guest.request(challenge, ChallengeAdded)
             removed = await guest.next_news(ChallengeRemoved)
             assert removed.challenge_id == made.challenge.challenge_id
             assert removed.outcome is ChallengeOutcome.DECLINED
+            reasons.append(removed.reason)
+        # Each decline carries the bot's reason to the challenger.
+        assert reasons == [
+            "setup 6x6 is not played",
+            "time control too fast: a game needs 30 s or more",
+        ]
         assert not guest.games
         await guest.request(Challenge(BOT, TimeControl(60, 0), setup="8x8"), ChallengeAdded)
         await guest.wait_for(lambda c: bool(c.games), timeout=10)

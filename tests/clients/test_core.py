@@ -373,8 +373,10 @@ def test_the_lobby_is_kept_as_the_server_tells_it() -> None:
     challenge = ChallengeInfo("c1", BOB, ANN, "6x6", TIME, False, ColourPreference.BLACK)
     assert core.receive(ChallengeAdded(challenge).to_wire())[1:] == [ChallengeOpened(challenge)]
     assert dict(core.challenges) == {"c1": challenge}
-    closed = ChallengeRemoved("c1", ChallengeOutcome.DECLINED).to_wire()
-    assert core.receive(closed)[1:] == [ChallengeClosed("c1", ChallengeOutcome.DECLINED)]
+    closed = ChallengeRemoved("c1", ChallengeOutcome.DECLINED, "not today").to_wire()
+    assert core.receive(closed)[1:] == [
+        ChallengeClosed("c1", ChallengeOutcome.DECLINED, challenge, "not today")
+    ]
     assert core.challenges == {}
 
 
@@ -385,7 +387,7 @@ def test_a_challenge_accepted_is_no_longer_open_for_the_one_who_accepted() -> No
     accepted = core.send(AcceptChallenge("c1"))
     started = GameStarted("g1", 1, ANN, BOB, START, TIME, False, Clocks(1, 1), id=accepted)
     changes = core.receive(started.to_wire())
-    assert ChallengeClosed("c1", ChallengeOutcome.ACCEPTED) in changes
+    assert ChallengeClosed("c1", ChallengeOutcome.ACCEPTED, challenge) in changes
     assert core.challenges == {}
     assert "g1" in core.games
 

@@ -314,9 +314,13 @@ async def test_a_declined_or_cancelled_challenge_is_gone_for_both_sides(
     ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
     first = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
     await bob.next_news(ChallengeAdded)
-    declined = await bob.request(DeclineChallenge(first.challenge.challenge_id), ChallengeRemoved)
+    declined = await bob.request(
+        DeclineChallenge(first.challenge.challenge_id, "not today"), ChallengeRemoved
+    )
     told = await ann.next_news(ChallengeRemoved)
     assert declined.outcome == told.outcome == "declined"
+    # The challenger is told why, when the one declining says.
+    assert declined.reason == told.reason == "not today"
     second = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
     await bob.next_news(ChallengeAdded)
     with pytest.raises(ArenaError) as not_yours:

@@ -29,6 +29,7 @@ from server.protocol import (
     Challenge,
     ChallengeAdded,
     Colour,
+    DeclineChallenge,
     ErrorCode,
     ErrorReply,
     ListSeeks,
@@ -355,6 +356,26 @@ async def test_a_challenge_from_another_is_shown_and_accepted(redis_url: str, re
         await until(pilot, lambda: told(app, "started"), "the game to be announced")
         assert told(app, f"you play black against {other.user.name}")
         await until(pilot, lambda: rows(lobby, "challenges") == [], "the challenge to go")
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_declined_tells_the_challenger_why(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        other = await guest(url)
+        assert other.user is not None
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        app.screen.query_one("#opponent", Input).value = other.user.name
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: bool(other.core.challenges), "the challenge to reach them")
+        await until(pilot, lambda: len(rows(lobby, "challenges")) == 1, "the challenge listed")
+        (challenge,) = other.core.challenges.values()
+        await other.request(DeclineChallenge(challenge.challenge_id, "not today"))
+        await until(pilot, lambda: rows(lobby, "challenges") == [], "the challenge to go")
+        await until(pilot, lambda: told(app, "declined your challenge: not today"), "the reason")
+        assert told(app, f"{other.user.name} declined your challenge: not today")
         await other.close()
 
 
