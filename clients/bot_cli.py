@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from clients.bot import BotError, check_url, run_bot
-from clients.challenges import ChallengePolicy, setups_of
+from clients.challenges import DEFAULT_GAMES, ChallengePolicy, setups_of
 from clients.engines import EngineError, EngineMaker, engine_games, open_engine
 from clients.program import ProgramEngine, greet, split_command
 from engine.game import game_names
@@ -88,11 +88,14 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "setup of the games played)",
     )
     parser.add_argument(
+        "--games",
         "--max-games",
         type=_positive,
-        default=4,
+        default=DEFAULT_GAMES,
+        dest="max_games",
         metavar="N",
-        help="games to play at once; later challenges are declined (default 4)",
+        help=f"play up to N games at once; challenges that come while N are going are "
+        f"declined (default {DEFAULT_GAMES})",
     )
     parser.add_argument(
         "--min-seconds",

@@ -619,7 +619,7 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
         (["--engine", "greedy", "--server", "ws://localhost:1"], "no bot token"),
         (["--engine", "nosuch", "--server", "ws://x", "--token", "t"], "unknown bot 'nosuch'"),
         (["--engine", "greedy", "--server", "http://x", "--token", "t"], "not a websocket URL"),
-        (["--engine", "greedy", "--max-games", "0"], "must be 1 or more, got 0"),
+        (["--engine", "greedy", "--games", "0"], "must be 1 or more, got 0"),
         (
             ["--engine", "greedy", "--server", "ws://x", "--token", "t", "--game", "takeaway"],
             "engine greedy does not play takeaway",
