@@ -60,5 +60,5 @@ class ChallengePolicy:
         if challenge.rated and not self.rated:
             return "rated games are not played"
         if playing >= self.max_games:
-            return f"already playing {playing} games"
+            return f"already playing {playing} game{'' if playing == 1 else 's'}"
         return None

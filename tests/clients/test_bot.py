@@ -553,6 +553,8 @@ def test_the_challenge_policy_names_why_it_declines() -> None:
     for reason, challenge in cases.items():
         assert policy.refusal(challenge, playing=0) == reason
     assert policy.refusal(_challenge_info("6x6", 60, 0), playing=2) == "already playing 2 games"
+    alone = ChallengePolicy(max_games=1)
+    assert alone.refusal(_challenge_info("6x6", 60, 0), playing=1) == "already playing 1 game"
 
 
 def test_the_challenge_policy_plays_only_its_games_and_their_setups() -> None:
