@@ -283,6 +283,29 @@ async def test_a_connection_cut_mid_game_is_resumed_and_the_game_finished(
     assert (moved[0], moved[2]) == (1, 2)  # the move thought across the cut came on the next
 
 
+class Broken(Bot):
+    name = "broken"
+
+    def __init__(self) -> None:
+        raise RuntimeError("no weights file")
+
+    def choose_move(self, turn: Turn) -> str:
+        return turn.legal_moves[0]
+
+
+@pytest.mark.asyncio
+async def test_a_bot_that_cannot_be_made_stops_the_runner_before_it_connects() -> None:
+    player = BotPlayer("ws://127.0.0.1:1", "bot_x", engines(Broken))
+    async with asyncio.timeout(TIMEOUT):
+        with pytest.raises(BotError) as stopped:
+            await player.run(asyncio.Event())
+    assert str(stopped.value).startswith(
+        "bot broken raised RuntimeError: no weights file (test_sdk.py line "
+    )
+    assert str(stopped.value).endswith(") as it was made")
+    assert player.connections == 0
+
+
 def _first_game() -> GameSoFar:
     return GameSoFar.new("amazons", "6x6")
 
