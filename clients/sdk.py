@@ -309,21 +309,27 @@ def load_bot(spec: str) -> type[Bot]:
 
 
 def _module(where: str) -> ModuleType:
-    if where.endswith(".py"):
-        path = Path(where)
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        if spec is None or spec.loader is None or not path.is_file():
-            raise BotError(f"no Python file {where}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        loader = spec.loader
-    else:
+    """The module `where` names: imported by name, or a file loaded as `python FILE.py` would
+    (its folder first on the import path, so modules beside it import too)."""
+    if not where.endswith(".py"):
         try:
             return importlib.import_module(where)
         except ImportError as error:
             raise BotError(f"cannot import {where}: {error}") from None
+        except Exception as error:
+            raise BotError(f"cannot load {where}: {_raised(error)}") from None
+    path = Path(where)
+    # Named apart, so a bot file called `random.py` does not stand in for the standard one.
+    spec = importlib.util.spec_from_file_location(f"arena_sdk_{path.stem}", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise BotError(f"no Python file {where}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     try:
-        loader.exec_module(module)
+        spec.loader.exec_module(module)
     except Exception as error:
         del sys.modules[spec.name]
         raise BotError(f"cannot load {where}: {_raised(error)}") from None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import re
 import signal
 import sys
@@ -444,3 +445,20 @@ async def test_the_pages_show_bots_that_play() -> None:
         await engine.choose(game, Budget(seconds=5)) in Turn.of(game, Budget(seconds=5)).legal_moves
     )
     await engine.close()
+
+
+def test_a_bot_file_imports_what_lies_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "openings.py").write_text('FIRST = "b1-c1/d1"\n')
+    (tmp_path / "random.py").write_text(
+        "from clients.sdk import Bot, Turn\n"
+        "from openings import FIRST\n\n\n"
+        "class Opener(Bot):\n"
+        "    def choose_move(self, turn: Turn) -> str:\n"
+        "        return FIRST\n"
+    )
+    opener = load_bot(f"{tmp_path / 'random.py'}:Opener")
+    assert opener().choose_move(Turn.of(_first_game(), Budget(seconds=1))) == "b1-c1/d1"
+    assert sys.modules["random"] is random  # the standard module, not the bot's file so named
