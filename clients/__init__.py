@@ -1,8 +1,8 @@
 """Clients of the game server: the sans-I/O client core (`ClientCore`, its game views and the
 changes it reports), its asyncio transport (`ArenaClient`), and the bot runner, which plays an
 engine through it (`clients.bot`, with `challenges`, `engines`, `program` for engines that are
-programs of any language, and the command line `bot_cli`; imported on their own: they load the
-engine's bots).
+programs of any language, `sdk` for bots written in Python, and the command line `bot_cli`;
+imported on their own: they load the engine's bots).
 """
 
 from clients.changes import (

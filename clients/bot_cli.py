@@ -1,5 +1,6 @@
-"""`arena bot`, the command line of the bot runner (`clients.bot`): its options, reading the
-token, logging, and running until Ctrl-C or SIGTERM. `python -m clients.bot_cli` runs it alone.
+"""`arena bot`, the command line of the bot runner (`clients.bot`): its options (an engine bot,
+a program, or a bot written on `clients.sdk`), reading the token, logging, and running until
+Ctrl-C or SIGTERM. `python -m clients.bot_cli` runs it alone.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 import structlog
 
 from clients.bot import BotError, check_url, run_bot
-from clients.challenges import ChallengePolicy, setups_of
+from clients.challenges import DEFAULT_GAMES, ChallengePolicy, setups_of
 from clients.engines import EngineError, EngineMaker, engine_games, open_engine
 from clients.program import ProgramEngine, greet, split_command
+from clients.sdk import Bot, engines, load_bot
 from engine.game import game_names
 
 __all__ = ["add_command", "main", "run_command"]
@@ -29,7 +31,8 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """Add `bot` to an `arena` parser's subcommands."""
     parser = commands.add_parser(
         "bot",
-        help="play on a server as a bot account, with one of the engine's bots or a program",
+        help="play on a server as a bot account, with one of the engine's bots, a program or a "
+        "bot written in Python",
         description="Log in to a server with a bot token, accept the challenges the bot can "
         "play and play them; reconnects by itself after a dropped connection. Ctrl-C stops.",
     )
@@ -71,6 +74,13 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="a program of any language that plays by the line protocol of "
         "docs/bot-protocol.md, started for each game, e.g. 'python3 examples/random_bot.py'",
     )
+    engine.add_argument(
+        "--sdk",
+        type=_sdk_bot,
+        metavar="FILE.py:CLASS",
+        help="a bot written in Python on clients.sdk: the Bot subclass CLASS of FILE.py (or of "
+        "an importable module, module:CLASS), e.g. examples/sdk_bot.py:FewestReplies",
+    )
     parser.add_argument(
         "--game",
         action="append",
@@ -88,11 +98,14 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "setup of the games played)",
     )
     parser.add_argument(
+        "--games",
         "--max-games",
         type=_positive,
-        default=4,
+        default=DEFAULT_GAMES,
+        dest="max_games",
         metavar="N",
-        help="games to play at once; later challenges are declined (default 4)",
+        help=f"play up to N games at once; challenges that come while N are going are "
+        f"declined (default {DEFAULT_GAMES})",
     )
     parser.add_argument(
         "--min-seconds",
@@ -112,6 +125,13 @@ def _engine(text: str) -> str:
     except EngineError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def _sdk_bot(text: str) -> type[Bot]:
+    try:
+        return load_bot(text)
+    except BotError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _command(text: str) -> list[str]:
@@ -151,6 +171,16 @@ def run_command(args: argparse.Namespace) -> int:
         if not games:
             raise BotError(
                 f"{who} plays none of the games here ({' '.join(handshake.games)}): they are "
+                f"{', '.join(game_names())}"
+            )
+    elif args.sdk is not None:
+        bot: type[Bot] = args.sdk
+        engine = engines(bot)
+        who = f"bot {bot.name}"
+        games = frozenset(bot.games) & frozenset(game_names())
+        if not games:
+            raise BotError(
+                f"{who} plays none of the games here ({' '.join(sorted(bot.games))}): they are "
                 f"{', '.join(game_names())}"
             )
     else:
@@ -223,8 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`arena bot` on its own: `python -m clients.bot_cli --server URL --engine SPEC`."""
     parser = argparse.ArgumentParser(
         prog="arena bot",
-        description="Play on an Amazons Arena server as a bot account with an engine bot "
-        "or a program of any language.",
+        description="Play on an Amazons Arena server as a bot account with an engine bot, "
+        "a program of any language or a bot written in Python.",
     )
     _add_options(parser)
     args = parser.parse_args(argv)

@@ -9,11 +9,12 @@ from engine.errors import NotationError
 from engine.game import get_game
 from server.protocol import DEFAULT_GAME, ChallengeInfo
 
-__all__ = ["ESTIMATED_MOVES", "ChallengePolicy", "setups_of"]
+__all__ = ["DEFAULT_GAMES", "ESTIMATED_MOVES", "ChallengePolicy", "setups_of"]
 
 # Moves expected in a game when judging a time control by base + this many increments (the
 # estimate lichess uses to sort time controls).
 ESTIMATED_MOVES = 40
+DEFAULT_GAMES = 4  # games a bot plays at once unless told otherwise (`arena bot --games`)
 
 
 def setups_of(game: str) -> frozenset[str]:
@@ -41,7 +42,7 @@ class ChallengePolicy:
     min_game_seconds: int = 10
     max_game_seconds: int | None = None
     rated: bool = True
-    max_games: int = 4
+    max_games: int = DEFAULT_GAMES
 
     def refusal(self, challenge: ChallengeInfo, playing: int) -> str | None:
         """Why the bot declines `challenge` while it plays `playing` games; None to accept."""
@@ -59,5 +60,5 @@ class ChallengePolicy:
         if challenge.rated and not self.rated:
             return "rated games are not played"
         if playing >= self.max_games:
-            return f"already playing {playing} games"
+            return f"already playing {playing} game{'' if playing == 1 else 's'}"
         return None

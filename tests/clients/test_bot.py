@@ -57,6 +57,7 @@ from server.protocol import (
     decode_event,
 )
 from server.session import Session
+from tests.server.endpoint import play_out
 
 BOT = "testbot"
 TIMEOUT = 60  # seconds any one test may take before it is failed rather than left hanging
@@ -102,32 +103,6 @@ async def _until_online(server: Server) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _play_random_moves(guest: ArenaClient, game_id: str, seed: int) -> GameView:
-    """Play the guest's side with random moves until the game ends."""
-    assert guest.user is not None
-    colour = guest.games[game_id].colour_of(guest.user.name)
-    while True:
-        await guest.wait_for(
-            lambda c: (
-                c.games[game_id].status is GameStatus.ENDED or c.games[game_id].to_move is colour
-            ),
-            timeout=30,
-        )
-        view = guest.games[game_id]
-        if view.status is GameStatus.ENDED:
-            return view
-        await guest.request(PlayMove(game_id, view.ply, _random_move(view, seed)))
-
-
-def _random_move(view: GameView, seed: int) -> str:
-    position = Position.parse(view.start)
-    for text in view.moves:
-        position.apply(position.parse_move(text))
-    move = position.random_move(seed + view.ply)
-    assert move is not None
-    return str(move)
-
-
 async def _check_finished(redis: Redis, view: GameView) -> None:
     """The game ended by the rules, every move legal and played once, the log without gaps."""
     assert view.status is GameStatus.ENDED
@@ -168,7 +143,7 @@ async def test_a_bot_accepts_a_challenge_and_plays_a_6x6_game_to_the_end(
         game_id = await _challenge(guest, "black")
         view = guest.games[game_id]
         assert (view.white.name, view.white.kind) == (BOT, PlayerKind.BOT)
-        final = await _play_random_moves(guest, game_id, seed=1)
+        final = await play_out(guest, game_id, seed=1)
         await _check_finished(redis, final)
         assert len(final.moves) >= 8
         stop.set()
@@ -194,23 +169,14 @@ async def test_a_bot_finishes_its_game_after_its_connection_drops_while_it_think
             await _until_online(server)
             guest = await _guest(server.url)
             game_id = await _challenge(guest, "white", base=120)
-            while True:
-                await guest.wait_for(
-                    lambda c: (
-                        c.games[game_id].status is GameStatus.ENDED
-                        or c.games[game_id].to_move is Colour.WHITE
-                    ),
-                    timeout=30,
-                )
-                view = guest.games[game_id]
-                if view.status is GameStatus.ENDED:
-                    break
-                ply = view.ply
-                await guest.request(PlayMove(game_id, ply, _random_move(view, seed=7)))
+
+            async def drop_while_thinking(ply: int) -> None:
                 if ply in drops:
                     while (game_id, ply + 1) not in player.thinking:
                         await asyncio.sleep(0.005)
                     server.drop(BOT)
+
+            await play_out(guest, game_id, seed=7, after=drop_while_thinking)
             await _check_finished(redis, guest.games[game_id])
             assert player.connections == 3  # the first, then one after each drop
             stop.set()
@@ -258,7 +224,7 @@ async def test_the_runner_plays_any_engine_through_the_interface(
         await _until_online(server)
         guest = await _guest(server.url)
         game_id = await _challenge(guest, "black")
-        final = await _play_random_moves(guest, game_id, seed=4)
+        final = await play_out(guest, game_id, seed=4)
         await _check_finished(redis, final)
         prototype, game = made
         while game.asked[-1] != "close":  # the runner lets the game's engine go once it ends
@@ -419,7 +385,7 @@ async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
         await _until_online(server)
         guest = await _guest(server.url)
         game_id = await _challenge(guest, "white")
-        await _check_finished(redis, await _play_random_moves(guest, game_id, seed=9))
+        await _check_finished(redis, await play_out(guest, game_id, seed=9))
         await guest.close()
         command.send_signal(signal.SIGINT)
         assert await command.wait() == 0, log.read_text()
@@ -594,6 +560,8 @@ def test_the_challenge_policy_names_why_it_declines() -> None:
     for reason, challenge in cases.items():
         assert policy.refusal(challenge, playing=0) == reason
     assert policy.refusal(_challenge_info("6x6", 60, 0), playing=2) == "already playing 2 games"
+    alone = ChallengePolicy(max_games=1)
+    assert alone.refusal(_challenge_info("6x6", 60, 0), playing=1) == "already playing 1 game"
 
 
 def test_the_challenge_policy_plays_only_its_games_and_their_setups() -> None:
@@ -660,7 +628,7 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
         (["--engine", "greedy", "--server", "ws://localhost:1"], "no bot token"),
         (["--engine", "nosuch", "--server", "ws://x", "--token", "t"], "unknown bot 'nosuch'"),
         (["--engine", "greedy", "--server", "http://x", "--token", "t"], "not a websocket URL"),
-        (["--engine", "greedy", "--max-games", "0"], "must be 1 or more, got 0"),
+        (["--engine", "greedy", "--games", "0"], "must be 1 or more, got 0"),
         (
             ["--engine", "greedy", "--server", "ws://x", "--token", "t", "--game", "takeaway"],
             "engine greedy does not play takeaway",

@@ -32,11 +32,10 @@ from server.protocol import (
     Colour,
     ColourPreference,
     GameStatus,
-    PlayMove,
     Termination,
     TimeControl,
 )
-from tests.server.endpoint import arena_serving, guest
+from tests.server.endpoint import arena_serving, guest, play_out
 
 BOT = "progbot"
 TIMEOUT = 60  # seconds any one test may take before it is failed rather than left hanging
@@ -70,27 +69,6 @@ async def _challenge(challenger: ArenaClient, time: TimeControl) -> str:
     return game_id
 
 
-async def _play_black(challenger: ArenaClient, game_id: str) -> GameView:
-    """Play Black's side with random legal moves until the game ends."""
-    while True:
-        await challenger.wait_for(
-            lambda c: (
-                c.games[game_id].status is GameStatus.ENDED
-                or c.games[game_id].to_move is Colour.BLACK
-            ),
-            timeout=30,
-        )
-        view = challenger.games[game_id]
-        if view.status is GameStatus.ENDED:
-            return view
-        position = Position.parse(view.start)
-        for text in view.moves:
-            position.apply(position.parse_move(text))
-        move = position.random_move(view.ply)
-        assert move is not None
-        await challenger.request(PlayMove(game_id, view.ply, str(move)))
-
-
 def _check_played_out(view: GameView) -> None:
     """The game ended by the rules with no legal move left, every move legal."""
     assert (view.status, view.termination) == (GameStatus.ENDED, Termination.NO_LEGAL_MOVE)
@@ -114,7 +92,7 @@ async def test_the_shell_example_plays_a_whole_game_through_the_runner(
         await _until_online(arena)
         challenger = await guest(url)
         game_id = await _challenge(challenger, TimeControl(60, 0))
-        _check_played_out(await _play_black(challenger, game_id))
+        _check_played_out(await play_out(challenger, game_id))
         stop.set()
         await bot
         await challenger.close()
@@ -148,7 +126,7 @@ async def test_the_command_plays_a_whole_game_with_the_python_example(
             await _until_online(arena)
             challenger = await guest(url)
             game_id = await _challenge(challenger, TimeControl(60, 0))
-            _check_played_out(await _play_black(challenger, game_id))
+            _check_played_out(await play_out(challenger, game_id))
             await challenger.close()
             command.send_signal(signal.SIGINT)
             assert await command.wait() == 0, log.read_text()
@@ -238,13 +216,13 @@ async def test_a_program_that_goes_wrong_loses_that_game_and_the_bot_plays_on(
             bot = asyncio.create_task(player.run(stop))
             await _until_online(arena)
             challenger = await guest(url)
-            lost = await _play_black(challenger, await _challenge(challenger, TimeControl(2, 1)))
+            lost = await play_out(challenger, await _challenge(challenger, TimeControl(2, 1)))
             assert marker.exists()
             assert (lost.winner, lost.termination in terminations) == (Colour.BLACK, True)
             assert len(lost.moves) == 2  # lost at the bot's second move
             # The next game has a program of its own, which plays it out.
             game_id = await _challenge(challenger, TimeControl(60, 0))
-            _check_played_out(await _play_black(challenger, game_id))
+            _check_played_out(await play_out(challenger, game_id))
             stop.set()
             await bot
             await challenger.close()

@@ -1,20 +1,28 @@
 """A server endpoint inside the test process, as `arena serve` runs one, for tests that talk to
 it over real websockets, and what those tests share: guests, games between two of them, whole
-random games, a house-bot worker."""
+random games, a side played out at random against a bot, a house-bot worker."""
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from redis.asyncio import Redis
 from websockets.asyncio.server import serve
 
-from clients import ArenaClient
+from clients import ArenaClient, GameView
 from engine.amazons import Position
 from server.app import Arena
 from server.games import open_redis
-from server.protocol import AcceptSeek, GameStarted, Seek, SeekAdded, TimeControl
+from server.protocol import (
+    AcceptSeek,
+    GameStarted,
+    GameStatus,
+    PlayMove,
+    Seek,
+    SeekAdded,
+    TimeControl,
+)
 from server.worker import Worker
 
 
@@ -75,6 +83,37 @@ def random_game(setup: str, seed: int) -> list[str]:
         moves.append(str(move))
         position.apply(move)
     return moves
+
+
+async def play_out(
+    client: ArenaClient,
+    game_id: str,
+    seed: int = 0,
+    after: Callable[[int], Awaitable[None]] | None = None,
+) -> GameView:
+    """Play `client`'s side of an Amazons game with random legal moves (the same for the same
+    seed) until the game ends, and return the game as it ended. `after(ply)` is awaited after
+    each move the client makes, at that ply."""
+    assert client.user is not None
+    colour = client.games[game_id].colour_of(client.user.name)
+    while True:
+        await client.wait_for(
+            lambda c: (
+                c.games[game_id].status is GameStatus.ENDED or c.games[game_id].to_move is colour
+            ),
+            timeout=30,
+        )
+        view = client.games[game_id]
+        if view.status is GameStatus.ENDED:
+            return view
+        position = Position.parse(view.start)
+        for text in view.moves:
+            position.apply(position.parse_move(text))
+        move = position.random_move(seed + view.ply)
+        assert move is not None
+        await client.request(PlayMove(game_id, view.ply, str(move)))
+        if after is not None:
+            await after(view.ply)
 
 
 @contextlib.asynccontextmanager
