@@ -103,7 +103,7 @@ class Arena:
         self.scheduler = Scheduler(
             self.ladders,
             self,
-            self.store.games_of,
+            self.store,
             self.offered,
             round_seconds=ladder_round_seconds,
             lease_ms=ladder_lease_ms,

@@ -1,5 +1,6 @@
-"""The ladder scheduler: every round, for each ladder, pair the members that are connected and
-have a free place (`pair_round`) and start their games as any game starts. However many server
+"""The ladder scheduler: every round, for each ladder, rate the games that ended (Glicko-2,
+`rate_ladder_game`), pair the members that are connected and have a free place (`pair_round`)
+by those ratings, and start their games as any game starts. However many server
 processes share the Redis, one schedules at a time: the one holding the lease, a key it renews
 every round and gives up when it stops; when the holder dies the lease lapses and another
 process takes it.
@@ -10,18 +11,29 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
-from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import structlog
 
 from server.clock import now_ms
+from server.games import GameStore
+from server.glicko import Rating
 from server.ladder.pairing import Member, pair_round
 from server.ladder.store import Ladder, LadderStore
 from server.offers import Offered
-from server.protocol import ColourPreference, GameStarted, Player, PlayerKind, TimeControl
+from server.protocol import (
+    Colour,
+    ColourPreference,
+    ErrorCode,
+    GameStarted,
+    GameStatus,
+    Player,
+    PlayerKind,
+    ProtocolError,
+    TimeControl,
+)
 
-__all__ = ["LADDER_RATING", "LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler"]
+__all__ = ["LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler"]
 
 log = structlog.get_logger(__name__)
 
@@ -30,8 +42,6 @@ ROUND_SECONDS = 3.0  # between rounds: how long a bot that finished a game waits
 # game it starts, so it lapses only when the holder stops or stalls for this long; another
 # process then takes over within a round of that.
 LEASE_MS = 10_000
-# Every member's rating in the pairing, until the ladder keeps ratings of its own.
-LADDER_RATING = 1500.0
 
 
 class GameStarter(Protocol):
@@ -58,14 +68,14 @@ class Scheduler:
         self,
         store: LadderStore,
         starter: GameStarter,
-        games_of: Callable[[str], Awaitable[list[str]]],
+        games: GameStore,
         offered: Offered,
         *,
         round_seconds: float = ROUND_SECONDS,
         lease_ms: int = LEASE_MS,
         rng: random.Random | None = None,
     ) -> None:
-        """`games_of(bot)` gives the live games a bot plays (of any kind: each takes a place);
+        """`games` is the store of live games (a bot's every live game takes a place);
         `offered` is what this server offers, and a ladder it does not offer is skipped."""
         if lease_ms < 3 * round_seconds * 1000:
             raise ValueError(
@@ -73,7 +83,7 @@ class Scheduler:
             )
         self.store = store
         self.starter = starter
-        self.games_of = games_of
+        self.games = games
         self.offered = offered
         self.round_seconds = round_seconds
         self.lease_ms = lease_ms
@@ -106,7 +116,8 @@ class Scheduler:
         return started
 
     async def play_round(self, ladder: Ladder) -> list[GameStarted]:
-        """Pair the ladder's free members and start their games."""
+        """Rate the ladder's games that ended, pair its free members and start their games."""
+        ratings = await self.rate_ended(ladder)
         refusal = ladder.refusal(self.offered)
         if refusal is not None:
             if ladder.name not in self._refused:
@@ -115,8 +126,9 @@ class Scheduler:
             return []
         members = []
         for bot, limit in (await self.store.members(ladder.name, now_ms())).items():
-            playing = len(await self.games_of(bot))
-            members.append(Member(bot, bot, LADDER_RATING, playing=playing, limit=limit))
+            playing = len(await self.games.games_of(bot))
+            rating = ratings.get(bot, Rating()).rating
+            members.append(Member(bot, bot, rating, playing=playing, limit=limit))
         history = await self.store.history(ladder.name)
         started: list[GameStarted] = []
         for pairing in pair_round(members, history, self.rng):
@@ -145,6 +157,31 @@ class Scheduler:
             )
             started.append(game)
         return started
+
+    async def rate_ended(self, ladder: Ladder) -> dict[str, Rating]:
+        """Settle the ladder's games that have ended since the last round; its ratings after."""
+        for game_id in await self.store.unrated(ladder.name):
+            try:
+                game = await self.games.load(game_id)
+            except ProtocolError as error:
+                if error.code is not ErrorCode.NOT_FOUND:
+                    raise
+                # Gone from the store: nothing to rate it by.
+                await self.store.rate(ladder.name, game_id, "", "", None)
+                continue
+            if game.status is not GameStatus.ENDED:
+                continue
+            white_won = None if game.winner is None else game.winner is Colour.WHITE
+            if await self.store.rate(
+                ladder.name, game_id, game.white.name, game.black.name, white_won
+            ):
+                log.info(
+                    "ladder_game_rated",
+                    ladder=ladder.name,
+                    game_id=game_id,
+                    winner=None if game.winner is None else str(game.winner),
+                )
+        return await self.store.ratings(ladder.name)
 
     async def stop(self) -> None:
         """Give up the lease, so another process takes over at once."""

@@ -1,6 +1,7 @@
 """The ladders in Redis: each ladder's definition (game, setup, time control), its members
-connected now, the colours its pairs have had, the games it started, and the lease that lets one
-server process at a time schedule. docs/ladder.md lists the keys.
+connected now, the colours its pairs have had, the games it started and its bots' Glicko-2
+ratings, and the lease that lets one server process at a time schedule. docs/ladder.md lists
+the keys.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
+from redis.exceptions import WatchError
 
+from server.glicko import Rating
 from server.ladder.pairing import PairHistory, Pairing
+from server.ladder.rating import rate_ladder_game
 from server.offers import Offered
 from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
@@ -76,6 +80,16 @@ def connections_key(ladder: str) -> str:
 def whites_key(ladder: str) -> str:
     """Hash: `white black` (two bot names) -> games the first had White against the second."""
     return f"ladder:{{{ladder}}}:whites"
+
+
+def unrated_key(ladder: str) -> str:
+    """Set: the ids of the ladder's games not rated yet (those under way among them)."""
+    return f"ladder:{{{ladder}}}:unrated"
+
+
+def ratings_key(ladder: str) -> str:
+    """Hash: bot name -> its ladder rating (JSON: rating, deviation, volatility)."""
+    return f"ladder:{{{ladder}}}:ratings"
 
 
 def games_key(ladder: str) -> str:
@@ -273,8 +287,45 @@ class LadderStore:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hincrby(whites_key(ladder), f"{pairing.white} {pairing.black}", 1)
             pipe.rpush(games_key(ladder), game_id)
+            pipe.sadd(unrated_key(ladder), game_id)
             pipe.hset(LADDER_OF_GAME, game_id, ladder)
             await pipe.execute()
+
+    async def unrated(self, ladder: str) -> list[str]:
+        """The ids of the ladder's games not rated yet, those under way among them."""
+        return sorted(_text(game_id) for game_id in await self.redis.smembers(unrated_key(ladder)))
+
+    async def ratings(self, ladder: str) -> dict[str, Rating]:
+        """The ladder rating of each bot that has played a rated ladder game."""
+        found = await self.redis.hgetall(ratings_key(ladder))
+        return {_text(bot): _rating(text) for bot, text in found.items()}
+
+    async def rate(
+        self, ladder: str, game_id: str, white: str, black: str, white_won: bool | None
+    ) -> bool:
+        """Settle an ended game of the ladder, once: the ratings of `white` and `black` after it
+        (Glicko-2, the game its own rating period) when `white_won` says who won; a game
+        without a winner (None: aborted) is only taken off the unrated. Whether this call
+        settled it: False when it was settled already, or when the ratings changed meanwhile
+        (it stays unrated, to settle again)."""
+        key, unrated = ratings_key(ladder), unrated_key(ladder)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(key, unrated)
+                if not await pipe.sismember(unrated, game_id):
+                    return False
+                pipe.multi()
+                pipe.srem(unrated, game_id)
+                if white_won is not None:
+                    before = await self.redis.hmget(key, [white, black])
+                    new_white, new_black = rate_ladder_game(
+                        _rating(before[0]), _rating(before[1]), white_won
+                    )
+                    pipe.hset(key, mapping={white: _json(new_white), black: _json(new_black)})
+                await pipe.execute()
+            except WatchError:
+                return False  # another process settled it, or rated a game meanwhile
+        return True
 
     async def games(self, ladder: str) -> list[str]:
         """The ids of the games the ladder started, oldest first."""
@@ -301,6 +352,17 @@ class LadderStore:
     async def lease_holder(self) -> str | None:
         token = await self.redis.get(LEASE)
         return None if token is None else _text(token)
+
+
+def _rating(text: str | bytes | None) -> Rating:
+    if text is None:
+        return Rating()
+    rating, deviation, volatility = json.loads(text)
+    return Rating(rating, deviation, volatility)
+
+
+def _json(rating: Rating) -> str:
+    return json.dumps([rating.rating, rating.deviation, rating.volatility])
 
 
 def _text(value: bytes | str) -> str:

@@ -113,8 +113,10 @@ def test_bad_ladders_are_one_clear_line(
 
 def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir: Path) -> None:
     server = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--workers", "0"]
-        + ["--data-dir", str(short_dir)],
+        [
+            *(sys.executable, "-m", "server.cli", "serve"),
+            *("--port", "0", "--workers", "0", "--data-dir", str(short_dir)),
+        ],
         env=_env(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

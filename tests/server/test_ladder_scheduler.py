@@ -104,6 +104,19 @@ async def test_three_bots_play_round_after_round_one_game_at_a_time(
     assert {name for game in games for name in (game.white.name, game.black.name)} == set(BOTS)
     assert all(not game.rated and game.setup == "6x6" for game in games)
     assert {(game.time.base, game.time.increment) for game in games} == {(10, 0)}
+    # Each game that ended with a winner moved its players' ladder ratings, once: the
+    # scheduler rates at the start of each round, so wait for the round after the last end.
+    ended = [game for game in games if game.status is GameStatus.ENDED and game.winner]
+
+    async def rated() -> bool:
+        unrated = set(await LadderStore(redis).unrated("fast"))
+        return not unrated & {game.game_id for game in ended}
+
+    await _until(rated, "the ended games to be rated")
+    ratings = await LadderStore(redis).ratings("fast")
+    assert set(ratings) <= set(BOTS)
+    assert len(ratings) >= 2
+    assert all(rating.deviation < 350 for rating in ratings.values())
     # Colours between two bots stay balanced (counted as the games start).
     history = await LadderStore(redis).history("fast")
     for a in BOTS:

@@ -1,9 +1,12 @@
-"""The ladders in Redis: definitions, members and their lapse, colour history, the lease."""
+"""The ladders in Redis: definitions, members and their lapse, colour history, ratings, the
+lease."""
 
 import pytest
 from redis.asyncio import Redis
 
+from server.glicko import Rating
 from server.ladder.pairing import Pairing
+from server.ladder.rating import rate_ladder_game
 from server.ladder.store import (
     DEFAULT_LADDERS,
     MEMBERSHIP_MS,
@@ -27,7 +30,7 @@ async def test_a_ladder_is_created_listed_found_by_any_case_and_removed(redis: R
     assert (found.setup, found.time, found.terms) == ("8x8", TimeControl(30, 1), "amazons 8x8 30+1")
     assert (await store.remove("blitz")).name == "blitz"
     assert await store.ladders() == []
-    with pytest.raises(LadderError, match="^no ladder blitz; there are no ladders$"):
+    with pytest.raises(LadderError, match=r"^no ladder blitz; there are no ladders$"):
         await store.get("blitz")
 
 
@@ -47,7 +50,7 @@ async def test_the_defaults_are_created_once_and_never_overwritten(redis: Redis)
 
 
 def test_bad_names_and_time_controls_are_refused_with_one_line() -> None:
-    with pytest.raises(LadderError, match="^a ladder name is 1 to 32 letters"):
+    with pytest.raises(LadderError, match=r"^a ladder name is 1 to 32 letters"):
         Ladder("no spaces", "6x6", TimeControl(10, 0))
     with pytest.raises(LadderError, match=r"^time control '10\+0.1' is not BASE\+INCREMENT"):
         parse_time("10+0.1")
@@ -111,3 +114,21 @@ async def test_one_token_holds_the_lease_until_it_releases_it(redis: Redis) -> N
     await store.release_lease("one")
     assert await store.take_lease("two", 10_000)
     assert await store.lease_holder() == "two"
+
+
+@pytest.mark.asyncio
+async def test_an_ended_game_is_rated_once_and_an_aborted_one_not_at_all(redis: Redis) -> None:
+    store = LadderStore(redis)
+    await store.started("fast", Pairing("a", "b"), "g1")
+    await store.started("fast", Pairing("b", "c"), "g2")
+    assert await store.unrated("fast") == ["g1", "g2"]
+    assert await store.rate("fast", "g1", "a", "b", white_won=True)
+    assert not await store.rate("fast", "g1", "a", "b", white_won=True)
+    assert await store.rate("fast", "g2", "b", "c", white_won=None)
+    assert await store.unrated("fast") == []
+    ratings = await store.ratings("fast")
+    expected = rate_ladder_game(Rating(), Rating(), white_won=True)
+    assert (ratings["a"], ratings["b"]) == expected
+    assert ratings["a"].rating > 1500 > ratings["b"].rating
+    assert "c" not in ratings
+    assert await store.ratings("main") == {}
