@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from server.clock import now_ms
-from server.ladder.store import Ladder, LadderStore
+from server.ladder.store import Ladder, LadderError, LadderStore
 from server.offers import Offered
 from server.protocol import (
     ErrorCode,
@@ -46,14 +46,10 @@ class LadderConnection(Protocol):
 
 
 async def _ladder(services: LadderServices, name: str) -> Ladder:
-    ladder = await services.ladders.find(name)
-    if ladder is None:
-        names = ", ".join(ladder.name for ladder in await services.ladders.ladders())
-        raise ProtocolError(
-            ErrorCode.NOT_FOUND,
-            f"no ladder {name}; " + (f"the ladders are {names}" if names else "there are none"),
-        )
-    return ladder
+    try:
+        return await services.ladders.get(name)
+    except LadderError as error:
+        raise ProtocolError(ErrorCode.NOT_FOUND, str(error)) from None
 
 
 async def join_ladder(

@@ -148,10 +148,10 @@ class Ladder:
     def refusal(self, offered: Offered) -> str | None:
         """Why a server offering `offered` cannot play this ladder's games, or None."""
         try:
-            chosen = offered.terms(self.game).check(self.setup, self.time)
+            offered.terms(self.game).check(self.setup, self.time)
         except ProtocolError as error:
             return f"ladder {self.name}: {error}"
-        return None if chosen == self.setup else f"ladder {self.name}: no setup {self.setup}"
+        return None
 
 
 def parse_time(text: str) -> TimeControl:
