@@ -1,7 +1,7 @@
 """The ladder scheduler end to end: bot clients join the `fast` ladder and play the games it
 starts, round after round, never two at once and never against themselves; two server
-processes on one Redis schedule one at a time, and when the one holding the lease stops the
-other takes over."""
+processes on one Redis schedule one at a time, and when the one holding the lease stops (or
+dies, and the lease lapses) another takes over."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ from clients.bot import BotPlayer
 from server.app import Arena
 from server.games import GameStore, StoredGame
 from server.identity import create_bot_token
+from server.ladder.scheduler import Scheduler
 from server.ladder.store import LadderStore
-from server.protocol import GameStatus
+from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
+from server.protocol import GameStarted, GameStatus
+from server.worker import HOUSE_BOTS
 from tests.server.endpoint import arena_serving
 
 BOTS = ("Ada", "Bea", "Cy")
@@ -181,3 +184,36 @@ async def test_two_servers_started_together_never_pair_a_bot_twice_at_once(
         await _until(played, "four ladder games to end")
         assert first.scheduler.holding != second.scheduler.holding
     _check_never_two_at_once(await _ladder_games(redis))
+
+
+@pytest.mark.asyncio
+async def test_a_lease_whose_holder_died_lapses_and_another_takes_it(redis: Redis) -> None:
+    def scheduler() -> Scheduler:
+        offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
+        return Scheduler(
+            LadderStore(redis),
+            _NoGames(),
+            GameStore(redis),
+            offered,
+            round_seconds=0.1,
+            lease_ms=500,
+        )
+
+    dead, heir = scheduler(), scheduler()
+    assert await dead.step() == []
+    assert dead.holding
+
+    async def taken() -> bool:
+        await heir.step()
+        return heir.holding
+
+    await _until(taken, "the lease to lapse and be taken")  # `dead` never renews nor releases
+    assert await LadderStore(redis).lease_holder() == heir.token
+    assert not await LadderStore(redis).take_lease(dead.token, 500)
+
+
+class _NoGames:
+    """A game starter for a scheduler with no members to pair."""
+
+    async def start_game(self, *args: object, **options: object) -> GameStarted:
+        raise AssertionError("no game should start")
