@@ -1,8 +1,9 @@
 """The bot runner: an engine (`clients.engines`) as a player on the server. It logs in with a bot
-token, answers challenges as its `ChallengePolicy` (`clients.challenges`) says, moves in each
-of its games when it is its turn within the budget the shared policy gives
-(`engine.search.budget`), and comes back after a dropped connection without losing track of a
-game. `arena bot` (`clients.bot_cli`) runs it from the command line.
+token, answers challenges as its `ChallengePolicy` (`clients.challenges`) says, joins the bot
+ladders it is given after every login, moves in each of its games when it is its turn within
+the budget the shared policy gives (`engine.search.budget`), and comes back after a dropped
+connection without losing track of a game. `arena bot` (`clients.bot_cli`) runs it from the
+command line.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import contextlib
 import functools
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import Any
 
@@ -43,6 +44,8 @@ from server.protocol import (
     ErrorCode,
     GameStarted,
     GameStatus,
+    JoinLadder,
+    LadderMembership,
     Offers,
     PlayerKind,
     PlayMove,
@@ -94,6 +97,7 @@ async def run_bot(
     stop: asyncio.Event | None = None,
     client_name: str = "arena-bot",
     report: Callable[[str], None] | None = None,
+    ladders: Sequence[str] = (),
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
     `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
@@ -102,9 +106,18 @@ async def run_bot(
     protocol has no request that lists open challenges. A dropped connection is taken up
     again (its session resumed, or the token used again) with backoff, and every game caught
     up before play goes on. `report` is given a plain sentence when the server has not
-    answered several attempts in a row, and when it is reached again. Raises BotError when it
-    cannot play at all."""
-    player = BotPlayer(url, token, engine, accept=accept, client_name=client_name, report=report)
+    answered several attempts in a row, and when it is reached again. The bot joins the bot
+    ladders named in `ladders` after each login and plays the games they start. Raises
+    BotError when it cannot play at all (a ladder it may not join included)."""
+    player = BotPlayer(
+        url,
+        token,
+        engine,
+        accept=accept,
+        client_name=client_name,
+        report=report,
+        ladders=ladders,
+    )
     await player.run(stop or asyncio.Event())
 
 
@@ -138,6 +151,7 @@ class BotPlayer:
         accept: ChallengePolicy | None = None,
         client_name: str = "arena-bot",
         report: Callable[[str], None] | None = None,
+        ladders: Sequence[str] = (),
     ) -> None:
         check_url(url)
         if not token:
@@ -152,6 +166,7 @@ class BotPlayer:
             accept = ChallengePolicy(games=frozenset(games))
         self.policy = accept
         self.client_name = client_name
+        self.ladders = tuple(ladders)  # joined again after every login
         self.report = report or (lambda text: None)
         self.client: ArenaClient | None = None
         self.name: str | None = None
@@ -255,11 +270,28 @@ class BotPlayer:
         if client.user.kind is not PlayerKind.BOT:
             await client.close()
             raise BotError(f"the token logs in {client.user.name}, who is not a bot")
+        try:
+            await self._join_ladders(client)
+        except BaseException:
+            await client.close()
+            raise
         self.name = client.user.name
         self.connections += 1
         self.log = self.log.bind(bot=self.name)
         self.log.info("bot_online", games=sorted(client.games), connection=self.connections)
         return client
+
+    async def _join_ladders(self, client: ArenaClient) -> None:
+        """Join the bot's ladders on a new connection (a membership ends with the connection
+        that joined). A ladder the server refuses stops the bot."""
+        for ladder in self.ladders:
+            try:
+                await client.request(JoinLadder(ladder), LadderMembership)
+            except ArenaError as error:
+                if error.code in RETRY:
+                    raise
+                raise BotError(f"cannot join ladder {ladder}: {error.reply.message}") from None
+            self.log.info("ladder_joined", ladder=ladder)
 
     async def _play(self, client: ArenaClient, stop: asyncio.Event) -> None:
         """Serve one connection until it closes or `stop` is set."""

@@ -117,6 +117,15 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--casual", action="store_true", help="decline rated challenges, play casual games only"
     )
+    parser.add_argument(
+        "--ladder",
+        action="append",
+        dest="ladders",
+        default=[],
+        metavar="NAME",
+        help="join this bot ladder after logging in, and again after every reconnect, and play "
+        "the games it starts (repeat for several; `arena ladder list` on the server lists them)",
+    )
 
 
 def _engine(text: str) -> str:
@@ -210,7 +219,15 @@ def run_command(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await run_bot(args.server, token, engine, accept=policy, stop=stop, report=_say)
+        await run_bot(
+            args.server,
+            token,
+            engine,
+            accept=policy,
+            stop=stop,
+            report=_say,
+            ladders=args.ladders,
+        )
 
     asyncio.run(play())
     return 0

@@ -1,7 +1,8 @@
 """One server process: the websocket endpoint (and `GET /healthz` and `GET /metrics` on the
 same port), the connections it holds, and the background duties any process may do for the
-shared Redis: ending games whose time is up, pairing the quick-pairing pools and keeping its
-seeks alive.
+shared Redis: ending games whose time is up, pairing the quick-pairing pools, keeping its
+seeks and its bots' ladder memberships alive, and scheduling the ladders while it holds their
+lease.
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ from server.handlers import (
     AccountServices,
     AnalysisServices,
     Dispatch,
+    LadderServices,
     LobbyServices,
     PlayServices,
     dispatch,
 )
+from server.ladder.scheduler import LEASE_MS, ROUND_SECONDS, Scheduler
+from server.ladder.store import MEMBERSHIP_MS, LadderStore
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.metrics import ServerMetrics, respond
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
@@ -75,9 +79,12 @@ class Arena:
         time_controls: TimeControls | None = None,
         offered: Offered | None = None,
         login_limits: LoginLimits | None = None,
+        ladder_round_seconds: float = ROUND_SECONDS,
+        ladder_lease_ms: int = LEASE_MS,
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
-        its every setup, the house bots that play it and `time_controls`."""
+        its every setup, the house bots that play it and `time_controls`. The ladders play a
+        round every `ladder_round_seconds` under a lease of `ladder_lease_ms`."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -92,6 +99,15 @@ class Arena:
         self.lobby = Lobby(redis)
         self.login_throttle = LoginThrottle(redis, login_limits)
         self.hub = Hub(redis)
+        self.ladders = LadderStore(redis)
+        self.scheduler = Scheduler(
+            self.ladders,
+            self,
+            self.store,
+            self.offered,
+            round_seconds=ladder_round_seconds,
+            lease_ms=ladder_lease_ms,
+        )
         self.sessions: set[Session] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pairing = asyncio.Event()
@@ -107,6 +123,8 @@ class Arena:
         self.spawn(self._pair_loop())
         self.spawn(self._seek_loop())
         self.spawn(self._presence_loop())
+        self.spawn(self._membership_loop())
+        self.spawn(self.scheduler.run())
 
     async def close(self) -> None:
         pending = set(self._tasks)
@@ -119,6 +137,9 @@ class Arena:
             for task in pending:
                 log.warning("task_cancelled_again", task=repr(task.get_coro()))
                 task.cancel()
+        # After the tasks: a round still running could take the lease again.
+        with contextlib.suppress(Exception):
+            await self.scheduler.stop()
         await self.hub.close()
         self.analyst.close()
 
@@ -159,6 +180,7 @@ class Arena:
             ),
             PlayServices(self.store, self.metrics),
             AnalysisServices(self.store, self.analyst),
+            LadderServices(self.ladders, self.offered),
         )
 
     # Games
@@ -248,6 +270,19 @@ class Arena:
                 await self.store.lapse_attendance(now)
             except Exception:
                 log.exception("presence_check_failed")
+
+    async def _membership_loop(self) -> None:
+        while True:
+            await asyncio.sleep(MEMBERSHIP_MS / 3000)
+            try:
+                joined = [
+                    (ladder, session.me().name)
+                    for session in self.sessions
+                    for ladder in session.ladders
+                ]
+                await self.ladders.renew(joined, now_ms())
+            except Exception:
+                log.exception("ladder_membership_renewal_failed")
 
     async def _pair_loop(self) -> None:
         while True:

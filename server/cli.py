@@ -1,9 +1,9 @@
 """The `arena` command line: the engine's subcommands, the server's own — `serve` (the game
 server, with an embedded Redis and house-bot workers by default), `worker` (house-bot moves),
-`user` and `token` (accounts and bot tokens) — and the clients' (`bot`; `play` and `watch`,
-the terminal client, which starts a server of its own in the background when given no URL;
-`review`, a finished game in the terminal client, from a record file or a server; and
-`tutorial`, which needs no server).
+`user` and `token` (accounts and bot tokens), `ladder` (the bot ladders) — and the clients'
+(`bot`; `play` and `watch`, the terminal client, which starts a server of its own in the
+background when given no URL; `review`, a finished game in the terminal client, from a record
+file or a server; and `tutorial`, which needs no server).
 
 This module puts the program together, and is the one place that may import every package
 (docs/architecture.md); the rest of `server` never imports `clients`.
@@ -47,10 +47,12 @@ from engine.records import GameRecord, read_record, read_records
 from server import identity
 from server.analysis import Analyst
 from server.app import Arena
+from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
+from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
-from server.offers import DEFAULT_TIME_CONTROLS, TimeControls
-from server.protocol import ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
+from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
+from server.protocol import DEFAULT_GAME, ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
 from server.redis_embedded import (
     AOF_NAME,
     SOCKET_NAME,
@@ -59,7 +61,7 @@ from server.redis_embedded import (
     end_process,
     end_with_parent,
 )
-from server.worker import prepare_house_bots, run_worker
+from server.worker import HOUSE_BOTS, prepare_house_bots, run_worker
 
 __all__ = ["main"]
 
@@ -137,7 +139,7 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         default=os.environ.get("ARENA_TIME_CONTROLS", DEFAULT_TIME_CONTROLS),
         metavar="SPEC",
         help="the time controls offered: a range BASE-BASE+INCREMENT in seconds, or a list "
-        f"BASE+INCREMENT,... (default {DEFAULT_TIME_CONTROLS}: a base of 15 s to 3 h, "
+        f"BASE+INCREMENT,... (default {DEFAULT_TIME_CONTROLS}: a base of 10 s to 3 h, "
         "increments up to 180 s)",
     )
     serve.add_argument(
@@ -218,6 +220,37 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     revoke.add_argument("id", metavar="ID", help="the token's id, as `arena token list` shows it")
     _add_redis_options(revoke)
     revoke.set_defaults(run=_token_revoke)
+
+    _add_ladder_commands(commands)
+
+
+def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ladder = commands.add_parser("ladder", help="manage the bot ladders")
+    ladder_commands = ladder.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = ladder_commands.add_parser(
+        "create",
+        help="create a bot ladder: its games' setup and time control, which the server must "
+        "offer ($ARENA_TIME_CONTROLS, as `arena serve --time-controls`)",
+    )
+    create.add_argument("name", metavar="NAME", help="letters, digits, _ and -")
+    create.add_argument("--setup", required=True, metavar="SETUP", help="e.g. 10x10")
+    create.add_argument(
+        "--time", required=True, metavar="BASE+INC", help="whole seconds, e.g. 60+1"
+    )
+    create.add_argument(
+        "--game", default=DEFAULT_GAME, metavar="GAME", help=f"default {DEFAULT_GAME}"
+    )
+    _add_redis_options(create)
+    create.set_defaults(run=_ladder_create)
+    listing = ladder_commands.add_parser("list", help="list the ladders and their members")
+    _add_redis_options(listing)
+    listing.set_defaults(run=_ladder_list)
+    remove = ladder_commands.add_parser(
+        "remove", help="remove a ladder (games under way go on; no more start)"
+    )
+    remove.add_argument("name", metavar="NAME")
+    _add_redis_options(remove)
+    remove.set_defaults(run=_ladder_remove)
 
 
 def _add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -621,6 +654,10 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
     host, port = args.host, args.port
     stop = _stop_event()
     redis = open_redis(url)
+    if not args.redis_url:
+        # The private Redis is this server's own: it starts with the default ladders.
+        for ladder in await LadderStore(redis).ensure_defaults():
+            log.info("ladder_created", ladder=ladder.name, terms=ladder.terms)
     arena = Arena(
         redis,
         time_controls=args.time_controls,
@@ -808,6 +845,47 @@ def _token_revoke(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         token = asyncio.run(_with_redis(url, lambda r: identity.revoke_bot_token(r, args.id)))
     print(f"revoked bot token {token.id} of {token.bot}")
+    return 0
+
+
+def _ladder_create(args: argparse.Namespace) -> int:
+    ladder = Ladder(args.name, args.setup, parse_time(args.time), args.game)
+    controls = TimeControls.parse(os.environ.get("ARENA_TIME_CONTROLS", DEFAULT_TIME_CONTROLS))
+    refusal = ladder.refusal(Offered.every_game(controls, HOUSE_BOTS))
+    if refusal is not None:
+        raise ValueError(f"the server does not offer {refusal}")
+    configure_logging()
+    with _redis_url(args) as url:
+        added = asyncio.run(_with_redis(url, lambda r: LadderStore(r).create(ladder)))
+    if not added:
+        raise ValueError(f"there is a ladder {args.name} already; `arena ladder remove` it first")
+    print(f"created ladder {ladder.name}: {ladder.terms}")
+    return 0
+
+
+def _ladder_list(args: argparse.Namespace) -> int:
+    async def listing(redis: aioredis.Redis) -> list[tuple[Ladder, dict[str, int]]]:
+        store = LadderStore(redis)
+        now = now_ms()
+        return [(ladder, await store.members(ladder.name, now)) for ladder in await store.ladders()]
+
+    configure_logging()
+    with _redis_url(args) as url:
+        ladders = asyncio.run(_with_redis(url, listing))
+    if not ladders:
+        _note(args, "no ladders")
+    width = max((len(ladder.name) for ladder, _ in ladders), default=0)
+    for ladder, members in ladders:
+        bots = ", ".join(sorted(members, key=str.lower)) or "no bots connected"
+        print(f"{ladder.name:<{width}}  {ladder.terms}  {bots}")
+    return 0
+
+
+def _ladder_remove(args: argparse.Namespace) -> int:
+    configure_logging()
+    with _redis_url(args) as url:
+        ladder = asyncio.run(_with_redis(url, lambda r: LadderStore(r).remove(args.name)))
+    print(f"removed ladder {ladder.name}")
     return 0
 
 

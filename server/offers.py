@@ -1,6 +1,6 @@
 """What a server offers, game by game: the game's setups (from engine.game's registry), its house
 bots (those of the server's that play it), and time controls, from a setting that is either a
-range (`15-10800+180`: a base from 15 s to 3 h, an increment up to 180 s) or a list
+range (`10-10800+180`: a base from 10 s to 3 h, an increment up to 180 s) or a list
 (`60+0,180+2,600+5`). A base of 0 is never offered: the first move off the clock would leave
 White's clock empty at its second move."""
 
@@ -24,7 +24,7 @@ from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS
 
 __all__ = ["DEFAULT_TIME_CONTROLS", "GameTerms", "Offered", "TimeControls"]
 
-DEFAULT_TIME_CONTROLS = "15-10800+180"
+DEFAULT_TIME_CONTROLS = "10-10800+180"  # 10 s: the base of the `fast` bot ladder
 
 
 @dataclass(frozen=True)

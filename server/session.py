@@ -92,6 +92,7 @@ class Session:
         self.watching: set[str] = set()
         self.attending: dict[str, Colour | None] = {}  # game -> colour played here, if any
         self.seek_ids: set[str] = set()
+        self.ladders: dict[str, int] = {}  # ladders joined here -> games at once
         self.channels: set[str] = set()
         self.bucket = TokenBucket(RATE, BURST)
         self.log = log.bind(peer=str(socket.remote_address))
@@ -367,6 +368,8 @@ class Session:
                 await lobby.take_seek(seek_id)
             if self.user is not None:
                 await lobby.leave_pools(self.user.name)
+                for ladder in self.ladders:
+                    await self.arena.ladders.leave(ladder, self.user.name, self.connection_id)
             for game_id in self.watching:
                 await self.arena.store.count_spectator(game_id, -1)
             for game_id, colour in self.attending.items():

@@ -1,4 +1,4 @@
-"""The request handlers by area (account, lobby, play, analysis) and the typed table a
+"""The request handlers by area (account, lobby, play, analysis, ladder) and the typed table a
 connection dispatches on: each request type that reaches a session has exactly one handler,
 checked when this package is imported, and each area's handlers see only that area's services
 and their view of the connection.
@@ -11,9 +11,10 @@ from typing import Any, Protocol
 
 from server.protocol import REQUESTS, Hello, Ping, Request
 
-from . import account, analysis, lobby, play
+from . import account, analysis, ladder, lobby, play
 from .account import AccountConnection, AccountServices
 from .analysis import AnalysisConnection, AnalysisServices
+from .ladder import LadderConnection, LadderServices
 from .lobby import LobbyConnection, LobbyServices, Matchmaker
 from .play import PlayConnection, PlayServices
 from .route import Route, bind, check
@@ -26,6 +27,7 @@ __all__ = [
     "Connection",
     "Dispatch",
     "Handler",
+    "LadderServices",
     "LobbyServices",
     "Matchmaker",
     "PlayServices",
@@ -36,7 +38,14 @@ __all__ = [
 ANSWERED_BY_PROTOCOL: tuple[type[Request], ...] = (Hello, Ping)
 
 
-class Connection(AccountConnection, LobbyConnection, PlayConnection, AnalysisConnection, Protocol):
+class Connection(
+    AccountConnection,
+    LobbyConnection,
+    PlayConnection,
+    AnalysisConnection,
+    LadderConnection,
+    Protocol,
+):
     """Everything a handler of any area may see of a connection (what a session offers)."""
 
 
@@ -48,6 +57,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     *lobby.ROUTES,
     *play.ROUTES,
     *analysis.ROUTES,
+    *ladder.ROUTES,
 )
 check(ROUTES, (kind for kind in REQUESTS.values() if kind not in ANSWERED_BY_PROTOCOL))
 
@@ -57,6 +67,7 @@ def dispatch(
     lobby_services: LobbyServices,
     play_services: PlayServices,
     analysis_services: AnalysisServices,
+    ladder_services: LadderServices,
 ) -> Dispatch:
     """The handler of every request type a session passes on, bound to its area's services."""
     table: dict[type[Request], Handler] = {}
@@ -64,4 +75,5 @@ def dispatch(
     table.update(bind(lobby.ROUTES, lobby_services))
     table.update(bind(play.ROUTES, play_services))
     table.update(bind(analysis.ROUTES, analysis_services))
+    table.update(bind(ladder.ROUTES, ladder_services))
     return table

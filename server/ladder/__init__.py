@@ -1,6 +1,8 @@
 """The bot ladder's rules without the store: the pairing of a round (`pairing`), Glicko-2 with
 the anchors held fixed (`rating`), the maximum-likelihood rating list over all of a ladder's
-games (`likelihood`), the cross table (`results`) and the standings (`standing`)."""
+games (`likelihood`), the cross table (`results`) and the standings (`standing`). The ladders
+in Redis (`server.ladder.store`) and the scheduler (`server.ladder.scheduler`) are imported
+from their modules."""
 
 from server.ladder.likelihood import PRIOR_DEVIATION, UNANCHORED_CENTRE, Estimate, rating_list
 from server.ladder.pairing import (

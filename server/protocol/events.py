@@ -17,10 +17,12 @@ from server.protocol.limits import (
     MAX_PLY,
     MAX_REGIONS,
     ChallengeId,
+    Count,
     EventVersion,
     FieldPath,
     GameId,
     GameName,
+    LadderName,
     Millis,
     MoveText,
     Ply,
@@ -63,6 +65,7 @@ __all__ = [
     "GameList",
     "GameSnapshot",
     "GameStarted",
+    "LadderMembership",
     "MovePlayed",
     "OfferList",
     "Ok",
@@ -267,6 +270,19 @@ class Synced(Event, tag="synced"):
     version: EventVersion
 
 
+@dataclass(frozen=True)
+class LadderMembership(Event, tag="ladder_membership"):
+    """The reply to `join_ladder` and `leave_ladder`: whether the bot is now a `member` of the
+    ladder, the `games` it plays there at once (0 when not a member), and whether the request
+    `changed` anything (false for a second join with the same games, or leaving a ladder the
+    bot was not on)."""
+
+    ladder: LadderName
+    member: bool
+    games: Count
+    changed: bool
+
+
 EVENTS = by_tag(
     Ok,
     ErrorReply,
@@ -287,4 +303,5 @@ EVENTS = by_tag(
     GameEnded,
     Synced,
     Analysis,
+    LadderMembership,
 )

@@ -49,6 +49,8 @@ __all__ = [
     "GameId",
     "GameName",
     "IncrementSeconds",
+    "LadderGames",
+    "LadderName",
     "Millis",
     "MoveText",
     "Password",
@@ -116,6 +118,7 @@ RetryAfter = Annotated[int, Range(0, MAX_RETRY_AFTER)]
 Rating = Annotated[int, Range(0, MAX_RATING)]
 Strength = Annotated[int, Range(1, MAX_STRENGTH)]
 Count = Annotated[int, Range(0, MAX_COUNT)]
+LadderGames = Annotated[int, Range(1, MAX_OWN_GAMES)]  # games a bot plays at once on a ladder
 
 UserName = Annotated[str, Length(1, MAX_NAME_LENGTH)]
 Password = Annotated[str, Length(1, MAX_PASSWORD_LENGTH)]
@@ -132,3 +135,4 @@ ClientName = Annotated[str, Length(1, MAX_CLIENT_LENGTH)]
 Reason = Annotated[str, Length(1, MAX_REASON_LENGTH)]
 ReplyText = Annotated[str, Length(0, MAX_MESSAGE_LENGTH)]
 FieldPath = Annotated[str, Length(1, MAX_FIELD_PATH_LENGTH)]
+LadderName = Annotated[str, Length(1, MAX_NAME_LENGTH)]

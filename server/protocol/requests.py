@@ -12,6 +12,8 @@ from server.protocol.limits import (
     EventVersion,
     GameId,
     GameName,
+    LadderGames,
+    LadderName,
     MoveText,
     Password,
     Ply,
@@ -42,6 +44,8 @@ __all__ = [
     "DeclineChallenge",
     "Guest",
     "Hello",
+    "JoinLadder",
+    "LeaveLadder",
     "ListGames",
     "ListOffers",
     "ListSeeks",
@@ -258,6 +262,24 @@ class Analyze(Request, tag="analyze"):
     ply: Ply | None = None
 
 
+@dataclass(frozen=True)
+class JoinLadder(Request, tag="join_ladder"):
+    """Join a bot ladder by name, playing up to `games` of its games at once, for as long as
+    this connection lasts. Reply `ladder_membership`; the ladder's games follow as
+    `game_started`."""
+
+    ladder: LadderName
+    games: LadderGames = 1
+
+
+@dataclass(frozen=True)
+class LeaveLadder(Request, tag="leave_ladder"):
+    """Leave a bot ladder: no more of its games start (those under way go on). Reply
+    `ladder_membership`."""
+
+    ladder: LadderName
+
+
 REQUESTS = by_tag(
     Hello,
     Login,
@@ -285,4 +307,6 @@ REQUESTS = by_tag(
     ClaimVictory,
     Resync,
     Analyze,
+    JoinLadder,
+    LeaveLadder,
 )

@@ -17,12 +17,12 @@ from tests.server.endpoint import serving
 from tests.server.wire import Wire
 
 
-def test_the_default_range_offers_15_s_to_3_h_and_increments_up_to_180_s() -> None:
+def test_the_default_range_offers_10_s_to_3_h_and_increments_up_to_180_s() -> None:
     offered = TimeControls.parse(DEFAULT_TIME_CONTROLS)
-    assert offered.refusal(TimeControl(15, 0)) is None
+    assert offered.refusal(TimeControl(10, 0)) is None
     assert offered.refusal(TimeControl(10800, 180)) is None
-    assert offered.refusal(TimeControl(14, 5)) == (
-        "time control 14+5 is not offered: the base must be 15 to 10800 s"
+    assert offered.refusal(TimeControl(9, 5)) == (
+        "time control 9+5 is not offered: the base must be 10 to 10800 s"
     )
 
 
@@ -92,7 +92,7 @@ def test_welcome_shows_amazons_and_the_offer_list_every_game() -> None:
     shown = offered.offers()
     assert (shown.setups, shown.min_base, shown.max_base, shown.house_bots, shown.games) == (
         ("10x10", "8x8", "6x6"),
-        15,
+        10,
         10_800,
         HOUSE_BOTS,
         None,
@@ -165,7 +165,7 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
             "game": "amazons",
             "setups": ["10x10", "8x8", "6x6"],
             "default_setup": "10x10",
-            "min_base": 15,
+            "min_base": 10,
             "max_base": 10_800,
             "max_increment": 180,
             "time_controls": [],

@@ -177,8 +177,8 @@ async def test_a_connection_that_does_not_log_in_in_time_is_closed(
 @pytest.mark.parametrize(
     ("time", "message"),
     [
-        ({"base": 0, "increment": 0}, "time control 0+0 is not offered: the base must be 15 to"),
-        ({"base": 0, "increment": 5}, "time control 0+5 is not offered: the base must be 15 to"),
+        ({"base": 0, "increment": 0}, "time control 0+0 is not offered: the base must be 10 to"),
+        ({"base": 0, "increment": 5}, "time control 0+5 is not offered: the base must be 10 to"),
         ({"base": 60, "increment": 181}, "field 'time.increment' must be an int from 0 to 180"),
     ],
 )

@@ -33,6 +33,9 @@ from server.protocol import (
     GameSummary,
     Guest,
     Hello,
+    JoinLadder,
+    LadderMembership,
+    LeaveLadder,
     ListGames,
     ListOffers,
     ListSeeks,
@@ -139,6 +142,9 @@ REQUESTS: list[Request] = [
     Resync("g42", 17, id=11),
     Analyze(START),
     Analyze(game_id="g42", ply=3),
+    JoinLadder("fast", id=14),
+    JoinLadder("main", games=3),
+    LeaveLadder("fast", id=15),
 ]
 
 EVENTS: list[Event] = [
@@ -192,6 +198,8 @@ EVENTS: list[Event] = [
     GameEnded("g42", 8, Termination.RESIGNATION, CLOCKS, Colour.BLACK),
     GameEnded("g7", 2, Termination.ABORTED, Clocks(180_000, 180_000)),
     Synced("g42", 8, id=11),
+    LadderMembership("fast", True, 1, True, id=14),
+    LadderMembership("fast", False, 0, False, id=15),
     Analysis(
         "B3/W3 b",
         (RegionValue("contested", 8, 1, 1, "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1}}", "0", "3"),),

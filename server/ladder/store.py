@@ -1,0 +1,369 @@
+"""The ladders in Redis: each ladder's definition (game, setup, time control), its members
+connected now, the colours its pairs have had, the games it started and its bots' Glicko-2
+ratings, and the lease that lets one server process at a time schedule. docs/ladder.md lists
+the keys.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from server.glicko import Rating
+from server.ladder.pairing import PairHistory, Pairing
+from server.ladder.rating import rate_ladder_game
+from server.offers import Offered
+from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
+from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
+
+__all__ = [
+    "DEFAULT_LADDERS",
+    "LADDERS",
+    "LEASE",
+    "MEMBERSHIP_MS",
+    "Ladder",
+    "LadderError",
+    "LadderStore",
+    "parse_time",
+]
+
+LADDERS = "ladders"  # hash: ladder name -> its definition (JSON: game, setup, base, increment)
+LEASE = "ladder:scheduler"  # string, with an expiry: the token of the process that schedules
+LADDER_OF_GAME = "ladder:game"  # hash: game id -> name of the ladder that started it
+
+# A member's place lapses this long after its server process last renewed it, so the bots of a
+# process that died stop being paired; a connected member's process renews it every third.
+MEMBERSHIP_MS = 15_000
+
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+# Releases or renews the lease only for the process holding it (its token in ARGV[1]).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+# Takes a bot off a ladder (KEYS: members, limits, connections; ARGV: the bot, and the
+# connection that joined it, or '' for any): a connection that closes after the bot joined again
+# on another leaves the new membership alone.
+_LEAVE = """
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+
+def members_key(ladder: str) -> str:
+    """Sorted set: bot name -> server ms when its membership lapses."""
+    return f"ladder:{{{ladder}}}:members"
+
+
+def limits_key(ladder: str) -> str:
+    """Hash: bot name -> games it plays at once on this ladder."""
+    return f"ladder:{{{ladder}}}:limits"
+
+
+def connections_key(ladder: str) -> str:
+    """Hash: bot name -> id of the connection that joined (the one whose end ends it)."""
+    return f"ladder:{{{ladder}}}:connections"
+
+
+def whites_key(ladder: str) -> str:
+    """Hash: `white black` (two bot names) -> games the first had White against the second."""
+    return f"ladder:{{{ladder}}}:whites"
+
+
+def unrated_key(ladder: str) -> str:
+    """Set: the ids of the ladder's games not rated yet (those under way among them)."""
+    return f"ladder:{{{ladder}}}:unrated"
+
+
+def ratings_key(ladder: str) -> str:
+    """Hash: bot name -> its ladder rating (JSON: rating, deviation, volatility)."""
+    return f"ladder:{{{ladder}}}:ratings"
+
+
+def games_key(ladder: str) -> str:
+    """List: the ids of the games the ladder started, oldest first."""
+    return f"ladder:{{{ladder}}}:games"
+
+
+class LadderError(ValueError):
+    """A ladder that cannot be made or is not there; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A ladder: its `name` (kept in lower case), and the game, setup and time control of every
+    game it starts."""
+
+    name: str
+    setup: str
+    time: TimeControl
+    game: str = DEFAULT_GAME
+
+    def __post_init__(self) -> None:
+        if len(self.name) > MAX_NAME_LENGTH or not _NAME.fullmatch(self.name):
+            raise LadderError(
+                f"a ladder name is 1 to {MAX_NAME_LENGTH} letters, digits, _ or -, "
+                f"not {self.name!r}"
+            )
+        # Names compare case-insensitively: a ladder is known by its name in lower case.
+        object.__setattr__(self, "name", self.name.lower())
+
+    @property
+    def terms(self) -> str:
+        """`amazons 10x10 60+1`: what its games are."""
+        return f"{self.game} {self.setup} {self.time.base}+{self.time.increment}"
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "game": self.game,
+                "setup": self.setup,
+                "base": self.time.base,
+                "increment": self.time.increment,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, name: str, text: str | bytes) -> Ladder:
+        fields = json.loads(text)
+        return cls(
+            name,
+            fields["setup"],
+            TimeControl(fields["base"], fields["increment"]),
+            fields.get("game", DEFAULT_GAME),
+        )
+
+    def refusal(self, offered: Offered) -> str | None:
+        """Why a server offering `offered` cannot play this ladder's games, or None."""
+        try:
+            offered.terms(self.game).check(self.setup, self.time)
+        except ProtocolError as error:
+            return f"ladder {self.name}: {error}"
+        return None
+
+
+def parse_time(text: str) -> TimeControl:
+    """`60+1` as a time control: whole seconds of base and increment."""
+    base, plus, increment = text.strip().partition("+")
+    try:
+        control = TimeControl(int(base), int(increment))
+    except ValueError:
+        control = None
+    if not plus or control is None:
+        raise LadderError(
+            f"time control {text.strip()!r} is not BASE+INCREMENT in whole seconds (as in 60+1)"
+        )
+    if not (1 <= control.base <= MAX_BASE_SECONDS and control.increment <= MAX_INCREMENT_SECONDS):
+        raise LadderError(
+            f"time control {text.strip()!r}: a base of 1 to {MAX_BASE_SECONDS} s and an "
+            f"increment of 0 to {MAX_INCREMENT_SECONDS} s"
+        )
+    return control
+
+
+# `fast` is 10 s + 0.1 s in spirit; the protocol's clocks count whole seconds, so its
+# increment is 0 (a bot still gets its flat allowance on every move, docs/protocol.md).
+DEFAULT_LADDERS = (
+    Ladder("main", "10x10", TimeControl(60, 1)),
+    Ladder("fast", "6x6", TimeControl(10, 0)),
+)
+
+
+class LadderStore:
+    """The ladders of one Redis."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self.redis = redis
+        self._release = redis.register_script(_RELEASE)
+        self._renew = redis.register_script(_RENEW)
+        self._leave = redis.register_script(_LEAVE)
+
+    # Definitions
+
+    async def create(self, ladder: Ladder) -> bool:
+        """Add `ladder` unless one of its name is there (names compare case-insensitively);
+        whether it was added."""
+        added = await self.redis.hsetnx(LADDERS, ladder.name, ladder.to_json())
+        return bool(added)
+
+    async def ensure_defaults(self) -> list[Ladder]:
+        """Create the default ladders that are missing, never changing one that is there;
+        the ones created."""
+        return [ladder for ladder in DEFAULT_LADDERS if await self.create(ladder)]
+
+    async def remove(self, name: str) -> Ladder:
+        """Remove the ladder `name` and its members (its games and history stay until a ladder
+        of that name is made again, which takes them up). LadderError if there is none."""
+        ladder = await self.get(name)
+        await self.redis.hdel(LADDERS, ladder.name)
+        await self.redis.delete(
+            members_key(ladder.name), limits_key(ladder.name), connections_key(ladder.name)
+        )
+        return ladder
+
+    async def find(self, name: str) -> Ladder | None:
+        text = await self.redis.hget(LADDERS, name.lower())
+        return None if text is None else Ladder.from_json(name, text)
+
+    async def get(self, name: str) -> Ladder:
+        ladder = await self.find(name)
+        if ladder is None:
+            raise LadderError(f"no ladder {name}{await self._listing()}")
+        return ladder
+
+    async def ladders(self) -> list[Ladder]:
+        """Every ladder, by name."""
+        found = await self.redis.hgetall(LADDERS)
+        return sorted(
+            (Ladder.from_json(_text(name), text) for name, text in found.items()),
+            key=lambda ladder: ladder.name,
+        )
+
+    async def _listing(self) -> str:
+        names = [ladder.name for ladder in await self.ladders()]
+        return f"; the ladders are {', '.join(names)}" if names else "; there are no ladders"
+
+    # Members
+
+    async def join(self, ladder: str, bot: str, games: int, now: int, connection: str = "") -> None:
+        """Make `bot` a member playing up to `games` at once, until MEMBERSHIP_MS after `now`
+        unless renewed, joined by `connection` (an id)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(members_key(ladder), {bot: now + MEMBERSHIP_MS})
+            pipe.hset(limits_key(ladder), bot, games)
+            pipe.hset(connections_key(ladder), bot, connection)
+            await pipe.execute()
+
+    async def leave(self, ladder: str, bot: str, connection: str = "") -> bool:
+        """Take `bot` off the ladder, if `connection` joined it (any connection when empty);
+        whether it was a member."""
+        keys = [members_key(ladder), limits_key(ladder), connections_key(ladder)]
+        return bool(await self._leave(keys=keys, args=[bot, connection]))
+
+    async def renew(self, memberships: Sequence[tuple[str, str]], now: int) -> None:
+        """Keep each (ladder, bot) a member for MEMBERSHIP_MS more; a bot the ladder no longer
+        lists (it left on another connection, or the ladder went) stays off."""
+        if not memberships:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for ladder, bot in memberships:
+                pipe.zadd(members_key(ladder), {bot: now + MEMBERSHIP_MS}, xx=True)
+            await pipe.execute()
+
+    async def members(self, ladder: str, now: int) -> dict[str, int]:
+        """The members whose membership has not lapsed, each with its game limit."""
+        await self.redis.zremrangebyscore(members_key(ladder), "-inf", now)
+        names = [_text(name) for name in await self.redis.zrange(members_key(ladder), 0, -1)]
+        if not names:
+            return {}
+        limits = await self.redis.hmget(limits_key(ladder), names)
+        return {name: int(limit or 1) for name, limit in zip(names, limits, strict=True)}
+
+    # Games
+
+    async def history(self, ladder: str) -> PairHistory:
+        """How often each bot had White against each other on the ladder."""
+        found = await self.redis.hgetall(whites_key(ladder))
+        history = PairHistory()
+        for pair, count in found.items():
+            white, _, black = _text(pair).partition(" ")
+            history.white_games[(white, black)] = int(count)
+        return history
+
+    async def started(self, ladder: str, pairing: Pairing, game_id: str) -> None:
+        """Count a game the ladder started, in its history and its list of games."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hincrby(whites_key(ladder), f"{pairing.white} {pairing.black}", 1)
+            pipe.rpush(games_key(ladder), game_id)
+            pipe.sadd(unrated_key(ladder), game_id)
+            pipe.hset(LADDER_OF_GAME, game_id, ladder)
+            await pipe.execute()
+
+    async def unrated(self, ladder: str) -> list[str]:
+        """The ids of the ladder's games not rated yet, those under way among them."""
+        return sorted(_text(game_id) for game_id in await self.redis.smembers(unrated_key(ladder)))
+
+    async def ratings(self, ladder: str) -> dict[str, Rating]:
+        """The ladder rating of each bot that has played a rated ladder game."""
+        found = await self.redis.hgetall(ratings_key(ladder))
+        return {_text(bot): _rating(text) for bot, text in found.items()}
+
+    async def rate(
+        self, ladder: str, game_id: str, white: str, black: str, white_won: bool | None
+    ) -> bool:
+        """Settle an ended game of the ladder, once: the ratings of `white` and `black` after it
+        (Glicko-2, the game its own rating period) when `white_won` says who won; a game
+        without a winner (None: aborted) is only taken off the unrated. Whether this call
+        settled it: False when it was settled already, or when the ratings changed meanwhile
+        (it stays unrated, to settle again)."""
+        key, unrated = ratings_key(ladder), unrated_key(ladder)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(key, unrated)
+                if not await pipe.sismember(unrated, game_id):
+                    return False
+                pipe.multi()
+                pipe.srem(unrated, game_id)
+                if white_won is not None:
+                    before = await self.redis.hmget(key, [white, black])
+                    new_white, new_black = rate_ladder_game(
+                        _rating(before[0]), _rating(before[1]), white_won
+                    )
+                    pipe.hset(key, mapping={white: _json(new_white), black: _json(new_black)})
+                await pipe.execute()
+            except WatchError:
+                return False  # another process settled it, or rated a game meanwhile
+        return True
+
+    async def games(self, ladder: str) -> list[str]:
+        """The ids of the games the ladder started, oldest first."""
+        return [_text(game_id) for game_id in await self.redis.lrange(games_key(ladder), 0, -1)]
+
+    async def ladder_of(self, game_id: str) -> str | None:
+        """The ladder that started the game, if one did."""
+        name = await self.redis.hget(LADDER_OF_GAME, game_id)
+        return None if name is None else _text(name)
+
+    # The scheduler's lease
+
+    async def take_lease(self, token: str, lease_ms: int) -> bool:
+        """Hold the lease as `token` for `lease_ms`: renewed if `token` holds it, taken if
+        nobody does; whether `token` holds it now."""
+        if await self._renew(keys=[LEASE], args=[token, lease_ms]):
+            return True
+        return bool(await self.redis.set(LEASE, token, nx=True, px=lease_ms))
+
+    async def release_lease(self, token: str) -> None:
+        """Give the lease up, if `token` holds it."""
+        await self._release(keys=[LEASE], args=[token])
+
+    async def lease_holder(self) -> str | None:
+        token = await self.redis.get(LEASE)
+        return None if token is None else _text(token)
+
+
+def _rating(text: str | bytes | None) -> Rating:
+    if text is None:
+        return Rating()
+    rating, deviation, volatility = json.loads(text)
+    return Rating(rating, deviation, volatility)
+
+
+def _json(rating: Rating) -> str:
+    return json.dumps([rating.rating, rating.deviation, rating.volatility])
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

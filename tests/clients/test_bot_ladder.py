@@ -1,0 +1,62 @@
+"""`arena bot --ladder`: the bot joins its ladders after logging in and again after every
+reconnect, and a ladder it may not join stops it with one clear line."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.asyncio import Redis
+
+from clients.bot import BotError, BotPlayer, run_bot
+from server.clock import now_ms
+from server.identity import create_bot_token
+from server.ladder.store import LadderStore
+from tests.server.endpoint import arena_serving
+
+TIMEOUT = 60  # seconds any one test may take before it is failed rather than left hanging
+
+
+@pytest.mark.asyncio
+async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
+    redis: Redis, redis_url: str
+) -> None:
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    token = await create_bot_token(redis, "Climber")
+    player = BotPlayer("ws://127.0.0.1:1", token, "random", ladders=["fast", "MAIN"])
+    async with arena_serving(redis_url) as (arena, url):
+        player.url = url
+        stop = asyncio.Event()
+        bot = asyncio.create_task(player.run(stop))
+        try:
+            async with asyncio.timeout(TIMEOUT):
+
+                async def on_both() -> bool:
+                    now = now_ms()
+                    found = [await store.members(ladder, now) for ladder in ("fast", "main")]
+                    return found == [{"Climber": 1}] * 2
+
+                while not await on_both():
+                    await asyncio.sleep(0.05)
+                for session in arena.sessions:
+                    session.socket.transport.abort()  # a network failure
+                while player.connections < 2 or not await on_both():
+                    await asyncio.sleep(0.05)
+        finally:
+            stop.set()
+            await asyncio.wait_for(bot, TIMEOUT)
+
+
+@pytest.mark.asyncio
+async def test_a_ladder_the_bot_may_not_join_stops_it_with_one_line(
+    redis: Redis, redis_url: str
+) -> None:
+    await LadderStore(redis).ensure_defaults()
+    token = await create_bot_token(redis, "Lost")
+    async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
+        with pytest.raises(BotError) as refused:
+            await run_bot(url, token, "random", ladders=["nowhere"])
+    assert str(refused.value) == (
+        "cannot join ladder nowhere: no ladder nowhere; the ladders are fast, main"
+    )

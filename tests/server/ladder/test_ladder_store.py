@@ -1,0 +1,134 @@
+"""The ladders in Redis: definitions, members and their lapse, colour history, ratings, the
+lease."""
+
+import pytest
+from redis.asyncio import Redis
+
+from server.glicko import Rating
+from server.ladder.pairing import Pairing
+from server.ladder.rating import rate_ladder_game
+from server.ladder.store import (
+    DEFAULT_LADDERS,
+    MEMBERSHIP_MS,
+    Ladder,
+    LadderError,
+    LadderStore,
+    parse_time,
+)
+from server.offers import Offered, TimeControls
+from server.protocol import TimeControl
+from server.worker import HOUSE_BOTS
+
+
+@pytest.mark.asyncio
+async def test_a_ladder_is_created_listed_found_by_any_case_and_removed(redis: Redis) -> None:
+    store = LadderStore(redis)
+    assert await store.create(Ladder("Blitz", "8x8", TimeControl(30, 1)))
+    assert not await store.create(Ladder("blitz", "6x6", TimeControl(60, 0)))
+    assert await store.ladders() == [Ladder("blitz", "8x8", TimeControl(30, 1))]
+    found = await store.get("BLITZ")
+    assert (found.setup, found.time, found.terms) == ("8x8", TimeControl(30, 1), "amazons 8x8 30+1")
+    assert (await store.remove("blitz")).name == "blitz"
+    assert await store.ladders() == []
+    with pytest.raises(LadderError, match=r"^no ladder blitz; there are no ladders$"):
+        await store.get("blitz")
+
+
+@pytest.mark.asyncio
+async def test_the_defaults_are_created_once_and_never_overwritten(redis: Redis) -> None:
+    store = LadderStore(redis)
+    await store.create(Ladder("fast", "8x8", TimeControl(20, 0)))
+    assert [ladder.name for ladder in await store.ensure_defaults()] == ["main"]
+    assert await store.ensure_defaults() == []
+    ladders = {ladder.name: ladder for ladder in await store.ladders()}
+    assert ladders["fast"].terms == "amazons 8x8 20+0"
+    assert ladders["main"].terms == "amazons 10x10 60+1"
+    assert [ladder.terms for ladder in DEFAULT_LADDERS] == [
+        "amazons 10x10 60+1",
+        "amazons 6x6 10+0",
+    ]
+
+
+def test_bad_names_and_time_controls_are_refused_with_one_line() -> None:
+    with pytest.raises(LadderError, match=r"^a ladder name is 1 to 32 letters"):
+        Ladder("no spaces", "6x6", TimeControl(10, 0))
+    with pytest.raises(LadderError, match=r"^time control '10\+0.1' is not BASE\+INCREMENT"):
+        parse_time("10+0.1")
+    with pytest.raises(LadderError, match=r"^time control '0\+5': a base of 1 to 10800 s"):
+        parse_time("0+5")
+    assert parse_time(" 60+1 ") == TimeControl(60, 1)
+
+
+def test_a_ladder_the_server_does_not_offer_says_why() -> None:
+    offered = Offered.every_game(TimeControls.parse("60+0,180+2"), HOUSE_BOTS)
+    assert Ladder("x", "6x6", TimeControl(60, 0)).refusal(offered) is None
+    assert Ladder("x", "6x6", TimeControl(10, 0)).refusal(offered) == (
+        "ladder x: time control 10+0 is not offered; offered: 60+0, 180+2"
+    )
+    assert Ladder("x", "7x7", TimeControl(60, 0)).refusal(offered) == (
+        "ladder x: setup '7x7' is not offered for amazons; offered: 10x10, 8x8, 6x6"
+    )
+    default = Offered.every_game(TimeControls.parse("10-10800+180"), HOUSE_BOTS)
+    assert all(ladder.refusal(default) is None for ladder in DEFAULT_LADDERS)
+
+
+@pytest.mark.asyncio
+async def test_members_lapse_unless_renewed_and_a_late_leave_keeps_a_new_join(
+    redis: Redis,
+) -> None:
+    store = LadderStore(redis)
+    await store.join("fast", "alpha", 2, now=1_000, connection="c1")
+    await store.join("fast", "beta", 1, now=1_000, connection="c2")
+    assert await store.members("fast", now=1_000) == {"alpha": 2, "beta": 1}
+    await store.renew([("fast", "alpha"), ("fast", "gamma")], now=5_000)
+    assert await store.members("fast", now=1_000 + MEMBERSHIP_MS) == {"alpha": 2}
+    # alpha reconnects and joins again before its old connection is seen to close.
+    await store.join("fast", "alpha", 1, now=6_000, connection="c3")
+    assert not await store.leave("fast", "alpha", "c1")
+    assert await store.members("fast", now=6_000) == {"alpha": 1}
+    assert await store.leave("fast", "alpha")
+    assert await store.members("fast", now=6_000) == {}
+
+
+@pytest.mark.asyncio
+async def test_history_and_games_are_kept_per_ladder(redis: Redis) -> None:
+    store = LadderStore(redis)
+    await store.started("fast", Pairing("a", "b"), "g1")
+    await store.started("fast", Pairing("a", "b"), "g2")
+    await store.started("fast", Pairing("b", "a"), "g3")
+    await store.started("main", Pairing("b", "a"), "g4")
+    history = await store.history("fast")
+    assert (history.whites("a", "b"), history.whites("b", "a")) == (2, 1)
+    assert await store.games("fast") == ["g1", "g2", "g3"]
+    assert (await store.ladder_of("g4"), await store.ladder_of("g9")) == ("main", None)
+
+
+@pytest.mark.asyncio
+async def test_one_token_holds_the_lease_until_it_releases_it(redis: Redis) -> None:
+    store = LadderStore(redis)
+    assert await store.take_lease("one", 10_000)
+    assert not await store.take_lease("two", 10_000)
+    assert await store.take_lease("one", 10_000)
+    await store.release_lease("two")
+    assert await store.lease_holder() == "one"
+    await store.release_lease("one")
+    assert await store.take_lease("two", 10_000)
+    assert await store.lease_holder() == "two"
+
+
+@pytest.mark.asyncio
+async def test_an_ended_game_is_rated_once_and_an_aborted_one_not_at_all(redis: Redis) -> None:
+    store = LadderStore(redis)
+    await store.started("fast", Pairing("a", "b"), "g1")
+    await store.started("fast", Pairing("b", "c"), "g2")
+    assert await store.unrated("fast") == ["g1", "g2"]
+    assert await store.rate("fast", "g1", "a", "b", white_won=True)
+    assert not await store.rate("fast", "g1", "a", "b", white_won=True)
+    assert await store.rate("fast", "g2", "b", "c", white_won=None)
+    assert await store.unrated("fast") == []
+    ratings = await store.ratings("fast")
+    expected = rate_ladder_game(Rating(), Rating(), white_won=True)
+    assert (ratings["a"], ratings["b"]) == expected
+    assert ratings["a"].rating > 1500 > ratings["b"].rating
+    assert "c" not in ratings
+    assert await store.ratings("main") == {}

@@ -1,0 +1,148 @@
+"""`arena ladder create|list|remove` as a user runs them, and `arena serve` starting its
+private Redis with the default ladders."""
+
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+COMMAND_SECONDS = 60  # for one command to run, so a command that hangs fails its test
+START_SECONDS = 60  # for `arena serve` to listen (imports, a new Redis)
+SERVING = re.compile(r"serving on (ws://\S+)")
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A data folder with a short path: the private Redis's unix socket path must fit in 107
+    bytes, which a pytest tmp_path may not."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _env() -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
+    return {**clean, "PYTHONUNBUFFERED": "1"}
+
+
+def _arena(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", *args, "--data-dir", str(data_dir)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_SECONDS,
+    )
+
+
+def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) -> None:
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_SECONDS,
+        )
+
+    created = arena("create", "Blitz", "--setup", "8x8", "--time", "30+1")
+    assert (created.returncode, created.stdout) == (
+        0,
+        "created ladder blitz: amazons 8x8 30+1\n",
+    ), created.stderr
+    listed = arena("list")
+    assert "blitz  amazons 8x8 30+1  no bots connected\n" in listed.stdout, listed.stderr
+    again = arena("create", "blitz", "--setup", "6x6", "--time", "60+0")
+    assert again.returncode == 2
+    assert again.stderr == (
+        "arena ladder create: error: there is a ladder blitz already; "
+        "`arena ladder remove` it first\n"
+    )
+    removed = arena("remove", "BLITZ")
+    assert (removed.returncode, removed.stdout) == (0, "removed ladder blitz\n"), removed.stderr
+    assert "blitz" not in arena("list").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (
+            ["create", "x", "--setup", "7x7", "--time", "60+1"],
+            "the server does not offer ladder x: setup '7x7' is not offered for amazons; "
+            "offered: 10x10, 8x8, 6x6",
+        ),
+        (
+            ["create", "x", "--setup", "6x6", "--time", "5+0"],
+            "the server does not offer ladder x: time control 5+0 is not offered: the base "
+            "must be 10 to 10800 s",
+        ),
+        (
+            ["create", "x", "--setup", "6x6", "--time", "10+0.1"],
+            "time control '10+0.1' is not BASE+INCREMENT in whole seconds (as in 60+1)",
+        ),
+        (["remove", "nowhere"], "no ladder nowhere; there are no ladders"),
+    ],
+)
+def test_bad_ladders_are_one_clear_line(
+    args: list[str], error: str, redis_url: str, tmp_path: Path
+) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_url).flushall()
+    result = subprocess.run(
+        [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_SECONDS,
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"arena ladder {args[0]}: error: {error}\n"
+
+
+def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir: Path) -> None:
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "server.cli", "serve"),
+            *("--port", "0", "--workers", "0", "--data-dir", str(short_dir)),
+        ],
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        deadline = time.monotonic() + START_SECONDS
+        line = ""
+        while not SERVING.search(line) and time.monotonic() < deadline:
+            ready, _, _ = select.select([server.stdout], [], [], 1.0)
+            if ready:
+                line = server.stdout.readline()
+        assert SERVING.search(line), "arena serve did not start"
+        listed = _arena("ladder", "list", data_dir=short_dir)
+        assert listed.stdout == (
+            "fast  amazons 6x6 10+0  no bots connected\n"
+            "main  amazons 10x10 60+1  no bots connected\n"
+        ), listed.stderr
+    finally:
+        if server.stdout is not None:
+            server.stdout.close()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(COMMAND_SECONDS)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

@@ -1,0 +1,219 @@
+"""The ladder scheduler end to end: bot clients join the `fast` ladder and play the games it
+starts, round after round, never two at once and never against themselves; two server
+processes on one Redis schedule one at a time, and when the one holding the lease stops (or
+dies, and the lease lapses) another takes over."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from redis.asyncio import Redis
+
+from clients.bot import BotPlayer
+from server.app import Arena
+from server.games import GameStore, StoredGame
+from server.identity import create_bot_token
+from server.ladder.scheduler import Scheduler
+from server.ladder.store import LadderStore
+from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
+from server.protocol import GameStarted, GameStatus
+from server.worker import HOUSE_BOTS
+from tests.server.endpoint import arena_serving
+
+BOTS = ("Ada", "Bea", "Cy")
+ROUND_SECONDS = 0.2  # short rounds: the tests wait for games, not for the clock
+LEASE_MS = 10_000  # as a server has it: a loaded machine may stall the loop for seconds
+DEADLINE_SECONDS = 240  # generous: a loaded two-core machine plays slowly
+
+
+async def _until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Wait for `condition`, looked at often, failing after DEADLINE_SECONDS."""
+    try:
+        async with asyncio.timeout(DEADLINE_SECONDS):
+            while not await condition():
+                await asyncio.sleep(0.1)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+@contextlib.asynccontextmanager
+async def _arena(redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
+    async with arena_serving(
+        redis_url, ladder_round_seconds=ROUND_SECONDS, ladder_lease_ms=LEASE_MS
+    ) as served:
+        yield served
+
+
+@contextlib.asynccontextmanager
+async def _bots(redis: Redis, urls: list[str]) -> AsyncIterator[list[BotPlayer]]:
+    """The three bots on the `fast` ladder, the i-th connected to `urls[i % len(urls)]`."""
+    players = [
+        BotPlayer(
+            urls[i % len(urls)], await create_bot_token(redis, name), "random", ladders=["fast"]
+        )
+        for i, name in enumerate(BOTS)
+    ]
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(player.run(stop)) for player in players]
+    try:
+        yield players
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+
+
+async def _ladder_games(redis: Redis) -> list[StoredGame]:
+    store = GameStore(redis)
+    return [await store.load(game_id) for game_id in await LadderStore(redis).games("fast")]
+
+
+def _check_never_two_at_once(games: list[StoredGame]) -> None:
+    """No game against oneself, and each bot's games one after another: each ended before (or
+    as) the bot's next one was created."""
+    by_bot: dict[str, list[StoredGame]] = {}
+    for game in games:
+        assert game.white.name != game.black.name, game.game_id
+        for name in (game.white.name, game.black.name):
+            by_bot.setdefault(name, []).append(game)
+    for name, played in by_bot.items():
+        played.sort(key=lambda game: game.created)
+        for earlier, later in itertools.pairwise(played):
+            at_once = f"{name} played {earlier.game_id} and {later.game_id} at once"
+            assert earlier.ended is not None, at_once
+            assert earlier.ended <= later.created, at_once
+
+
+def _ended(games: list[StoredGame]) -> int:
+    return sum(1 for game in games if game.status is GameStatus.ENDED)
+
+
+@pytest.mark.asyncio
+async def test_three_bots_play_round_after_round_one_game_at_a_time(
+    redis: Redis, redis_url: str
+) -> None:
+    await LadderStore(redis).ensure_defaults()
+    async with _arena(redis_url) as (_, url), _bots(redis, [url]):
+
+        async def rounds_played() -> bool:
+            games = await _ladder_games(redis)
+            players = {name for game in games for name in (game.white.name, game.black.name)}
+            return _ended(games) >= 4 and players == set(BOTS)
+
+        await _until(rounds_played, "four ladder games to end, every bot in one")
+        # Each game that ended with a winner moves its players' ladder ratings: the scheduler
+        # rates at the start of each round, so wait for the round after the last end.
+        ended = {
+            game.game_id
+            for game in await _ladder_games(redis)
+            if game.status is GameStatus.ENDED and game.winner
+        }
+
+        async def rated() -> bool:
+            return not ended & set(await LadderStore(redis).unrated("fast"))
+
+        await _until(rated, "the ended games to be rated")
+    games = await _ladder_games(redis)
+    _check_never_two_at_once(games)
+    assert {name for game in games for name in (game.white.name, game.black.name)} == set(BOTS)
+    assert all(not game.rated and game.setup == "6x6" for game in games)
+    assert {(game.time.base, game.time.increment) for game in games} == {(10, 0)}
+    ratings = await LadderStore(redis).ratings("fast")
+    assert set(ratings) <= set(BOTS)
+    assert len(ratings) >= 2
+    assert all(rating.deviation < 350 for rating in ratings.values())
+    # Colours between two bots stay balanced (counted as the games start).
+    history = await LadderStore(redis).history("fast")
+    for a in BOTS:
+        for b in BOTS:
+            assert abs(history.whites(a, b) - history.whites(b, a)) <= 1
+
+
+@pytest.mark.asyncio
+async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_takes_over(
+    redis: Redis, redis_url: str
+) -> None:
+    await LadderStore(redis).ensure_defaults()
+    async with contextlib.AsyncExitStack() as first_stack:
+        first, _ = await first_stack.enter_async_context(_arena(redis_url))
+
+        async def first_holds() -> bool:
+            return first.scheduler.holding
+
+        await _until(first_holds, "the first server to take the lease")
+        async with _arena(redis_url) as (second, second_url), _bots(redis, [second_url]):
+
+            async def played() -> bool:
+                return _ended(await _ladder_games(redis)) >= 3
+
+            await _until(played, "three ladder games to end")
+            # The first server paired the second's bots all along.
+            assert (first.scheduler.holding, second.scheduler.holding) == (True, False)
+            before = len(await _ladder_games(redis))
+            await first_stack.aclose()  # the holder stops, and gives the lease up
+
+            async def taken_over() -> bool:
+                return second.scheduler.holding
+
+            await _until(taken_over, "the other server to take the lease")
+
+            async def more_games() -> bool:
+                return len(await _ladder_games(redis)) >= before + 2
+
+            await _until(more_games, "the new holder to start games")
+    _check_never_two_at_once(await _ladder_games(redis))
+
+
+@pytest.mark.asyncio
+async def test_two_servers_started_together_never_pair_a_bot_twice_at_once(
+    redis: Redis, redis_url: str
+) -> None:
+    await LadderStore(redis).ensure_defaults()
+    async with (
+        _arena(redis_url) as (first, first_url),
+        _arena(redis_url) as (second, second_url),
+        _bots(redis, [first_url, second_url]),
+    ):
+
+        async def played() -> bool:
+            return _ended(await _ladder_games(redis)) >= 4
+
+        await _until(played, "four ladder games to end")
+        assert first.scheduler.holding != second.scheduler.holding
+    _check_never_two_at_once(await _ladder_games(redis))
+
+
+@pytest.mark.asyncio
+async def test_a_lease_whose_holder_died_lapses_and_another_takes_it(redis: Redis) -> None:
+    def scheduler() -> Scheduler:
+        offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
+        return Scheduler(
+            LadderStore(redis),
+            _NoGames(),
+            GameStore(redis),
+            offered,
+            round_seconds=0.1,
+            lease_ms=500,
+        )
+
+    dead, heir = scheduler(), scheduler()
+    assert await dead.step() == []
+    assert dead.holding
+
+    async def taken() -> bool:
+        await heir.step()
+        return heir.holding
+
+    await _until(taken, "the lease to lapse and be taken")  # `dead` never renews nor releases
+    assert await LadderStore(redis).lease_holder() == heir.token
+    assert not await LadderStore(redis).take_lease(dead.token, 500)
+
+
+class _NoGames:
+    """A game starter for a scheduler with no members to pair."""
+
+    async def start_game(self, *args: object, **options: object) -> GameStarted:
+        raise AssertionError("no game should start")

@@ -1,0 +1,137 @@
+"""`join_ladder` and `leave_ladder` frame by frame, as an outside client written from
+docs/protocol.md sends them: the replies, the refusals, and a membership that ends with its
+connection."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from server.clock import now_ms
+from server.identity import create_bot_token
+from server.ladder.store import Ladder, LadderStore
+from server.offers import TimeControls
+from server.protocol import TimeControl
+from tests.server.endpoint import serving
+from tests.server.wire import Wire
+
+
+@pytest_asyncio.fixture
+async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    await store.create(Ladder("slow", "10x10", TimeControl(3600, 30)))
+    # The default ladders are offered; `slow`'s hour is not.
+    async with serving(redis_url, time_controls=TimeControls.parse("10-600+10")) as found:
+        yield found
+
+
+async def _bot(url: str, redis: Redis, name: str) -> Wire:
+    wire = await Wire.connect(url)
+    await wire.call("hello", version=1)
+    welcome = await wire.call("bot_login", token=await create_bot_token(redis, name))
+    assert welcome["t"] == "welcome", welcome
+    return wire
+
+
+@pytest.mark.asyncio
+async def test_a_bot_joins_and_leaves_and_each_reply_says_what_happened(
+    url: str, redis: Redis
+) -> None:
+    wire = await _bot(url, redis, "Ladderbot")
+    store = LadderStore(redis)
+    joined = await wire.call("join_ladder", ladder="FAST")
+    assert joined == {
+        "t": "ladder_membership",
+        "id": joined["id"],
+        "ladder": "fast",
+        "member": True,
+        "games": 1,
+        "changed": True,
+    }
+    again = await wire.call("join_ladder", ladder="fast")
+    assert (again["member"], again["games"], again["changed"]) == (True, 1, False)
+    more = await wire.call("join_ladder", ladder="fast", games=3)
+    assert (more["member"], more["games"], more["changed"]) == (True, 3, True)
+    await wire.call("join_ladder", ladder="main")
+    assert await store.members("fast", now_ms()) == {"Ladderbot": 3}
+    assert await store.members("main", now_ms()) == {"Ladderbot": 1}
+
+    left = await wire.call("leave_ladder", ladder="fast")
+    assert (left["t"], left["ladder"], left["member"], left["games"], left["changed"]) == (
+        "ladder_membership",
+        "fast",
+        False,
+        0,
+        True,
+    )
+    not_there = await wire.call("leave_ladder", ladder="fast")
+    assert (not_there["member"], not_there["changed"]) == (False, False)
+    assert await store.members("fast", now_ms()) == {}
+    assert await store.members("main", now_ms()) == {"Ladderbot": 1}
+    await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_a_membership_ends_with_the_connection_that_joined(url: str, redis: Redis) -> None:
+    store = LadderStore(redis)
+    wire = await _bot(url, redis, "Goner")
+    await wire.call("join_ladder", ladder="fast")
+    await wire.close()
+    async with asyncio.timeout(30):
+        while await store.members("fast", now_ms()):
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("request_fields", "code", "message"),
+    [
+        (
+            {"t": "join_ladder", "ladder": "nowhere"},
+            "not_found",
+            "no ladder nowhere; the ladders are fast, main, slow",
+        ),
+        (
+            {"t": "leave_ladder", "ladder": "nowhere"},
+            "not_found",
+            "no ladder nowhere; the ladders are fast, main, slow",
+        ),
+        (
+            {"t": "join_ladder", "ladder": "slow"},
+            "unavailable",
+            "this server does not play ladder slow: time control 3600+30 is not offered: the "
+            "base must be 10 to 600 s",
+        ),
+        (
+            {"t": "join_ladder", "ladder": "fast", "games": 0},
+            "bad_field",
+            "field 'games' must be an int from 1 to 100, got 0",
+        ),
+    ],
+)
+async def test_bad_requests_are_refused_with_one_clear_line(
+    url: str, redis: Redis, request_fields: dict[str, object], code: str, message: str
+) -> None:
+    wire = await _bot(url, redis, "Refused")
+    tag = str(request_fields.pop("t"))
+    reply = await wire.call(tag, **request_fields)
+    assert (reply["t"], reply["code"], reply["message"]) == ("error", code, message)
+    await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_only_bot_accounts_join_ladders(url: str, redis: Redis) -> None:
+    wire = await Wire.guest(url)
+    reply = await wire.call("join_ladder", ladder="fast")
+    assert (reply["t"], reply["code"], reply["message"]) == (
+        "error",
+        "forbidden",
+        "only bot accounts play on ladders",
+    )
+    assert await LadderStore(redis).members("fast", now_ms()) == {}
+    await wire.close()
