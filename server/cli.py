@@ -49,6 +49,7 @@ from server.analysis import Analyst
 from server.app import Arena
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
+from server.ladder.standing import render_standings, standings
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
@@ -251,6 +252,13 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     remove.add_argument("name", metavar="NAME")
     _add_redis_options(remove)
     remove.set_defaults(run=_ladder_remove)
+    table = ladder_commands.add_parser(
+        "standings",
+        help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, online",
+    )
+    table.add_argument("name", metavar="NAME")
+    _add_redis_options(table)
+    table.set_defaults(run=_ladder_standings)
 
 
 def _add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -886,6 +894,21 @@ def _ladder_remove(args: argparse.Namespace) -> int:
     with _redis_url(args) as url:
         ladder = asyncio.run(_with_redis(url, lambda r: LadderStore(r).remove(args.name)))
     print(f"removed ladder {ladder.name}")
+    return 0
+
+
+def _ladder_standings(args: argparse.Namespace) -> int:
+    async def table(redis: aioredis.Redis) -> str:
+        store = LadderStore(redis)
+        ladder = await store.get(args.name)
+        online = await store.members(ladder.name, now_ms())
+        rows = standings(await store.results(ladder.name), {}, members=online)
+        glicko = await store.ratings(ladder.name)
+        return render_standings(rows, glicko, set(online))
+
+    configure_logging()
+    with _redis_url(args) as url:
+        print(asyncio.run(_with_redis(url, table)), end="")
     return 0
 
 

@@ -4,10 +4,12 @@ score, and the standings as a plain text table, the way a command line prints th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
+from server.glicko import Rating
 from server.ladder.likelihood import rating_list
+from server.ladder.rating import is_provisional
 from server.ladder.results import Result, Score, scores
 
 __all__ = ["Standing", "render_standings", "standings"]
@@ -41,12 +43,20 @@ def standings(
 
 
 _HEADINGS = ("rank", "bot", "rating", "95%", "games", "won", "score")
+_LIVE_HEADINGS = ("glicko", "online")
 
 
-def render_standings(rows: Sequence[Standing]) -> str:
+def render_standings(
+    rows: Sequence[Standing],
+    glicko: Mapping[str, Rating] | None = None,
+    online: Set[str] = frozenset(),
+) -> str:
     """The rows as a plain text table, one line per bot under a heading line, columns aligned:
     rank, name, rating (rounded to a point), ± its margin or `anchor`, games, games won and the
-    share won. Ends with a newline."""
+    share won; with `glicko`, also each bot's Glicko-2 rating and deviation (`?` after it while
+    provisional, `-` before its first rated game) and whether it is in `online`. Ends with a
+    newline."""
+    headings = _HEADINGS if glicko is None else _HEADINGS + _LIVE_HEADINGS
     cells = [
         (
             str(row.rank),
@@ -57,11 +67,12 @@ def render_standings(rows: Sequence[Standing]) -> str:
             str(row.score.wins),
             f"{100.0 * row.score.fraction:.1f}%" if row.score.games else "-",
         )
+        + (() if glicko is None else (_glicko(glicko.get(row.name)), _online(row.name, online)))
         for row in rows
     ]
-    widths = [max(len(line[c]) for line in [_HEADINGS, *cells]) for c in range(len(_HEADINGS))]
+    widths = [max(len(line[c]) for line in [headings, *cells]) for c in range(len(headings))]
     lines = []
-    for line in [_HEADINGS, *cells]:
+    for line in [headings, *cells]:
         # The name reads from the left; numbers line up on their last digit.
         padded = [
             text.ljust(width) if column == 1 else text.rjust(width)
@@ -69,3 +80,14 @@ def render_standings(rows: Sequence[Standing]) -> str:
         ]
         lines.append("  ".join(padded).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _glicko(rating: Rating | None) -> str:
+    if rating is None:
+        return "-"
+    mark = "?" if is_provisional(rating) else ""
+    return f"{rating.rating:.0f}±{rating.deviation:.0f}{mark}"
+
+
+def _online(name: str, online: Set[str]) -> str:
+    return "yes" if name in online else "no"

@@ -17,6 +17,7 @@ from redis.exceptions import WatchError
 from server.glicko import Rating
 from server.ladder.pairing import PairHistory, Pairing
 from server.ladder.rating import rate_ladder_game
+from server.ladder.results import Result
 from server.offers import Offered
 from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
@@ -90,6 +91,12 @@ def unrated_key(ladder: str) -> str:
 def ratings_key(ladder: str) -> str:
     """Hash: bot name -> its ladder rating (JSON: rating, deviation, volatility)."""
     return f"ladder:{{{ladder}}}:ratings"
+
+
+def results_key(ladder: str) -> str:
+    """List: the ladder's games with a winner, in the order they were rated (JSON: game_id,
+    white, black, white_won)."""
+    return f"ladder:{{{ladder}}}:results"
 
 
 def games_key(ladder: str) -> str:
@@ -322,10 +329,21 @@ class LadderStore:
                         _rating(before[0]), _rating(before[1]), white_won
                     )
                     pipe.hset(key, mapping={white: _json(new_white), black: _json(new_black)})
+                    result = {"game_id": game_id, "white": white, "black": black}
+                    pipe.rpush(results_key(ladder), json.dumps({**result, "white_won": white_won}))
                 await pipe.execute()
             except WatchError:
                 return False  # another process settled it, or rated a game meanwhile
         return True
+
+    async def results(self, ladder: str) -> list[Result]:
+        """The ladder's rated games with a winner, in the order they were rated."""
+        found = await self.redis.lrange(results_key(ladder), 0, -1)
+        results = []
+        for text in found:
+            data = json.loads(text)
+            results.append(Result(data["white"], data["black"], bool(data["white_won"])))
+        return results
 
     async def games(self, ladder: str) -> list[str]:
         """The ids of the games the ladder started, oldest first."""

@@ -1,6 +1,7 @@
 """`arena ladder create|list|remove` as a user runs them, and `arena serve` starting its
 private Redis with the default ladders."""
 
+import asyncio
 import os
 import re
 import select
@@ -14,6 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
+
+from server.ladder.pairing import Pairing
+from server.ladder.store import LadderStore
 
 COMMAND_SECONDS = 60  # for one command to run, so a command that hangs fails its test
 START_SECONDS = 60  # for `arena serve` to listen (imports, a new Redis)
@@ -146,3 +151,59 @@ def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def test_standings_rank_the_bots_by_their_results(redis_url: str, tmp_path: Path) -> None:
+    """Four games rated on a ladder: the standings rank the bot that won them all first, with
+    its games, wins, score and Glicko-2 rating (provisional after so few games)."""
+
+    async def play() -> None:
+        redis = aioredis.from_url(redis_url)
+        try:
+            store = LadderStore(redis)
+            games = [("ace", "bee"), ("bee", "ace"), ("ace", "cid"), ("cid", "bee")]
+            for number, (white, black) in enumerate(games):
+                game_id = f"g{number}"
+                await store.started("fast", Pairing(white, black), game_id)
+                winner_is_white = white == "ace" or (white, black) == ("cid", "bee")
+                await store.rate("fast", game_id, white, black, white_won=winner_is_white)
+        finally:
+            await redis.aclose()
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_SECONDS,
+        )
+
+    assert arena("create", "fast", "--setup", "6x6", "--time", "10+0").returncode == 0
+    asyncio.run(play())
+    shown = arena("standings", "FAST")
+    assert shown.returncode == 0, shown.stderr
+    heading, *rows = shown.stdout.splitlines()
+    assert heading.split() == [
+        "rank",
+        "bot",
+        "rating",
+        "95%",
+        "games",
+        "won",
+        "score",
+        "glicko",
+        "online",
+    ]
+    table = [row.split() for row in rows]
+    # ace won 3 of 3, cid 1 of 2, bee 0 of 3.
+    assert [(r[0], r[1], r[4], r[5], r[6]) for r in table] == [
+        ("1", "ace", "3", "3", "100.0%"),
+        ("2", "cid", "2", "1", "50.0%"),
+        ("3", "bee", "3", "0", "0.0%"),
+    ]
+    assert all(r[7].endswith("?") and r[8] == "no" for r in table)
+    unknown = arena("standings", "nosuch")
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith("arena ladder standings: error: ")
+    assert "nosuch" in unknown.stderr

@@ -7,6 +7,7 @@ from redis.asyncio import Redis
 from server.glicko import Rating
 from server.ladder.pairing import Pairing
 from server.ladder.rating import rate_ladder_game
+from server.ladder.results import Result
 from server.ladder.store import (
     DEFAULT_LADDERS,
     MEMBERSHIP_MS,
@@ -132,3 +133,6 @@ async def test_an_ended_game_is_rated_once_and_an_aborted_one_not_at_all(redis: 
     assert ratings["a"].rating > 1500 > ratings["b"].rating
     assert "c" not in ratings
     assert await store.ratings("main") == {}
+    # The game with a winner is kept as a result; the aborted one is not.
+    assert await store.results("fast") == [Result("a", "b", white_won=True)]
+    assert await store.results("main") == []
