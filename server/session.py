@@ -28,6 +28,7 @@ from server.games import StoredGame, channel, game_of
 from server.logs import REQUEST
 from server.protocol import (
     Abort,
+    Analyze,
     ClaimVictory,
     Colour,
     ErrorCode,
@@ -93,6 +94,7 @@ class Session:
         self.attending: dict[str, Colour | None] = {}  # game -> colour played here, if any
         self.seek_ids: set[str] = set()
         self.ladders: dict[str, int] = {}  # ladders joined here -> games at once
+        self.analyses: set[asyncio.Task[None]] = set()  # `analyze` requests being answered
         self.channels: set[str] = set()
         self.bucket = TokenBucket(RATE, BURST)
         self.log = log.bind(peer=str(socket.remote_address))
@@ -220,6 +222,16 @@ class Session:
             self.push(data)
         if request is None:
             return
+        if isinstance(request, Analyze):
+            # The engine may take seconds (more for its first request, which starts its
+            # process): the connection's other frames, and its closing, do not wait for it.
+            task = asyncio.create_task(self._handle(request))
+            self.analyses.add(task)
+            task.add_done_callback(self.analyses.discard)
+            return
+        await self._handle(request)
+
+    async def _handle(self, request: Request) -> None:
         # Every line logged meanwhile names the game and ply the request is about.
         context = REQUEST.set(
             {k: getattr(request, k) for k in ("game_id", "ply") if hasattr(request, k)}
@@ -360,6 +372,8 @@ class Session:
     # Leaving
 
     async def _leave(self) -> None:
+        for task in self.analyses:
+            task.cancel()
         with contextlib.suppress(Exception):
             for name in tuple(self.channels):
                 await self.unfollow(name)

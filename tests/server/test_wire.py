@@ -310,3 +310,18 @@ async def test_a_second_rated_game_on_one_connection_starts_with_the_new_ratings
     assert white > 1500 > black
     for wire in (ann, bob):
         await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_an_analysis_under_way_holds_up_no_other_frame_of_its_connection(url: str) -> None:
+    """The engine's first analysis starts its process, which takes a while: a `ping` sent after
+    the `analyze` is answered first, and the analysis still comes."""
+    wire = await Wire.guest(url)
+    asked = wire.send("analyze", position="1B2B1/B4B/6/6/W4W/1W2W1 w")
+    pinged = wire.send("ping")
+    pong = await wire.wait_for(lambda f: f.get("id") == pinged)
+    assert pong["t"] == "pong"
+    assert not [f for f in wire.frames if f.get("id") == asked], "the analysis came first"
+    analysis = await wire.wait_for(lambda f: f.get("id") == asked, timeout=120)
+    assert analysis["t"] == "analysis", analysis
+    await wire.close()
