@@ -49,11 +49,21 @@ from server.analysis import Analyst
 from server.app import Arena
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
-from server.ladder.standing import render_standings, standings
+from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.protocol import DEFAULT_GAME, ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
+from server.protocol import (
+    DEFAULT_GAME,
+    ErrorCode,
+    GameSnapshot,
+    GameStatus,
+    LadderStandings,
+    Ok,
+    Standings,
+    Unwatch,
+    Watch,
+)
 from server.redis_embedded import (
     AOF_NAME,
     SOCKET_NAME,
@@ -255,8 +265,11 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     table = ladder_commands.add_parser(
         "standings",
         help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, online",
+        description="Print a ladder's standings, from its Redis or, with --server, asked of a "
+        "running server as a guest.",
     )
     table.add_argument("name", metavar="NAME")
+    table.add_argument("--server", metavar="URL", help="ask the server at URL (ws://host:port)")
     _add_redis_options(table)
     table.set_defaults(run=_ladder_standings)
 
@@ -899,14 +912,21 @@ def _ladder_remove(args: argparse.Namespace) -> int:
 
 def _ladder_standings(args: argparse.Namespace) -> int:
     async def table(redis: aioredis.Redis) -> str:
-        store = LadderStore(redis)
-        ladder = await store.get(args.name)
-        online = await store.members(ladder.name, now_ms())
-        rows = standings(await store.results(ladder.name), {}, members=online)
-        glicko = await store.ratings(ladder.name)
-        return render_standings(rows, glicko, set(online))
+        return (await LadderStore(redis).table(args.name, now_ms())).render()
+
+    async def asked(url: str) -> str:
+        async with _connected(url) as client:
+            await client.guest()
+            try:
+                reply = await client.request(LadderStandings(args.name), Standings)
+            except ArenaError as error:
+                raise ValueError(f"the server at {url} says: {error.reply.message}") from None
+        return Table.from_wire(reply.ladder, reply.rows).render()
 
     configure_logging()
+    if args.server:
+        print(asyncio.run(asked(args.server)), end="")
+        return 0
     with _redis_url(args) as url:
         print(asyncio.run(_with_redis(url, table)), end="")
     return 0

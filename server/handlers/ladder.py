@@ -1,5 +1,6 @@
-"""The bot ladders: a bot joins a ladder for as long as its connection lasts, and leaves it.
-The games come from the scheduler (server.ladder.scheduler), as `game_started`.
+"""The bot ladders: a bot joins a ladder for as long as its connection lasts, and leaves it;
+anyone may ask for a ladder's standings. The games come from the scheduler
+(server.ladder.scheduler), as `game_started`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from server.protocol import (
     Event,
     JoinLadder,
     LadderMembership,
+    LadderStandings,
     LeaveLadder,
     Player,
     PlayerKind,
     ProtocolError,
+    Standings,
 )
 
 from .route import Route, on
@@ -81,7 +84,18 @@ async def leave_ladder(
     connection.reply(LadderMembership(ladder.name, False, 0, joined or left, id=request.id))
 
 
+async def ladder_standings(
+    services: LadderServices, connection: LadderConnection, request: LadderStandings
+) -> None:
+    try:
+        table = await services.ladders.table(request.ladder, now_ms())
+    except LadderError as error:
+        raise ProtocolError(ErrorCode.NOT_FOUND, str(error)) from None
+    connection.reply(Standings(table.ladder, table.to_wire(), id=request.id))
+
+
 ROUTES: tuple[Route[LadderServices, LadderConnection], ...] = (
     on(JoinLadder, join_ladder),
     on(LeaveLadder, leave_ladder),
+    on(LadderStandings, ladder_standings),
 )

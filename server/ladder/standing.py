@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
-from server.glicko import Rating
+from server.glicko import MAX_DEVIATION, Rating
 from server.ladder.likelihood import rating_list
 from server.ladder.rating import is_provisional
 from server.ladder.results import Result, Score, scores
+from server.protocol import StandingRow
+from server.protocol.limits import MAX_RATING
 
-__all__ = ["Standing", "render_standings", "standings"]
+__all__ = ["Standing", "Table", "render_standings", "standings"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,56 @@ def standings(
         Standing(rank, e.name, e.rating, e.margin, e.anchor, score.get(e.name, Score()))
         for rank, e in enumerate(ranked, start=1)
     ]
+
+
+@dataclass(frozen=True)
+class Table:
+    """The standings of the ladder named `ladder` as shown: the `rows`, each bot's Glicko-2
+    rating (`glicko`, those rated) and the bots `online` now."""
+
+    ladder: str
+    rows: list[Standing]
+    glicko: Mapping[str, Rating]
+    online: frozenset[str]
+
+    def render(self) -> str:
+        return render_standings(self.rows, self.glicko, self.online)
+
+    def to_wire(self) -> tuple[StandingRow, ...]:
+        """The rows as the protocol sends them (ratings rounded to whole points, within the
+        protocol's bounds)."""
+        return tuple(self._wire_row(row) for row in self.rows)
+
+    def _wire_row(self, row: Standing) -> StandingRow:
+        rated = self.glicko.get(row.name)
+        return StandingRow(
+            rank=row.rank,
+            bot=row.name,
+            rating=_points(row.rating),
+            margin=_points(row.margin),
+            anchor=row.anchor,
+            games=row.score.games,
+            wins=row.score.wins,
+            glicko=None if rated is None else _points(rated.rating),
+            deviation=None if rated is None else _points(rated.deviation),
+            provisional=rated is None or is_provisional(rated),
+            online=row.name in self.online,
+        )
+
+    @classmethod
+    def from_wire(cls, ladder: str, rows: Iterable[StandingRow]) -> Table:
+        """The table of `ladder` that a `standings` event sends (what a client shows)."""
+        rows = list(rows)
+        standing = [
+            Standing(r.rank, r.bot, r.rating, r.margin, r.anchor, Score(r.wins, r.games - r.wins))
+            for r in rows
+        ]
+        glicko = {
+            r.bot: Rating(r.glicko, min(max(r.deviation, 1), MAX_DEVIATION))
+            for r in rows
+            if r.glicko is not None and r.deviation is not None
+        }
+        return cls(ladder, standing, glicko, frozenset(r.bot for r in rows if r.online))
 
 
 _HEADINGS = ("rank", "bot", "rating", "95%", "games", "won", "score")
@@ -91,3 +143,7 @@ def _glicko(rating: Rating | None) -> str:
 
 def _online(name: str, online: Set[str]) -> str:
     return "yes" if name in online else "no"
+
+
+def _points(value: float) -> int:
+    return min(max(round(value), 0), MAX_RATING)

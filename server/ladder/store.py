@@ -18,6 +18,7 @@ from server.glicko import Rating
 from server.ladder.pairing import PairHistory, Pairing
 from server.ladder.rating import rate_ladder_game
 from server.ladder.results import Result
+from server.ladder.standing import Table, standings
 from server.offers import Offered
 from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
@@ -344,6 +345,14 @@ class LadderStore:
             data = json.loads(text)
             results.append(Result(data["white"], data["black"], bool(data["white_won"])))
         return results
+
+    async def table(self, ladder: str, now: int) -> Table:
+        """The standings of `ladder` (a LadderError when there is none): every bot with a
+        result or connected now, on the rating list of the ladder's results."""
+        name = (await self.get(ladder)).name
+        online = await self.members(name, now)
+        rows = standings(await self.results(name), {}, members=online)
+        return Table(name, rows, await self.ratings(name), frozenset(online))
 
     async def games(self, ladder: str) -> list[str]:
         """The ids of the games the ladder started, oldest first."""

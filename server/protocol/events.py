@@ -50,6 +50,7 @@ from server.protocol.values import (
     Player,
     RegionValue,
     SeekInfo,
+    StandingRow,
     Termination,
     TimeControl,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "SeekAdded",
     "SeekList",
     "SeekRemoved",
+    "Standings",
     "Synced",
     "Welcome",
 ]
@@ -283,6 +285,14 @@ class LadderMembership(Event, tag="ladder_membership"):
     changed: bool
 
 
+@dataclass(frozen=True)
+class Standings(Event, tag="standings"):
+    """The reply to `ladder_standings`: the ladder's `rows`, highest rated first."""
+
+    ladder: LadderName
+    rows: Annotated[tuple[StandingRow, ...], Length(0, MAX_LISTED)]
+
+
 EVENTS = by_tag(
     Ok,
     ErrorReply,
@@ -304,4 +314,5 @@ EVENTS = by_tag(
     Synced,
     Analysis,
     LadderMembership,
+    Standings,
 )

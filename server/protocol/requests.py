@@ -45,6 +45,7 @@ __all__ = [
     "Guest",
     "Hello",
     "JoinLadder",
+    "LadderStandings",
     "LeaveLadder",
     "ListGames",
     "ListOffers",
@@ -280,6 +281,13 @@ class LeaveLadder(Request, tag="leave_ladder"):
     ladder: LadderName
 
 
+@dataclass(frozen=True)
+class LadderStandings(Request, tag="ladder_standings"):
+    """A ladder's standings, by name; anyone may ask. Reply `standings`."""
+
+    ladder: LadderName
+
+
 REQUESTS = by_tag(
     Hello,
     Login,
@@ -309,4 +317,5 @@ REQUESTS = by_tag(
     Analyze,
     JoinLadder,
     LeaveLadder,
+    LadderStandings,
 )

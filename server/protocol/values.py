@@ -44,6 +44,7 @@ __all__ = [
     "PlayerKind",
     "RegionValue",
     "SeekInfo",
+    "StandingRow",
     "Termination",
     "TimeControl",
     "colour_of",
@@ -233,3 +234,24 @@ def colour_of(white: Player, black: Player, name: str) -> Colour | None:
     if black.name.lower() == name.lower():
         return Colour.BLACK
     return None
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """A bot's row in a ladder's standings: its `rank` (1 the highest), `bot` name, `rating` on
+    the ladder's maximum-likelihood list and `margin`, the half-width of its 95% interval (0 for
+    an `anchor`), its `games` and `wins` on the ladder, whether its Glicko-2 rating is still
+    `provisional`, whether it is `online` (connected and on the ladder now), and that Glicko-2
+    `glicko` rating and its `deviation` (None before its first rated game)."""
+
+    rank: Count
+    bot: UserName
+    rating: Rating
+    margin: Rating
+    anchor: bool
+    games: Count
+    wins: Count
+    provisional: bool
+    online: bool
+    glicko: Rating | None = None
+    deviation: Rating | None = None

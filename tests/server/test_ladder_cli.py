@@ -142,6 +142,19 @@ def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir:
             "fast  amazons 6x6 10+0  no bots connected\n"
             "main  amazons 10x10 60+1  no bots connected\n"
         ), listed.stderr
+        # The standings asked of the server itself: no games yet, so only the heading.
+        url = SERVING.search(line)
+        assert url is not None
+        asked = _arena("ladder", "standings", "main", "--server", url.group(1), data_dir=short_dir)
+        assert (asked.returncode, asked.stdout) == (
+            0,
+            "rank  bot  rating  95%  games  won  score  glicko  online\n",
+        ), asked.stderr
+        unknown = _arena("ladder", "standings", "x", "--server", url.group(1), data_dir=short_dir)
+        assert unknown.returncode == 2
+        assert unknown.stderr.startswith(
+            f"arena ladder standings: error: the server at {url.group(1)} says: no ladder x"
+        ), unknown.stderr
     finally:
         if server.stdout is not None:
             server.stdout.close()

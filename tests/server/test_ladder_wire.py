@@ -13,9 +13,11 @@ from redis.asyncio import Redis
 
 from server.clock import now_ms
 from server.identity import create_bot_token
+from server.ladder.pairing import Pairing
+from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore
 from server.offers import TimeControls
-from server.protocol import TimeControl
+from server.protocol import StandingRow, TimeControl
 from tests.server.endpoint import serving
 from tests.server.wire import Wire
 
@@ -134,4 +136,34 @@ async def test_only_bot_accounts_join_ladders(url: str, redis: Redis) -> None:
         "only bot accounts play on ladders",
     )
     assert await LadderStore(redis).members("fast", now_ms()) == {}
+    await wire.close()
+
+
+@pytest.mark.asyncio
+async def test_anyone_may_ask_for_a_ladders_standings(url: str, redis: Redis) -> None:
+    store = LadderStore(redis)
+    for number, (white, black) in enumerate([("ace", "bee"), ("bee", "ace"), ("cid", "bee")]):
+        await store.started("fast", Pairing(white, black), f"g{number}")
+        await store.rate("fast", f"g{number}", white, black, white_won=white != "bee")
+    wire = await Wire.connect(url)
+    await wire.call("hello", version=1)
+    await wire.call("guest")
+    shown = await wire.call("ladder_standings", ladder="FAST")
+    assert (shown["t"], shown["ladder"]) == ("standings", "fast")
+    rows = shown["rows"]
+    # ace won both its games, cid its one, bee none: ranked by the rating list.
+    assert [(r["rank"], r["bot"], r["games"], r["wins"]) for r in rows] == [
+        (1, "ace", 2, 2),
+        (2, "cid", 1, 1),
+        (3, "bee", 3, 0),
+    ]
+    assert all(r["provisional"] and not r["online"] and not r["anchor"] for r in rows)
+    assert rows[0]["rating"] > 1500 > rows[2]["rating"]
+    # What a client prints from the rows is the table the store prints.
+    table = await store.table("fast", now_ms())
+    sent = Table.from_wire("fast", (StandingRow(**{k: r[k] for k in r}) for r in rows))
+    assert sent.render() == table.render()
+    unknown = await wire.call("ladder_standings", ladder="nosuch")
+    assert (unknown["t"], unknown["code"]) == ("error", "not_found")
+    assert "nosuch" in unknown["message"]
     await wire.close()

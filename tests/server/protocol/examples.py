@@ -35,6 +35,7 @@ from server.protocol import (
     Hello,
     JoinLadder,
     LadderMembership,
+    LadderStandings,
     LeaveLadder,
     ListGames,
     ListOffers,
@@ -61,6 +62,8 @@ from server.protocol import (
     SeekInfo,
     SeekList,
     SeekRemoved,
+    StandingRow,
+    Standings,
     Synced,
     Termination,
     TimeControl,
@@ -144,6 +147,7 @@ REQUESTS: list[Request] = [
     Analyze(game_id="g42", ply=3),
     JoinLadder("fast", id=14),
     JoinLadder("main", games=3),
+    LadderStandings("fast", id=16),
     LeaveLadder("fast", id=15),
 ]
 
@@ -200,6 +204,15 @@ EVENTS: list[Event] = [
     Synced("g42", 8, id=11),
     LadderMembership("fast", True, 1, True, id=14),
     LadderMembership("fast", False, 0, False, id=15),
+    Standings(
+        "fast",
+        (
+            StandingRow(1, "ace", 1839, 850, False, 3, 3, True, True, 1785, 237),
+            StandingRow(2, "random", 1000, 0, True, 4, 1, True, False),
+        ),
+        id=16,
+    ),
+    Standings("main", ()),
     Analysis(
         "B3/W3 b",
         (RegionValue("contested", 8, 1, 1, "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1}}", "0", "3"),),
