@@ -1,6 +1,7 @@
 """The ladder scheduler: every round, for each ladder, rate the games that ended (Glicko-2,
-`rate_ladder_game`), pair the members that are connected and have a free place (`pair_round`)
-by those ratings, and start their games as any game starts. However many server
+`rate_ladder_game`, the anchors held fixed), pair the members that are connected and have a free
+place, and the ladder's anchors while a house-bot worker is ready (`pair_round`), by those
+ratings, and start their games as any game starts. However many server
 processes share the Redis, one schedules at a time: the one holding the lease, a key it renews
 every round and gives up when it stops; when the holder dies the lease lapses and another
 process takes it.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
+from collections import Counter
 from typing import Protocol
 
 import structlog
@@ -18,7 +20,8 @@ import structlog
 from server.clock import now_ms
 from server.games import GameStore
 from server.glicko import Rating
-from server.ladder.pairing import Member, pair_round
+from server.ladder.anchors import ANCHOR_OWNER, Anchor, anchors_of
+from server.ladder.pairing import Member, Pairing, pair_round
 from server.ladder.store import Ladder, LadderStore
 from server.offers import Offered
 from server.protocol import (
@@ -32,6 +35,7 @@ from server.protocol import (
     ProtocolError,
     TimeControl,
 )
+from server.worker import workers_ready
 
 __all__ = ["LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler"]
 
@@ -116,37 +120,49 @@ class Scheduler:
         return started
 
     async def play_round(self, ladder: Ladder) -> list[GameStarted]:
-        """Rate the ladder's games that ended, pair its free members and start their games."""
-        ratings = await self.rate_ended(ladder)
+        """Rate the ladder's games that ended, pair its free members and anchors and start
+        their games."""
+        anchors = {anchor.bot: anchor for anchor in anchors_of(ladder.name)}
+        fixed = {name: anchor.rating for name, anchor in anchors.items()}
+        under_way = await self.rate_ended(ladder, fixed)
         refusal = ladder.refusal(self.offered)
         if refusal is not None:
             if ladder.name not in self._refused:
                 self._refused.add(ladder.name)
                 log.warning("ladder_not_offered", ladder=ladder.name, reason=refusal)
             return []
+        ratings = await self.store.ratings(ladder.name)
         members = []
         for bot, limit in (await self.store.members(ladder.name, now_ms())).items():
             playing = len(await self.games.games_of(bot))
             rating = ratings.get(bot, Rating()).rating
             members.append(Member(bot, bot, rating, playing=playing, limit=limit))
+        # An anchor's moves come from a worker: with none ready its games would stand still.
+        if await workers_ready(self.store.redis, now_ms()):
+            house_bots = self.offered.terms(ladder.game).house_bots
+            members += [
+                Member(
+                    anchor.bot,
+                    ANCHOR_OWNER,
+                    anchor.rating,
+                    playing=under_way[anchor.bot],
+                    limit=anchor.games,
+                )
+                for anchor in anchors.values()
+                if anchor.bot in house_bots
+            ]
         history = await self.store.history(ladder.name)
         started: list[GameStarted] = []
         for pairing in pair_round(members, history, self.rng):
+            if pairing.white in anchors and pairing.black in anchors:
+                continue  # it would move no rating: both are fixed
             # Renewed before each game: a process that lost the lease while pairing (stalled
             # past it) starts nothing the new holder may also start.
             if not await self.store.take_lease(self.token, self.lease_ms):
                 self.holding = False
                 log.info("ladder_lease_lost")
                 break
-            game = await self.starter.start_game(
-                Player(pairing.white, PlayerKind.BOT),
-                Player(pairing.black, PlayerKind.BOT),
-                ColourPreference.WHITE,
-                game=ladder.game,
-                setup=ladder.setup,
-                time=ladder.time,
-                rated=False,
-            )
+            game = await self._start(ladder, pairing, anchors)
             await self.store.started(ladder.name, pairing, game.game_id)
             log.info(
                 "ladder_game_started",
@@ -158,8 +174,30 @@ class Scheduler:
             started.append(game)
         return started
 
-    async def rate_ended(self, ladder: Ladder) -> dict[str, Rating]:
-        """Settle the ladder's games that have ended since the last round; its ratings after."""
+    async def _start(
+        self, ladder: Ladder, pairing: Pairing, anchors: dict[str, Anchor]
+    ) -> GameStarted:
+        """Start the pairing's game; an anchor plays it as a house bot at its strength."""
+        anchor = anchors.get(pairing.white) or anchors.get(pairing.black)
+
+        def player(name: str) -> Player:
+            return Player(name, PlayerKind.HOUSE if name in anchors else PlayerKind.BOT)
+
+        return await self.starter.start_game(
+            player(pairing.white),
+            player(pairing.black),
+            ColourPreference.WHITE,
+            game=ladder.game,
+            setup=ladder.setup,
+            time=ladder.time,
+            rated=False,
+            house_spec=None if anchor is None else anchor.spec,
+        )
+
+    async def rate_ended(self, ladder: Ladder, anchors: dict[str, float]) -> Counter[str]:
+        """Settle the ladder's games that have ended since the last round, the players in
+        `anchors` at their fixed ratings; how many of its games each player has under way."""
+        under_way: Counter[str] = Counter()
         for game_id in await self.store.unrated(ladder.name):
             try:
                 game = await self.games.load(game_id)
@@ -170,10 +208,11 @@ class Scheduler:
                 await self.store.rate(ladder.name, game_id, "", "", None)
                 continue
             if game.status is not GameStatus.ENDED:
+                under_way.update((game.white.name, game.black.name))
                 continue
             white_won = None if game.winner is None else game.winner is Colour.WHITE
             if await self.store.rate(
-                ladder.name, game_id, game.white.name, game.black.name, white_won
+                ladder.name, game_id, game.white.name, game.black.name, white_won, anchors
             ):
                 log.info(
                     "ladder_game_rated",
@@ -181,7 +220,7 @@ class Scheduler:
                     game_id=game_id,
                     winner=None if game.winner is None else str(game.winner),
                 )
-        return await self.store.ratings(ladder.name)
+        return under_way
 
     async def stop(self) -> None:
         """Give up the lease, so another process takes over at once."""

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from server.glicko import Rating
+from server.ladder.anchors import fixed_ratings
 from server.ladder.pairing import PairHistory, Pairing
-from server.ladder.rating import rate_ladder_game
+from server.ladder.rating import anchor_rating, rate_ladder_game
 from server.ladder.results import Result
 from server.ladder.standing import Table, standings
 from server.offers import Offered
@@ -309,13 +310,21 @@ class LadderStore:
         return {_text(bot): _rating(text) for bot, text in found.items()}
 
     async def rate(
-        self, ladder: str, game_id: str, white: str, black: str, white_won: bool | None
+        self,
+        ladder: str,
+        game_id: str,
+        white: str,
+        black: str,
+        white_won: bool | None,
+        anchors: Mapping[str, float] | None = None,
     ) -> bool:
         """Settle an ended game of the ladder, once: the ratings of `white` and `black` after it
         (Glicko-2, the game its own rating period) when `white_won` says who won; a game
-        without a winner (None: aborted) is only taken off the unrated. Whether this call
-        settled it: False when it was settled already, or when the ratings changed meanwhile
-        (it stays unrated, to settle again)."""
+        without a winner (None: aborted) is only taken off the unrated. A player in `anchors`
+        plays at its fixed rating there (`anchor_rating`) and is stored at it, unchanged.
+        Whether this call settled it: False when it was settled already, or when the ratings
+        changed meanwhile (it stays unrated, to settle again)."""
+        anchors = anchors or {}
         key, unrated = ratings_key(ladder), unrated_key(ladder)
         async with self.redis.pipeline(transaction=True) as pipe:
             try:
@@ -327,7 +336,11 @@ class LadderStore:
                 if white_won is not None:
                     before = await self.redis.hmget(key, [white, black])
                     new_white, new_black = rate_ladder_game(
-                        _rating(before[0]), _rating(before[1]), white_won
+                        _rating_of(white, before[0], anchors),
+                        _rating_of(black, before[1], anchors),
+                        white_won,
+                        white_is_anchor=white in anchors,
+                        black_is_anchor=black in anchors,
                     )
                     pipe.hset(key, mapping={white: _json(new_white), black: _json(new_black)})
                     result = {"game_id": game_id, "white": white, "black": black}
@@ -348,10 +361,12 @@ class LadderStore:
 
     async def table(self, ladder: str, now: int) -> Table:
         """The standings of `ladder` (a LadderError when there is none): every bot with a
-        result or connected now, on the rating list of the ladder's results."""
+        result or connected now, on the rating list of the ladder's results, the anchors that
+        have played held at their fixed ratings."""
         name = (await self.get(ladder)).name
         online = await self.members(name, now)
-        rows = standings(await self.results(name), {}, members=online)
+        results = await self.results(name)
+        rows = standings(results, fixed_ratings(name, results), members=online)
         return Table(name, rows, await self.ratings(name), frozenset(online))
 
     async def games(self, ladder: str) -> list[str]:
@@ -386,6 +401,10 @@ def _rating(text: str | bytes | None) -> Rating:
         return Rating()
     rating, deviation, volatility = json.loads(text)
     return Rating(rating, deviation, volatility)
+
+
+def _rating_of(name: str, text: str | bytes | None, anchors: Mapping[str, float]) -> Rating:
+    return anchor_rating(anchors[name]) if name in anchors else _rating(text)
 
 
 def _json(rating: Rating) -> str:

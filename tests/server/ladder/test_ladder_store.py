@@ -6,7 +6,7 @@ from redis.asyncio import Redis
 
 from server.glicko import Rating
 from server.ladder.pairing import Pairing
-from server.ladder.rating import rate_ladder_game
+from server.ladder.rating import anchor_rating, rate_ladder_game
 from server.ladder.results import Result
 from server.ladder.store import (
     DEFAULT_LADDERS,
@@ -136,3 +136,20 @@ async def test_an_ended_game_is_rated_once_and_an_aborted_one_not_at_all(redis: 
     # The game with a winner is kept as a result; the aborted one is not.
     assert await store.results("fast") == [Result("a", "b", white_won=True)]
     assert await store.results("main") == []
+
+
+@pytest.mark.asyncio
+async def test_a_game_against_an_anchor_moves_only_the_bots_rating(redis: Redis) -> None:
+    store = LadderStore(redis)
+    anchors = {"greedy": 1400.0}
+    for number in range(3):
+        game_id = f"g{number}"
+        await store.started("fast", Pairing("greedy", "ada"), game_id)
+        assert await store.rate("fast", game_id, "greedy", "ada", number != 1, anchors)
+    ratings = await store.ratings("fast")
+    assert ratings["greedy"] == anchor_rating(1400.0)
+    bot = Rating()
+    for white_won in (True, False, True):
+        _, bot = rate_ladder_game(anchor_rating(1400.0), bot, white_won, white_is_anchor=True)
+    assert ratings["ada"] == bot
+    assert ratings["ada"].deviation < 350

@@ -1,0 +1,76 @@
+"""The anchors: house bots of fixed strength that play on every ladder, through `arena worker`,
+at ratings set here once and never moved, so that a ladder's scale means the same from year to
+year. Each ladder has its own small set; docs/ladder.md says how the ratings were chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from server.ladder.results import Result
+
+__all__ = ["ANCHORS", "ANCHOR_OWNER", "DEFAULT_ANCHORS", "Anchor", "anchors_of", "fixed_ratings"]
+
+# The owner every anchor plays for: the pairing lets two bots of one owner meet only when
+# nobody else is left, so anchors play the members rather than each other.
+ANCHOR_OWNER = "house"
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A house bot on a ladder: its `bot` (the house bot's name, which is also its name in the
+    games and the standings), its `strength` (1 to 10: the share in tenths of what its time
+    manager would spend, as in a challenge), its fixed `rating` (Elo) and the `games` it plays
+    at once on the ladder."""
+
+    bot: str
+    strength: int
+    rating: float
+    games: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.strength <= 10:
+            raise ValueError(f"{self.bot}: a strength is 1 to 10, not {self.strength}")
+        if self.games < 1:
+            raise ValueError(f"{self.bot}: an anchor plays at least one game at once")
+
+    @property
+    def spec(self) -> str:
+        """How its games store it: `alphabeta@3`, as `server.app.house_spec` writes it."""
+        return f"{self.bot}@{self.strength}"
+
+
+# The ratings are initial values in the order of the bots' strength, to calibrate on the
+# ladder's terms (docs/ladder.md). A worker thinks about one move at a time and a move waiting
+# in the queue spends the anchor's clock, so on the 10 s ladder each anchor plays one game at
+# once, on the 60 s + 1 s ladder two.
+_FAST = (
+    Anchor("random", 10, 1000.0, 1),
+    Anchor("greedy", 10, 1400.0, 1),
+    Anchor("alphabeta", 3, 1700.0, 1),
+    Anchor("mcts", 5, 1900.0, 1),
+)
+_MAIN = (
+    Anchor("random", 10, 1000.0, 2),
+    Anchor("greedy", 10, 1400.0, 2),
+    Anchor("alphabeta", 3, 1700.0, 2),
+    Anchor("mcts", 5, 1900.0, 2),
+    Anchor("invader", 10, 2100.0, 2),
+)
+
+# The anchors of each default ladder, by name; any other ladder has DEFAULT_ANCHORS.
+ANCHORS: Mapping[str, tuple[Anchor, ...]] = {"fast": _FAST, "main": _MAIN}
+DEFAULT_ANCHORS = _FAST
+
+
+def anchors_of(ladder: str) -> tuple[Anchor, ...]:
+    """The anchors of the ladder named `ladder` (in lower case, as ladders keep their names)."""
+    return ANCHORS.get(ladder, DEFAULT_ANCHORS)
+
+
+def fixed_ratings(ladder: str, results: Iterable[Result]) -> dict[str, float]:
+    """The fixed ratings of the ladder's anchors that have played one of `results`: the anchors
+    its standings list, like every bot with a rated game, and hold at their ratings."""
+    played = {name for result in results for name in (result.white, result.black)}
+    return {anchor.bot: anchor.rating for anchor in anchors_of(ladder) if anchor.bot in played}
