@@ -41,21 +41,22 @@ class Anchor:
         return f"{self.bot}@{self.strength}"
 
 
-# The ratings are initial values in the order of the bots' strength, to calibrate on the
-# ladder's terms (docs/ladder.md). A worker thinks about one move at a time and a move waiting
-# in the queue spends the anchor's clock, so on the 10 s ladder each anchor plays one game at
-# once, on the 60 s + 1 s ladder two.
+# The ratings are initial values: the order the bots finished in short matches on each ladder's
+# board, with the gaps those matches measured where they could (docs/ladder.md), to calibrate
+# with longer ones. mcts tied greedy or lost to it, so it would only crowd greedy's rating and
+# is no anchor. A worker thinks about one move at a time and a move waiting in the queue spends
+# the anchor's clock, so on the 10 s ladder each anchor plays one game at once, on the
+# 60 s + 1 s ladder two.
 _FAST = (
     Anchor("random", 10, 1000.0, 1),
     Anchor("greedy", 10, 1400.0, 1),
-    Anchor("alphabeta", 3, 1700.0, 1),
-    Anchor("mcts", 5, 1900.0, 1),
+    Anchor("alphabeta", 3, 1650.0, 1),
+    Anchor("invader", 10, 2050.0, 1),
 )
 _MAIN = (
     Anchor("random", 10, 1000.0, 2),
     Anchor("greedy", 10, 1400.0, 2),
-    Anchor("alphabeta", 3, 1700.0, 2),
-    Anchor("mcts", 5, 1900.0, 2),
+    Anchor("alphabeta", 3, 1800.0, 2),
     Anchor("invader", 10, 2100.0, 2),
 )
 

@@ -34,11 +34,11 @@ def test_the_standings_hold_the_anchors_that_played_at_their_fixed_ratings() -> 
     results = [
         Result("ada", "random", white_won=True),
         Result("greedy", "ada", white_won=False),
-        Result("ada", "mcts", white_won=False),
+        Result("ada", "invader", white_won=False),
     ]
     anchors = fixed_ratings("fast", results)
     fixed = {anchor.bot: anchor.rating for anchor in ANCHORS["fast"]}
-    assert anchors == {name: fixed[name] for name in ("random", "greedy", "mcts")}
+    assert anchors == {name: fixed[name] for name in ("random", "greedy", "invader")}
     rows = standings(results, anchors, members=["ada"])
     assert {row.name: row.rating for row in rows if row.anchor} == anchors
     table = render_standings(rows)
