@@ -25,7 +25,7 @@ export class GamePage {
     this.moveList = make("ol", { class: "moves", id: "moves" });
     root.replaceChildren(
       make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
-      make("section", { class: "game" }, [
+      make("section", { class: "game-view" }, [
         make("div", { class: "board-side" }, [
           this.players.black,
           this.boardHolder,
