@@ -16,7 +16,7 @@ from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
 from clients import ArenaClient
 from server.protocol import AcceptSeek, GameStarted, PlayMove, Seek, SeekAdded, TimeControl
-from tests.server.endpoint import guest, random_game, serving, start_game
+from tests.server.endpoint import arena_serving, guest, random_game, serving, start_game
 
 SIZES = {"wide": (1280, 800), "phone": (390, 844)}
 WAIT_MS = 15_000  # for the page to show what the server sent (the lobby polls games every 5 s)
@@ -130,6 +130,34 @@ async def test_a_game_opened_by_its_address_shows_the_moves_already_played(
         await expect(page_missing.locator("#game-status")).to_have_text(
             "No such game on this server", timeout=WAIT_MS
         )
+        assert errors == []
+        await white.close()
+        await black.close()
+
+
+@pytest.mark.asyncio
+async def test_a_dropped_connection_resumes_and_catches_up(
+    browser: Browser, redis_url: str
+) -> None:
+    async with arena_serving(redis_url) as (arena, url):
+        white, black, game_id = await start_game(url, setup="6x6")
+        moves = random_game("6x6", seed=5)[:2]
+        page, errors = await open_page(browser, f"{http_url(url)}/game/{game_id}")
+        badge = page.locator("#connection")
+        await expect(badge).to_contain_text("online as guest", timeout=WAIT_MS)
+        name = (await badge.text_content() or "").removeprefix("online as ")
+        await expect(page.locator("#board rect.square")).to_have_count(36, timeout=WAIT_MS)
+
+        (session,) = [s for s in arena.sessions if s.user is not None and s.user.name == name]
+        await session.socket.close()
+        await expect(badge).to_contain_text("offline, retrying", timeout=WAIT_MS)
+        for ply, move in enumerate(moves):
+            mover = player_of(white, black, ply)
+            await mover.wait_for(lambda c, ply=ply: c.games[game_id].ply == ply)
+            await mover.request(PlayMove(game_id, ply, move))
+
+        await expect(badge).to_have_text(f"online as {name}", timeout=WAIT_MS)
+        await expect(page.locator("#moves li")).to_have_text(moves, timeout=WAIT_MS)
         assert errors == []
         await white.close()
         await black.close()
