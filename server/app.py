@@ -1,8 +1,8 @@
-"""One server process: the websocket endpoint (and `GET /healthz` and `GET /metrics` on the
-same port), the connections it holds, and the background duties any process may do for the
-shared Redis: ending games whose time is up, pairing the quick-pairing pools, keeping its
-seeks and its bots' ladder memberships alive, and scheduling the ladders while it holds their
-lease.
+"""One server process: the websocket endpoint (and on the same port `GET /healthz`, `GET
+/metrics` and the web client's page and files, `server/web/`), the connections it holds, and
+the background duties any process may do for the shared Redis: ending games whose time is up,
+pairing the quick-pairing pools, keeping its seeks and its bots' ladder memberships alive, and
+scheduling the ladders while it holds their lease.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import random
 import secrets
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from http import HTTPStatus
 from typing import Any
 
@@ -48,6 +48,7 @@ from server.protocol import (
 )
 from server.session import LOGIN_SECONDS, Session
 from server.throttle import LoginLimits, LoginThrottle
+from server.web import Origins, Site
 from server.worker import HOUSE_BOTS
 
 __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
@@ -81,10 +82,13 @@ class Arena:
         login_limits: LoginLimits | None = None,
         ladder_round_seconds: float = ROUND_SECONDS,
         ladder_lease_ms: int = LEASE_MS,
+        allowed_origins: Iterable[str] = (),
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
         its every setup, the house bots that play it and `time_controls`. The ladders play a
-        round every `ladder_round_seconds` under a lease of `ladder_lease_ms`."""
+        round every `ladder_round_seconds` under a lease of `ladder_lease_ms`.
+        `allowed_origins` are the web pages' origins that may open the websocket; by default
+        the server's own (`server/web/origins.py`)."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -114,6 +118,8 @@ class Arena:
         self.analyst = Analyst()
         self.metrics = ServerMetrics(self)
         self.dispatch = self.bind_handlers()
+        self.origins = Origins(allowed_origins)
+        self.site = Site.load()
 
     async def start(self) -> None:
         for terms in self.offered.games:
@@ -162,12 +168,19 @@ class Arena:
         await session.run()
 
     async def health(self, socket: Socket, request: HttpRequest) -> Response | None:
-        """Answer `GET /healthz` and `GET /metrics` (Prometheus) over plain HTTP; other paths
-        go on to the websocket."""
+        """Answer `GET /healthz`, `GET /metrics` (Prometheus) and, for a plain GET, the web
+        client's page and files; a websocket handshake goes on to the websocket, unless a
+        browser's page of an origin not allowed asks for it (403)."""
         if request.path == "/healthz":
             return socket.respond(HTTPStatus.OK, "ok\n")
         if request.path == "/metrics":
             return respond(socket, await self.metrics.exposition())
+        if "websocket" not in request.headers.get("Upgrade", "").lower():
+            return self.site.respond(request)
+        page, host = request.headers.get("Origin"), request.headers.get("Host")
+        if not self.origins.allows(page, host):
+            log.warning("origin_refused", origin=page, host=host)
+            return socket.respond(HTTPStatus.FORBIDDEN, "origin not allowed\n")
         return None
 
     def bind_handlers(self) -> Dispatch:

@@ -72,6 +72,7 @@ from server.redis_embedded import (
     end_process,
     end_with_parent,
 )
+from server.web.origins import origin
 from server.worker import HOUSE_BOTS, prepare_house_bots, run_worker
 
 __all__ = ["main"]
@@ -168,6 +169,16 @@ def _add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         metavar="SECONDS",
         help="how long a connection counts as present unless its server process renews it, "
         f"so the players of a dead process are away after it (default {ATTENDANCE_MS / 1000:g})",
+    )
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        type=_origin,
+        default=_env_origins(),
+        metavar="ORIGIN",
+        help="a web page origin (https://arena.example) whose pages may open the websocket; "
+        "repeatable (ARENA_ALLOWED_ORIGINS: several, space-separated). By default the "
+        "server's own, the origin of the pages it serves",
     )
     serve.set_defaults(run=_serve)
 
@@ -522,6 +533,21 @@ def _env_int(name: str, default: int) -> int:
         raise SystemExit(f"arena: error: {name} must be an integer, got {text!r}") from None
 
 
+def _env_origins() -> list[str]:
+    text = os.environ.get("ARENA_ALLOWED_ORIGINS", "")
+    try:
+        return [origin(item) for item in text.split()]
+    except ValueError as error:
+        raise SystemExit(f"arena: error: ARENA_ALLOWED_ORIGINS: {error}") from None
+
+
+def _origin(text: str) -> str:
+    try:
+        return origin(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _port(text: str) -> int:
     try:
         port = int(text)
@@ -684,6 +710,7 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         time_controls=args.time_controls,
         claim_grace_ms=round(args.claim_grace * 1000),
         attendance_ms=round(args.presence_lapse * 1000),
+        allowed_origins=args.allowed_origin,
     )
     await arena.start()
     server = await websockets.asyncio.server.serve(
@@ -701,6 +728,7 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         bound = [s.getsockname() for s in server.sockets]
         log.info("serving", addresses=[f"{a[0]}:{a[1]}" for a in bound], redis=url)
         print(f"arena: serving on ws://{host}:{bound[0][1]}  (Ctrl-C stops)", flush=True)
+        print(f"arena: in a browser, http://{host}:{bound[0][1]}/", flush=True)
         _settle_garbage_collector()
         await stop.wait()
         log.info("stopping", connections=len(arena.sessions))

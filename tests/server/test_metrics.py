@@ -194,12 +194,12 @@ async def test_a_scrape_while_redis_is_unreachable_leaves_out_only_the_live_game
 
 
 @pytest.mark.asyncio
-async def test_other_paths_are_left_to_the_websocket(served: tuple[Arena, int]) -> None:
+async def test_other_plain_paths_are_the_web_clients(served: tuple[Arena, int]) -> None:
     _, port = served
     with pytest.raises(urllib.error.HTTPError) as refused:
         await asyncio.to_thread(_get, port, "/other")
     refused.value.close()
-    assert refused.value.code == 426  # websockets: a plain GET is told to upgrade
+    assert refused.value.code == 404  # a plain GET is for the web client (tests/server/test_web.py)
 
 
 @pytest_asyncio.fixture

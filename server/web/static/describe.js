@@ -1,0 +1,43 @@
+// How the protocol's values read on the page: players, time controls, clocks, results.
+
+export function playerName(player) {
+  return player.rating === undefined || player.rating === null
+    ? player.name
+    : `${player.name} (${player.rating})`;
+}
+
+export function timeControl(time) {
+  const base = time.base % 60 === 0 ? `${time.base / 60}` : `${time.base}s`;
+  return `${base}+${time.increment}`;
+}
+
+export function clock(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = String(seconds % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
+const TERMINATIONS = {
+  no_legal_move: "no legal move",
+  time_forfeit: "on time",
+  resignation: "by resignation",
+  abandoned: "abandoned",
+  aborted: "aborted",
+};
+
+export function result(winner, termination) {
+  if (termination === "aborted" || !winner) return "Game aborted";
+  const side = winner === "white" ? "White" : "Black";
+  return `${side} wins ${TERMINATIONS[termination] ?? termination}`;
+}
+
+// A new element with text and attributes; text goes in as text, never as markup.
+export function make(tag, { text, ...attributes } = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  node.append(...children);
+  return node;
+}
