@@ -14,6 +14,7 @@ from server import identity
 from server.clock import now_ms
 from server.games import GameStore
 from server.hub import LOBBY
+from server.ladder.scheduler import GameStarter
 from server.lobby import MAX_SEEKS, Lobby
 from server.offers import Offered
 from server.protocol import (
@@ -27,13 +28,11 @@ from server.protocol import (
     ChallengeInfo,
     ChallengeOutcome,
     ChallengeRemoved,
-    ColourPreference,
     DeclineChallenge,
     ErrorCode,
     Event,
     GameEvent,
     GameList,
-    GameStarted,
     ListGames,
     ListOffers,
     ListSeeks,
@@ -58,27 +57,15 @@ from .route import Route, on
 __all__ = ["ROUTES", "LobbyConnection", "LobbyServices", "Matchmaker"]
 
 
-class Matchmaker(Protocol):
-    """What starts games between players (the server process: server.app's Arena)."""
+class Matchmaker(GameStarter, Protocol):
+    """What starts games between players, as the ladders' scheduler does, and more (the server
+    process: server.app's Arena)."""
 
     def new_id(self) -> str: ...
 
     def house_bot(self, name: str) -> Player | None: ...
 
     def house_spec(self, name: str, strength: int | None) -> str: ...
-
-    async def start_game(
-        self,
-        first: Player,
-        second: Player,
-        colour: ColourPreference,
-        *,
-        game: str,
-        setup: str,
-        time: TimeControl,
-        rated: bool,
-        house_spec: str | None = None,
-    ) -> GameStarted: ...
 
     def wake_pairing(self) -> None: ...
 
