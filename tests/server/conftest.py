@@ -1,7 +1,10 @@
 """Real Redis for the server tests: one private redis-server for the session, and a client on it
 emptied before each test."""
 
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -26,3 +29,14 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
         yield client
     finally:
         await client.aclose()
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A data folder with a short path: the private Redis's unix socket path must fit in 107
+    bytes, which a pytest tmp_path may not."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -5,13 +5,10 @@ import asyncio
 import os
 import re
 import select
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,17 +20,6 @@ from server.ladder.store import LadderStore
 COMMAND_SECONDS = 60  # for one command to run, so a command that hangs fails its test
 START_SECONDS = 60  # for `arena serve` to listen (imports, a new Redis)
 SERVING = re.compile(r"serving on (ws://\S+)")
-
-
-@pytest.fixture
-def short_dir() -> Iterator[Path]:
-    """A data folder with a short path: the private Redis's unix socket path must fit in 107
-    bytes, which a pytest tmp_path may not."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _env() -> dict[str, str]:

@@ -8,14 +8,12 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,17 +153,6 @@ async def processes(tmp_path: Path) -> AsyncIterator[Processes]:
         yield children
     finally:
         await children.kill_all()
-
-
-@pytest.fixture
-def short_dir() -> Iterator[Path]:
-    """A data folder with a short path: the embedded Redis's unix socket path must fit in 107
-    bytes, which a pytest tmp_path may not."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def _start_game(first: ArenaClient, second: ArenaClient, base: int) -> str:
