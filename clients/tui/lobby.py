@@ -525,8 +525,8 @@ class LobbyScreen(Screen[None]):
                         and waited + retry <= HOUSE_BOT_WAIT_SECONDS
                     ):
                         self._waiting(
-                            f"Waiting for the house bots: {error.reply.message}; "
-                            f"asking again every {retry:g} s"
+                            f"Waiting for the house bots, asking again every {retry:g} s "
+                            f"(the server says: {error.reply.message})"
                         )
                         await asyncio.sleep(retry)
                         waited += retry
