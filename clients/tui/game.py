@@ -22,6 +22,7 @@ from clients.changes import GameChange, GameDropped, PresenceChanged
 from clients.connection import ArenaError
 from clients.tui.analysis import AnalysisPanel, ServerAnalyst
 from clients.tui.board import BoardWidget, MoveChosen, board_for
+from clients.tui.help import refresh_keys
 from clients.tui.labels import player_text, time_text
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.move_input import MoveInput
@@ -222,11 +223,13 @@ class GameScreen(Screen[None]):
     def _show_turn(self) -> None:
         view = self.view
         self.board.show_premove(self.premove.pending)
-        self.refresh_bindings()  # the keys that apply change with the turn (check_action)
+        refresh_keys(self)  # the keys that apply change with the turn (check_action)
         turn = self.query_one("#turn", Static)
         if view.status is GameStatus.ENDED:
             turn.update(_result(view, self.me))
             turn.add_class("-ended")
+            for field in self.query(MoveInput):
+                field.display = False  # nothing more to move: the keys say what comes next
             return
         who = view.to_move
         text = f"{who} to move" + (" (you)" if who is self.me else "")

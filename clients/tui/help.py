@@ -3,7 +3,8 @@ open it."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -11,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label
 
-__all__ = ["APP_BINDINGS", "HelpScreen", "keys_of", "show_keys"]
+__all__ = ["APP_BINDINGS", "HelpScreen", "keys_of", "refresh_keys", "show_keys"]
 
 # The keys of every app of the terminal client: its keys (`action_help`, which calls
 # `show_keys`), and quitting.
@@ -25,6 +26,20 @@ APP_BINDINGS: list[BindingType] = [
     Binding("f1", "help", "Keys", key_display="F1", tooltip="show every key", group=_KEYS),
     Binding("ctrl+q", "quit", "Quit"),
 ]
+
+
+# The keys each screen's footer shows, as of its last refresh (refresh_keys).
+_SHOWN: WeakKeyDictionary[Screen[Any], tuple[tuple[str, bool], ...]] = WeakKeyDictionary()
+
+
+def refresh_keys(screen: Screen[Any]) -> None:
+    """Have the footer show the keys of `screen` that apply now (its check_action), if they
+    changed: the footer builds every key anew on each refresh, which a screen that asks at each
+    of its changes (a table's rows, a game's moves and clocks) would pay for every time."""
+    shown = tuple((key, active.enabled) for key, active in screen.active_bindings.items())
+    if _SHOWN.get(screen) != shown:
+        _SHOWN[screen] = shown
+        screen.refresh_bindings()
 
 
 def keys_of(screen: Screen[object]) -> list[tuple[str, str]]:

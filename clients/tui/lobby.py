@@ -30,6 +30,7 @@ from clients.changes import (
 from clients.connection import ArenaError
 from clients.tui.forms import OfferForm, Offering
 from clients.tui.game import GameScreen
+from clients.tui.help import refresh_keys
 from clients.tui.labels import player_text, time_text
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.status import ConnectionStatus
@@ -92,7 +93,7 @@ class LobbyTable(DataTable[str]):
             self.add_row(*cells, key=key)
         if chosen is not None and chosen in self.rows:
             self.move_cursor(row=self.get_row_index(chosen))
-        self.screen.refresh_bindings()  # the lobby's keys that apply depend on the rows
+        refresh_keys(self.screen)  # the lobby's keys that apply depend on the rows
 
     @property
     def chosen(self) -> str | None:
@@ -125,7 +126,7 @@ class LobbyScreen(Screen[None]):
         Binding("w", "watch_game", "Watch", tooltip="watch the live game under the cursor"),
     ]
 
-    pairing: reactive[bool] = reactive(False, bindings=True)
+    pairing: reactive[bool] = reactive(False)
     # Whether the seeks are listed and the server pushes their changes (until a drop).
     following: reactive[bool] = reactive(False)
 
@@ -342,6 +343,7 @@ class LobbyScreen(Screen[None]):
         self.query_one("#pairing", Static).update(
             "Looking for an opponent… (x stops)" if pairing else ""
         )
+        refresh_keys(self)
 
     def action_offer(self, offering: str) -> None:
         offers = self.arena.offers

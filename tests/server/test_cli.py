@@ -15,6 +15,7 @@ import pytest
 from redis.asyncio import from_url
 
 import server.cli
+import server.commands
 from clients import ArenaClient
 from server import identity
 from server.cli import main
@@ -67,7 +68,7 @@ def test_the_workers_arena_serve_starts_get_no_metrics_port(
     monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.setenv("ARENA_METRICS_PORT", "9101")
     monkeypatch.setenv("ARENA_METRICS_HOST", "0.0.0.0")
-    server.cli._start_worker("redis://localhost:6379/0")
+    server.commands._start_worker("redis://localhost:6379/0")
     assert "ARENA_METRICS_PORT" not in started[0]
     assert "ARENA_METRICS_HOST" not in started[0]
 

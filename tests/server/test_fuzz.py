@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from server.app import Arena
-from server.cli import MAX_FRAME
+from server.commands import MAX_FRAME
 from server.protocol import (
     MAX_REQUEST_FRAME,
     PROTOCOL_VERSION,
