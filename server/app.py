@@ -229,8 +229,8 @@ class Arena:
             first_white = colour is ColourPreference.WHITE
         # Ratings in this game as they are now: a player's rating changes after each rated game,
         # and a connection knows only the one it had when it logged in.
-        first = await identity.player_in(self.redis, first, game)
-        second = await identity.player_in(self.redis, second, game)
+        first = await identity.player_in(self.redis, first, game, house_spec)
+        second = await identity.player_in(self.redis, second, game, house_spec)
         white, black = (first, second) if first_white else (second, first)
         house = (
             house_spec if white.kind is PlayerKind.HOUSE else None,

@@ -364,6 +364,7 @@ class GameStore:
             game.winner,
             (game.white.kind, game.black.kind),
             game=game.game,
+            house=game.house,
         )
 
     async def rate_leftovers(self) -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "create_account",
     "create_bot_token",
     "find",
+    "house_key",
     "list_bot_tokens",
     "new_guest",
     "open_session",
@@ -67,6 +68,9 @@ __all__ = [
 # Hash by lowercase name: name (as typed), kind, id, password (argon2), and the Glicko-2 rating in
 # each game played rated (`rating_fields`).
 USER_KEY = "user:{}"
+# Hash by a house bot's spec (`invader@5`): its Glicko-2 rating in each game it played rated, in
+# the fields of an account's; each strength of a house bot is a player of its own.
+HOUSE_KEY = "house:{}"
 TOKEN_KEY = "token:{}"  # bot token's SHA-256 hex -> "<lowercase name> <id>" of the bot
 TOKEN_PREFIX = TOKEN_KEY.format("")
 TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ns since the epoch
@@ -191,19 +195,37 @@ def rating_fields(game: str) -> tuple[str, ...]:
     return tuple(f"{field}:{game}" for field in RATING_FIELDS)
 
 
-async def stored_rating(r: aioredis.Redis | Pipeline, name: str, game: str) -> list[str | None]:
-    """The account's rating, deviation and volatility in `game` as stored (None where absent)."""
-    return _stored_rating(await _fields(r, user_key(name)), game)
+def house_key(spec: str) -> str:
+    """The key of the hash of a house bot at one strength (`invader@5`): its ratings."""
+    return HOUSE_KEY.format(spec.lower())
 
 
-async def rating_in(r: aioredis.Redis, name: str, game: str) -> int | None:
-    """The account's rating in `game` in whole points; None when it has none (or no account)."""
-    return _rating((await stored_rating(r, name, game))[0])
+async def stored_rating(
+    r: aioredis.Redis | Pipeline, name: str, game: str, house: str | None = None
+) -> list[str | None]:
+    """The rating, deviation and volatility in `game` as stored (None where absent) of the
+    account `name`, or of the house bot whose spec is `house` when given."""
+    return _stored_rating(
+        await _fields(r, user_key(name) if house is None else house_key(house)), game
+    )
 
 
-async def player_in(r: aioredis.Redis, player: Player, game: str) -> Player:
-    """`player` as others see them in `game`: an account with its rating there as it is now
-    (it changes after each rated game), guests and house bots as they are."""
+async def rating_in(
+    r: aioredis.Redis, name: str, game: str, house: str | None = None
+) -> int | None:
+    """The rating in `game` in whole points of the account `name` (or of the house bot `house`,
+    a spec, when given); None when it has none (or no account)."""
+    return _rating((await stored_rating(r, name, game, house))[0])
+
+
+async def player_in(
+    r: aioredis.Redis, player: Player, game: str, house: str | None = None
+) -> Player:
+    """`player` as others see them in `game`: an account, or a house bot at the strength of its
+    spec `house`, with its rating there as it is now (it changes after each rated game);
+    guests as they are."""
+    if player.kind is PlayerKind.HOUSE and house is not None:
+        return replace(player, rating=await rating_in(r, player.name, game, house))
     if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
         return player
     return replace(player, rating=await rating_in(r, player.name, game))

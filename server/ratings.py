@@ -1,4 +1,5 @@
-"""Glicko-2 ratings of accounts, one per game, settled once per rated game. A rated game that ends
+"""Glicko-2 ratings of accounts and of house bots (each strength on its own), one per game,
+settled once per rated game. A rated game that ends
 is put on a to-be-rated set in the same commit that ends it; whichever process takes it off the
 set rates the game, so a rating is never applied twice and a crash only delays it until the next
 sweep.
@@ -14,6 +15,7 @@ from server.glicko import Rating, rate_game
 from server.identity import (
     RATING_FIELDS,
     UNSUFFIXED_GAME,
+    house_key,
     rating_fields,
     stored_rating,
     user_key,
@@ -26,10 +28,11 @@ UNRATED = "games:unrated"  # set of ended rated games whose ratings are not yet 
 
 
 async def rating_of(
-    redis: aioredis.Redis | Pipeline, name: str, game: str = DEFAULT_GAME
+    redis: aioredis.Redis | Pipeline, name: str, game: str = DEFAULT_GAME, house: str | None = None
 ) -> Rating:
-    """The account's Glicko-2 rating in `game`; a new player's default when it has none."""
-    fields = await stored_rating(redis, name, game)
+    """The Glicko-2 rating in `game` of the account `name`, or of the house bot whose spec is
+    `house` when given; a new player's default when it has none."""
+    fields = await stored_rating(redis, name, game, house)
     if fields[0] is None:
         return Rating()
     return Rating(float(fields[0]), float(fields[1] or 350.0), float(fields[2] or 0.06))
@@ -44,16 +47,24 @@ async def settle(
     kinds: tuple[PlayerKind, PlayerKind],
     *,
     game: str = DEFAULT_GAME,
+    house: tuple[str | None, str | None] = (None, None),
 ) -> tuple[Rating, Rating] | None:
     """Rate the game (of `game`, whose ratings it moves) if it is still waiting to be rated: the
     players' new ratings there, or None when another process rated it or nobody won (an aborted
-    game).
+    game). A house player is rated at its strength, by its spec in `house` (`invader@5`).
 
     Reading the ratings and writing the new ones is one optimistic transaction on both players
     and the set of games to rate, tried again when either changed meanwhile: two games of one
     player ending at once both count, and a game is rated once."""
-    rated = winner is not None and PlayerKind.GUEST not in kinds and PlayerKind.HOUSE not in kinds
-    keys = (user_key(white), user_key(black))
+    # A house player is rated by its spec: one without (none is stored so) stays out of it.
+    unknown_house = any(
+        kind is PlayerKind.HOUSE and spec is None for kind, spec in zip(kinds, house, strict=True)
+    )
+    rated = winner is not None and PlayerKind.GUEST not in kinds and not unknown_house
+    keys = tuple(
+        user_key(name) if spec is None else house_key(spec)
+        for name, spec in ((white, house[0]), (black, house[1]))
+    )
     async with redis.pipeline(transaction=True) as pipe:
         while True:
             try:
@@ -63,8 +74,8 @@ async def settle(
                 after = None
                 if rated:
                     before = (
-                        await rating_of(pipe, white, game),
-                        await rating_of(pipe, black, game),
+                        await rating_of(pipe, white, game, house[0]),
+                        await rating_of(pipe, black, game, house[1]),
                     )
                     after = rate_game(*before, white_won=winner is Colour.WHITE)
                 pipe.multi()

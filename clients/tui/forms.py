@@ -103,9 +103,8 @@ class OfferForm(ModalScreen[Request | None]):
                 )
                 yield Label("Time (min+s)")
                 yield Input(_suggested_time(first), id="time", compact=True)
-                if kind is not Offering.HOUSE_BOT:
-                    yield Label("Rated")
-                    yield Checkbox("rated (accounts only)", id="rated")
+                yield Label("Rated")
+                yield Checkbox("rated (accounts only)", id="rated")
                 if kind is not Offering.QUICK_PAIR:
                     yield Label("Colour")
                     yield Select(
@@ -156,6 +155,7 @@ class OfferForm(ModalScreen[Request | None]):
             self.query_one("#time", Input).focus()
             raise error
         kind = self.offering
+        rated = self.query_one("#rated", Checkbox).value
         if kind is Offering.HOUSE_BOT:
             bot = self.query_one("#bot", Select).value
             strength = self.query_one("#strength", Select).value
@@ -163,11 +163,11 @@ class OfferForm(ModalScreen[Request | None]):
                 str(bot),
                 time,
                 setup,
+                rated,
                 colour=self._colour(),
                 strength=int(str(strength)),
                 game=offers.game,
             )
-        rated = self.query_one("#rated", Checkbox).value
         if kind is Offering.QUICK_PAIR:
             return QuickPair(time, setup, rated, game=offers.game)
         if kind is Offering.SEEK:

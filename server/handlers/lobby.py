@@ -217,7 +217,7 @@ async def challenge(
             game=request.game,
             setup=setup,
             time=request.time,
-            rated=False,
+            rated=request.rated,
             house_spec=services.matchmaker.house_spec(request.opponent, request.strength),
         )
         await connection.started(started, request)

@@ -40,7 +40,8 @@ from server.protocol import (
     TimeControl,
     Watch,
 )
-from server.ratings import rating_of
+from server.glicko import Rating
+from server.ratings import UNRATED, rating_of
 from tests.server.endpoint import guest, house_worker, random_game, serving, start_game
 
 CLAIM_GRACE_MS = 300
@@ -151,6 +152,48 @@ async def test_a_game_against_a_house_bot_is_played_through_a_worker(
         assert view.status is GameStatus.ENDED
         assert view.termination is Termination.NO_LEGAL_MOVE
         assert len(view.moves) >= 8
+    await human.close()
+
+
+@pytest.mark.asyncio
+async def test_a_rated_game_against_a_house_bot_rates_both_and_the_bot_at_its_strength(
+    arena_url: str, redis: Redis
+) -> None:
+    async with house_worker(redis, "test-worker"):
+        human = await _account(arena_url, redis, "ann")
+        rated = Challenge("random", TimeControl(60, 1), "6x6", True, "white", strength=10)
+        started: GameStarted = await human.request(rated, GameStarted)
+        assert started.rated
+        assert started.black.rating is None  # random@10 has played no rated game
+        await _play_white_against_the_house(human, started.game_id, turns=60)
+        ended = human.games[started.game_id]
+        assert ended.status is GameStatus.ENDED
+        won = ended.winner is Colour.WHITE
+        async with asyncio.timeout(10):  # rated just after the end is committed
+            while await redis.sismember(UNRATED, started.game_id):
+                await asyncio.sleep(0.01)
+        ann = await rating_of(redis, "ann")
+        bot = await rating_of(redis, "random", house="random@10")
+        # Both moved from a new player's 1500, the winner up and the loser down.
+        assert (ann.rating > 1500) is won
+        assert (bot.rating > 1500) is not won
+        assert ann.deviation < 350 and bot.deviation < 350
+        # Another strength of the same bot is a player of its own, and untouched.
+        assert await rating_of(redis, "random", house="random@9") == Rating()
+        # The bot's next game shows its rating, rounded.
+        again = await human.request(
+            Challenge("random", TimeControl(60, 1), "6x6", False, "white", strength=10),
+            GameStarted,
+        )
+        assert again.black.rating == round(bot.rating)
+        await human.request(Resign(again.game_id))
+        guest_client = await guest(arena_url)
+        with pytest.raises(ArenaError) as refused:
+            await guest_client.request(
+                Challenge("random", TimeControl(60, 1), "6x6", True, strength=10)
+            )
+        assert "guest" in refused.value.reply.message
+        await guest_client.close()
     await human.close()
 
 

@@ -1,0 +1,156 @@
+"""A real ladder run: the built-in bots as ordinary bot accounts on a ladder of an `arena serve`
+(its private Redis in a temporary folder, house-bot workers for the anchors), each through
+`arena bot --engine NAME --ladder LADDER --games 1`, until the ladder has rated the games asked
+for. Prints the standings as `arena ladder standings` prints them, then whether the
+maximum-likelihood list ranks the bots in their known order (docs/experiments.md: random, then
+mobility and greedy, which tie, then mcts, alphabeta, invader) and whether every interval is
+under ±100 Elo.
+
+Run from the repository root: python -m bench.ladder_run [--games N] [--ladder NAME]
+[--workers N] [--hours H]. It takes a while: on the fast ladder (6x6, 10 s a game) about 25
+games a minute on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from server.clock import now_ms
+from server.games import open_redis
+from server.ladder.standing import Table
+from server.ladder.store import LadderStore
+from server.redis_embedded import SOCKET_NAME
+
+# The built-in bots, in their known order on 6x6 (docs/experiments.md, "Tournament, 6x6"):
+# each tier is stronger than the one before; the bots of one tier tie.
+TIERS = (("random",), ("mobility", "greedy"), ("mcts",), ("alphabeta",), ("invader",))
+PREFIX = "b-"  # their accounts' names: `b-random`, ...; the house bots' own names are anchors'
+MARGIN = 100.0  # Elo: every interval's half-width should be under this
+SERVING = re.compile(r"serving on (ws://\S+)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300, help="rated games to play")
+    parser.add_argument("--ladder", default="fast")
+    parser.add_argument("--workers", type=int, default=2, help="house-bot workers (anchors)")
+    parser.add_argument("--hours", type=float, default=2.0, help="stop after this long anyway")
+    args = parser.parse_args()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ladder-run-") as folder:
+        data = Path(folder)
+        with _server(data, args.workers) as url, _bots(data, url, args.ladder):
+            print(f"server {url}, ladder {args.ladder}, {args.games} games", file=sys.stderr)
+            table = asyncio.run(_wait(data, args.ladder, args.games, started + args.hours * 3600))
+    minutes = (time.monotonic() - started) / 60
+    games = sum(row.score.games for row in table.rows) // 2
+    print(f"{games} rated games on ladder {args.ladder} in {minutes:.0f} min\n")
+    print(table.render())
+    _judge(table)
+
+
+def _judge(table: Table) -> None:
+    """Print whether the list ranks the tiers in order and every interval is narrow."""
+    rating = {row.name: row.rating for row in table.rows}
+    margin = {row.name: row.margin for row in table.rows if not row.anchor}
+    missing = [PREFIX + bot for tier in TIERS for bot in tier if PREFIX + bot not in rating]
+    if missing:
+        print(f"\nno result yet for {', '.join(missing)}")
+        return
+    wrong = [
+        f"{PREFIX}{low} above {PREFIX}{high}"
+        for lower, higher in itertools.pairwise(TIERS)
+        for low in lower
+        for high in higher
+        if rating[PREFIX + low] >= rating[PREFIX + high]
+    ]
+    print(f"\nknown order kept: {'yes' if not wrong else 'no: ' + ', '.join(wrong)}")
+    widest = max(margin, key=margin.__getitem__)
+    print(
+        f"every interval under ±{MARGIN:.0f} Elo: "
+        f"{'yes' if margin[widest] < MARGIN else 'no'} (widest ±{margin[widest]:.0f}, {widest})"
+    )
+
+
+async def _wait(data: Path, ladder: str, games: int, deadline: float) -> Table:
+    """Poll the ladder's Redis until it has rated `games` games (or the deadline passes); its
+    standings then."""
+    redis = open_redis(f"unix://{data / SOCKET_NAME}")
+    store = LadderStore(redis)
+    try:
+        said = 0
+        while time.monotonic() < deadline:
+            done = len(await store.results(ladder))
+            if done >= games:
+                break
+            if done >= said + 25:
+                said = done - done % 25
+                print(f"  {done} games rated", file=sys.stderr)
+            await asyncio.sleep(5)
+        return await store.table(ladder, now_ms())
+    finally:
+        await redis.aclose()
+
+
+def _arena(*args: str) -> list[str]:
+    return [sys.executable, "-m", "server.cli", *args]
+
+
+@contextlib.contextmanager
+def _server(data: Path, workers: int) -> Iterator[str]:
+    server = subprocess.Popen(
+        _arena("serve", "--port", "0", "--workers", str(workers), "--data-dir", str(data)),
+        stdout=subprocess.PIPE,
+        stderr=(data / "serve.log").open("w"),
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        found = SERVING.search(server.stdout.readline())
+        if found is None:
+            raise SystemExit(f"arena serve did not start: see {data / 'serve.log'}")
+        yield found.group(1)
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+@contextlib.contextmanager
+def _bots(data: Path, url: str, ladder: str) -> Iterator[None]:
+    """One `arena bot` per built-in bot, each on its own account, stopped on the way out."""
+    processes = []
+    try:
+        for bot in (bot for tier in TIERS for bot in tier):
+            token = subprocess.run(
+                _arena("token", "create", PREFIX + bot, "--bot", "--data-dir", str(data)),
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            token_file = data / f"{bot}.token"
+            token_file.write_text(token + "\n")
+            command = ["bot", "--server", url, "--token-file", str(token_file)]
+            command += ["--engine", bot, "--ladder", ladder, "--games", "1"]
+            processes.append(
+                subprocess.Popen(_arena(*command), stderr=(data / f"{bot}.log").open("w"))
+            )
+        yield
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(30)
+
+
+if __name__ == "__main__":
+    main()
