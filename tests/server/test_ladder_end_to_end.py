@@ -1,0 +1,169 @@
+"""A ladder end to end, on a server on real Redis: three bot clients (two `BotPlayer`s with
+built-in engines, and an `arena bot --engine-cmd` process running the Python example program)
+and the anchors, through a house-bot worker, play round after round on a 6x6 ladder; the
+standings, as the ladder's store and `arena ladder standings` give them, count exactly the
+games played."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import signal
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from redis.asyncio import Redis
+
+from clients.bot import BotPlayer
+from server.clock import now_ms
+from server.games import GameStore, StoredGame
+from server.identity import create_bot_token
+from server.ladder.anchors import ANCHORS
+from server.ladder.store import Ladder, LadderStore, parse_time
+from server.offers import TimeControls
+from server.protocol import Colour, GameStatus
+from tests.server.endpoint import arena_serving, house_worker
+
+LADDER = "e2e"
+ROUNDS = 3  # games each bot plays at least
+DEADLINE_SECONDS = 300  # generous: a loaded two-core machine plays slowly
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = f"{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
+ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["fast"]}  # a new ladder has the fast ones
+
+
+async def _until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
+    try:
+        async with asyncio.timeout(DEADLINE_SECONDS):
+            while not await condition():
+                await asyncio.sleep(0.2)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+async def _games(redis: Redis) -> list[StoredGame]:
+    store = GameStore(redis)
+    return [await store.load(game_id) for game_id in await LadderStore(redis).games(LADDER)]
+
+
+@contextlib.asynccontextmanager
+async def _in_process(redis: Redis, url: str, name: str, engine: str) -> AsyncIterator[None]:
+    player = BotPlayer(url, await create_bot_token(redis, name), engine, ladders=[LADDER])
+    stop = asyncio.Event()
+    task = asyncio.create_task(player.run(stop))
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+
+
+@contextlib.asynccontextmanager
+async def _program(redis: Redis, url: str, name: str, folder: Path) -> AsyncIterator[None]:
+    """`arena bot --engine-cmd` with the example program, one game at a time, as a process."""
+    token = folder / f"{name}.token"
+    token.write_text(await create_bot_token(redis, name) + "\n")
+    command = ["bot", "--server", url, "--token-file", str(token), "--engine-cmd", RANDOM_BOT]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "server.cli", *command, "--ladder", LADDER, "--games", "1"),
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        yield
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 0, err.decode()
+
+
+def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
+    """Games played and won by each player, over the ended games with a winner (an aborted
+    game counts for nobody)."""
+    played: Counter[str] = Counter()
+    won: Counter[str] = Counter()
+    for game in games:
+        assert game.status is GameStatus.ENDED, game.game_id
+        if game.winner is None:
+            continue
+        played.update([game.white.name, game.black.name])
+        won[(game.white if game.winner is Colour.WHITE else game.black).name] += 1
+    return played, won
+
+
+async def _standings_command(redis_url: str) -> dict[str, list[str]]:
+    """`arena ladder standings`'s rows, split into cells, by bot."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "server.cli", "ladder", "standings", LADDER),
+        *("--redis-url", redis_url),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    lines = out.decode().split("\n\n")[0].splitlines()[1:]  # the table, not what follows it
+    return {cells[1]: cells for cells in (line.split() for line in lines)}
+
+
+@pytest.mark.asyncio
+async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_them(
+    redis: Redis, redis_url: str, tmp_path: Path
+) -> None:
+    store = LadderStore(redis)
+    await store.create(Ladder(LADDER, "6x6", parse_time("2+0")))
+    bots = {"Ada", "Bea", "Cy"}
+    async with (
+        house_worker(redis, "anchors"),
+        arena_serving(
+            redis_url,
+            time_controls=TimeControls.parse("1-600+10"),
+            ladder_round_seconds=0.2,
+            ladder_lease_ms=10_000,
+        ) as (_, url),
+    ):
+        async with (
+            _in_process(redis, url, "Ada", "random"),
+            _in_process(redis, url, "Bea", "greedy"),
+            _program(redis, url, "Cy", tmp_path),
+        ):
+
+            async def rounds_played() -> bool:
+                ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
+                played, _ = _counted(ended)
+                anchors = {name for name in played if name in ANCHOR_NAMES}
+                return all(played[bot] >= ROUNDS for bot in bots) and len(anchors) >= 2
+
+            await _until(rounds_played, f"{ROUNDS} games for each bot, against two anchors")
+
+        # The bots are gone: their last games end by the rules (on time, or aborted before
+        # a first move) and are rated.
+        async def all_rated() -> bool:
+            games = await _games(redis)
+            ended = all(game.status is GameStatus.ENDED for game in games)
+            return ended and not await store.unrated(LADDER)
+
+        await _until(all_rated, "every ladder game ended and rated")
+    games = await _games(redis)
+    played, won = _counted(games)
+    assert set(played) - ANCHOR_NAMES == bots
+    # Never a bot against itself; the program, on one game at a time, never in two at once.
+    assert all(game.white.name != game.black.name for game in games)
+    spans = sorted((g.created, g.ended or 0) for g in games if "Cy" in (g.white.name, g.black.name))
+    assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+    table = await store.table(LADDER, now_ms())
+    assert {row.name: (row.score.games, row.score.wins) for row in table.rows} == {
+        name: (played[name], won[name]) for name in played
+    }
+    rows = await _standings_command(redis_url)
+    for name in played:
+        assert rows[name][4:6] == [str(played[name]), str(won[name])], rows[name]
+    ratings = await store.ratings(LADDER)
+    assert all(ratings[bot].deviation < 350 for bot in bots)
