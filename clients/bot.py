@@ -31,6 +31,7 @@ from clients.engines import (
     engine_games,
     open_engine,
 )
+from clients.offers import Offer, OfferKind
 from engine.search.bot import Budget
 from engine.search.budget import REMOTE_BOT, Turn
 from server.protocol import (
@@ -39,6 +40,8 @@ from server.protocol import (
     AcceptChallenge,
     ChallengeAdded,
     ChallengeInfo,
+    ChallengeOutcome,
+    ChallengeRemoved,
     Colour,
     DeclineChallenge,
     ErrorCode,
@@ -46,11 +49,14 @@ from server.protocol import (
     GameStatus,
     JoinLadder,
     LadderMembership,
+    ListSeeks,
     Offers,
     PlayerKind,
     PlayMove,
     ProtocolError,
     Resign,
+    SeekInfo,
+    SeekList,
 )
 
 __all__ = [
@@ -82,6 +88,9 @@ STABLE_SECONDS = 10.0
 # (the first one or two are often a server still starting).
 UNANSWERED_ATTEMPTS = 3
 OPEN_SECONDS = 30.0  # for a connection to open, log in and catch up its games
+OFFER_SECONDS = 2.0  # between looks at whether the bot has room to offer another game
+# After an opponent declines the bot's challenge, it is not challenged again for this long.
+DECLINED_PAUSE_SECONDS = 60.0
 
 
 class BotError(ValueError):
@@ -98,6 +107,7 @@ async def run_bot(
     client_name: str = "arena-bot",
     report: Callable[[str], None] | None = None,
     ladders: Sequence[str] = (),
+    offers: Sequence[Offer] = (),
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
     `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
@@ -107,8 +117,10 @@ async def run_bot(
     again (its session resumed, or the token used again) with backoff, and every game caught
     up before play goes on. `report` is given a plain sentence when the server has not
     answered several attempts in a row, and when it is reached again. The bot joins the bot
-    ladders named in `ladders` after each login and plays the games they start. Raises
-    BotError when it cannot play at all (a ladder it may not join included)."""
+    ladders named in `ladders` after each login and plays the games they start, and keeps each
+    of `offers` (seeks, quick pairing, challenges) open while it has room for another game.
+    Raises BotError when it cannot play at all (a ladder it may not join, or an offer the server
+    refuses, included)."""
     player = BotPlayer(
         url,
         token,
@@ -117,6 +129,7 @@ async def run_bot(
         client_name=client_name,
         report=report,
         ladders=ladders,
+        offers=offers,
     )
     await player.run(stop or asyncio.Event())
 
@@ -152,6 +165,7 @@ class BotPlayer:
         client_name: str = "arena-bot",
         report: Callable[[str], None] | None = None,
         ladders: Sequence[str] = (),
+        offers: Sequence[Offer] = (),
     ) -> None:
         check_url(url)
         if not token:
@@ -167,6 +181,7 @@ class BotPlayer:
         self.policy = accept
         self.client_name = client_name
         self.ladders = tuple(ladders)  # joined again after every login
+        self.offers = tuple(offers)  # kept open while the bot has room for a game
         self.report = report or (lambda text: None)
         self.client: ArenaClient | None = None
         self.name: str | None = None
@@ -178,6 +193,10 @@ class BotPlayer:
         self._thinking: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._refusals: dict[tuple[str, int], int] = {}
         self._engines: dict[str, Engine] = {}  # one per game: engines keep state between moves
+        # The games there were when the bot joined quick pairing, while it waits there.
+        self._pairing_since: frozenset[str] | None = None
+        self._challenged: dict[str, str] = {}  # the bot's open challenges: id -> opponent
+        self._declined_until: dict[str, float] = {}  # by opponent (lowercase): monotonic time
         self.log = log.bind(engine=self.engine_spec)
 
     @property
@@ -296,12 +315,15 @@ class BotPlayer:
     async def _play(self, client: ArenaClient, stop: asyncio.Event) -> None:
         """Serve one connection until it closes or `stop` is set."""
         await self._use(client)
+        self._pairing_since = None  # a connection's place in quick pairing ends with it
         duties = [
             asyncio.create_task(self._answer_challenges(client)),
             asyncio.create_task(self._move_when_due(client)),
             asyncio.create_task(client.wait_closed()),
             asyncio.create_task(stop.wait()),
         ]
+        if self.offers:
+            duties.append(asyncio.create_task(self._make_offers(client)))
         try:
             done, _ = await asyncio.wait(duties, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
@@ -343,6 +365,94 @@ class BotPlayer:
                     await self._answer(client, event.challenge)
                 except ConnectionError:
                     return  # the connection is gone; the challenge stays open for next time
+            elif isinstance(event, ChallengeRemoved) and event.challenge_id in self._challenged:
+                self._answered(event)
+
+    def _answered(self, event: ChallengeRemoved) -> None:
+        """One of the bot's challenges was closed: a declined one is not made again for a
+        while."""
+        opponent = self._challenged.pop(event.challenge_id)
+        if event.outcome is not ChallengeOutcome.DECLINED:
+            return
+        self._declined_until[opponent.lower()] = monotonic() + DECLINED_PAUSE_SECONDS
+        because = f": {event.reason}" if event.reason else ""
+        self.log.info("challenge_declined_by", opponent=opponent, reason=event.reason)
+        self.report(
+            f"{opponent} declined the challenge{because}; "
+            f"challenging again in {DECLINED_PAUSE_SECONDS:.0f} s"
+        )
+
+    # Offers
+
+    async def _make_offers(self, client: ArenaClient) -> None:
+        """Keep each of the bot's offers open while it has room for another game."""
+        try:
+            if any(offer.kind is OfferKind.SEEK for offer in self.offers):
+                # Following the seek list shows the bot its own open seeks.
+                await client.request(ListSeeks(), SeekList)
+            while True:
+                await asyncio.sleep(await self._offer_round(client))
+        except ConnectionError:
+            return  # the connection is gone: offers are made again on the next
+
+    async def _offer_round(self, client: ArenaClient) -> float:
+        """Make the offers not open now, as many as the bot has room for (its game limit less
+        its games and its open offers); the seconds until the next look."""
+        assert self.name is not None
+        me = self.name.lower()
+        playing = [view for view in client.games.values() if self._plays(view)]
+        if self._pairing_since is not None and any(
+            view.game_id not in self._pairing_since
+            and any(
+                offer.kind is OfferKind.QUICK_PAIR
+                and (offer.game, offer.setup, offer.time, offer.rated)
+                == (view.game, view.setup, view.time, view.rated)
+                for offer in self.offers
+            )
+            for view in client.games.values()  # ended too: a quick game may be over by now
+        ):
+            self._pairing_since = None  # paired: out of the pool
+        open_offers: list[SeekInfo | ChallengeInfo] = [
+            s for s in client.core.seeks.values() if s.player.name.lower() == me
+        ]
+        open_offers += [
+            c for c in client.core.challenges.values() if c.challenger.name.lower() == me
+        ]
+        room = (
+            self.policy.max_games
+            - len(playing)
+            - len(open_offers)
+            - (self._pairing_since is not None)
+        )
+        opponents = {p.name.lower() for view in playing for p in (view.white, view.black)}
+        for offer in self.offers:
+            if room <= 0:
+                break
+            if any(offer.made(made) for made in open_offers) or (
+                offer.kind is OfferKind.QUICK_PAIR and self._pairing_since is not None
+            ):
+                continue
+            if offer.opponent is not None and (
+                offer.opponent.lower() in opponents
+                or self._declined_until.get(offer.opponent.lower(), 0.0) > monotonic()
+            ):
+                continue
+            try:
+                reply = await client.request(offer.request())
+            except ArenaError as error:
+                if error.code not in RETRY:
+                    raise BotError(
+                        f"the server refused the bot's {offer}: {error.reply.message}"
+                    ) from None
+                self.log.warning("offer_refused", offer=str(offer), reason=str(error))
+                return float(error.reply.retry_after or OFFER_SECONDS)
+            room -= 1
+            if isinstance(reply, ChallengeAdded) and offer.opponent is not None:
+                self._challenged[reply.challenge.challenge_id] = offer.opponent
+            if offer.kind is OfferKind.QUICK_PAIR:
+                self._pairing_since = frozenset(client.games)
+            self.log.info("offer_made", offer=str(offer))
+        return OFFER_SECONDS
 
     def _mine(self, challenge: ChallengeInfo) -> bool:
         return self.name is not None and challenge.opponent.name.lower() == self.name.lower()

@@ -17,9 +17,10 @@ from typing import Any
 
 import structlog
 
-from clients.bot import BotError, check_url, run_bot
+from clients.bot import DECLINED_PAUSE_SECONDS, BotError, check_url, run_bot
 from clients.challenges import DEFAULT_GAMES, ChallengePolicy, setups_of
 from clients.engines import EngineError, EngineMaker, engine_games, open_engine
+from clients.offers import Offer, OfferKind
 from clients.program import ProgramEngine, greet, split_command
 from clients.sdk import Bot, engines, load_bot
 from engine.game import game_names
@@ -126,6 +127,38 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="join this bot ladder after logging in, and again after every reconnect, and play "
         "the games it starts (repeat for several; `arena ladder list` on the server lists them)",
     )
+    offers = parser.add_argument_group(
+        "offering games",
+        "Besides answering challenges, the bot may offer games itself, each kept open while it "
+        "has room for another game (--games). TERMS are SETUP:BASE+INCREMENT in whole seconds, "
+        "with :rated for a rated game: 6x6:60+1, 10x10:300+5:rated.",
+    )
+    offers.add_argument(
+        "--seek",
+        action="append",
+        dest="seeks",
+        default=[],
+        metavar="TERMS",
+        help="keep a seek of these terms open in the lobby (repeatable)",
+    )
+    offers.add_argument(
+        "--quick-pair",
+        action="append",
+        dest="quick_pairs",
+        default=[],
+        metavar="TERMS",
+        help="wait in quick pairing for an opponent on these terms (repeatable)",
+    )
+    offers.add_argument(
+        "--challenge",
+        action="append",
+        dest="challenges",
+        default=[],
+        metavar="NAME:TERMS",
+        help="challenge NAME (a person, a bot or a house bot) on these terms whenever the two "
+        f"are not playing; after a decline, again {DECLINED_PAUSE_SECONDS:.0f} s later "
+        "(repeatable)",
+    )
 
 
 def _engine(text: str) -> str:
@@ -205,6 +238,17 @@ def run_command(args: argparse.Namespace) -> int:
         raise BotError(
             f"no game played has setup {', '.join(unknown)}: setups are {', '.join(sorted(setups))}"
         )
+    offers = []
+    for kind, texts in (
+        (OfferKind.SEEK, args.seeks),
+        (OfferKind.QUICK_PAIR, args.quick_pairs),
+        (OfferKind.CHALLENGE, args.challenges),
+    ):
+        for text in texts:
+            try:
+                offers.append(Offer.parse(kind, text, games))
+            except ValueError as error:
+                raise BotError(f"--{_OPTIONS[kind]} {error}") from None
     policy = ChallengePolicy(
         games=games,
         setups=frozenset(args.setups) if args.setups else None,
@@ -227,10 +271,18 @@ def run_command(args: argparse.Namespace) -> int:
             stop=stop,
             report=_say,
             ladders=args.ladders,
+            offers=offers,
         )
 
     asyncio.run(play())
     return 0
+
+
+_OPTIONS = {
+    OfferKind.SEEK: "seek",
+    OfferKind.QUICK_PAIR: "quick-pair",
+    OfferKind.CHALLENGE: "challenge",
+}
 
 
 def _say(text: str) -> None:
