@@ -11,11 +11,13 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Locator, Page, expect
+from playwright.async_api import Browser, Locator, Page, Response, expect
 from redis.asyncio import Redis
 
+from clients import ArenaClient
 from engine.amazons import Move, Position
-from tests.server.endpoint import house_worker, random_game, serving
+from server.protocol import ColourPreference, PlayMove, Seek, SeekAdded, TimeControl
+from tests.server.endpoint import arena_serving, guest, house_worker, random_game, serving
 from tests.web.test_pages import WAIT_MS, http_url, open_page
 
 SCREEN = {"desktop": (1280, 800), "phone": (360, 740)}
@@ -210,6 +212,47 @@ async def test_two_guests_play_through_a_seek_while_a_third_page_watches(
 
 
 @pytest.mark.asyncio
+async def test_a_player_whose_connection_drops_keeps_the_game_and_the_move_made_meanwhile(
+    browser: Browser, redis_url: str, artifacts: Path
+) -> None:
+    async with arena_serving(redis_url) as (arena, url):
+        white: ArenaClient = await guest(url)
+        seek = Seek(TimeControl(300, 0), setup="6x6", colour=ColourPreference.WHITE)
+        added = await white.request(seek, SeekAdded)
+        page, errors = await open_page(browser, http_url(url) + "/", "phone")
+        name = await online_name(page)
+        await page.locator(f'#seeks [data-seek="{added.seek.seek_id}"] button').click(
+            timeout=WAIT_MS
+        )
+        await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
+        game_id = page.url.rpartition("/")[2]
+        # Black's player sees the board turned round: rank 1 at the top, file a on the right.
+        await expect(page.locator("#board svg")).to_have_attribute("data-flipped", "yes")
+        moves = random_game("6x6", seed=23)[:4]
+        await white.wait_for(lambda c: game_id in c.games)
+        await white.request(PlayMove(game_id, 0, moves[0]))
+        await expect(page.locator("#board")).to_have_attribute("data-turn", "mine")
+        await click_move(page, moves[1])
+        await white.wait_for(lambda c: c.games[game_id].ply == 2)
+        await white.request(PlayMove(game_id, 2, moves[2]))
+        await expect(page.locator("#moves .move")).to_have_count(3, timeout=WAIT_MS)
+        await page.screenshot(path=artifacts / "black-game-phone.png", full_page=True)
+
+        (session,) = [s for s in arena.sessions if s.user is not None and s.user.name == name]
+        await session.socket.close()
+        badge = page.locator("#connection")
+        await expect(badge).to_contain_text("offline", timeout=WAIT_MS)
+        await click_move(page, moves[3])  # while offline: kept, and sent once back
+        await expect(badge).to_have_text(f"online as {name}", timeout=WAIT_MS)
+        await white.wait_for(lambda c: c.games[game_id].ply == 4, timeout=WAIT_MS / 1000)
+        assert list(white.games[game_id].moves) == moves
+        await expect(page.locator("#moves .move")).to_have_text(moves, timeout=WAIT_MS)
+        await expect(page.locator("#game-status")).to_have_text("White to move · waiting")
+        assert errors == []
+        await white.close()
+
+
+@pytest.mark.asyncio
 async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
     browser: Browser, redis_url: str
 ) -> None:
@@ -262,3 +305,27 @@ async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
         await ann.click("text=← Lobby")
         await expect(ann.locator("#who-am-i")).to_have_text(f"Playing as {ann_name}")
         assert ann_errors == bob_errors == []
+
+
+PAGE_BUDGET = 200_000  # bytes: everything the page loads, with no build step to shrink it
+
+
+@pytest.mark.asyncio
+async def test_everything_the_page_loads_is_under_its_budget(
+    browser: Browser, redis_url: str
+) -> None:
+    async with serving(redis_url) as url:
+        page = await browser.new_page()
+        loaded: dict[str, int] = {}
+
+        async def count(response: Response) -> None:
+            if response.url.startswith("http"):
+                loaded[response.url] = len(await response.body())
+
+        page.on("response", count)
+        await page.goto(http_url(url) + "/")
+        await online_name(page)
+        await page.wait_for_load_state("networkidle")
+        names = {address.rpartition("/")[2] for address in loaded}
+        assert {"app.js", "game.js", "lobby.js", "msgpack.mjs", "arena.css"} <= names
+        assert sum(loaded.values()) < PAGE_BUDGET, loaded

@@ -403,7 +403,13 @@ export class GamePage {
     const position = this.#position();
     const last = this.pendingMove?.text ?? game.moves.at(-1);
     const shown = this.choice.shown(position);
-    this.boardHolder.replaceChildren(boardSvg(shown, last, this.choice.marks(position)));
+    const flipped = this.#mine() === "black";
+    this.boardHolder.replaceChildren(boardSvg(shown, last, this.choice.marks(position), flipped));
+    const [top, bottom] = flipped ? ["white", "black"] : ["black", "white"];
+    if (this.boardHolder.previousElementSibling !== this.players[top]) {
+      this.boardHolder.before(this.players[top]);
+      this.boardHolder.after(this.players[bottom]);
+    }
     const mine = this.#myTurn();
     this.boardHolder.dataset.turn = mine ? "mine" : "theirs";
     this.boardHolder.classList.toggle("playable", mine);
