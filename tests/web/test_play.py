@@ -307,6 +307,73 @@ async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
         assert ann_errors == bob_errors == []
 
 
+@pytest.mark.asyncio
+async def test_a_player_claims_victory_once_the_opponent_has_been_away_long_enough(
+    browser: Browser, redis_url: str
+) -> None:
+    async with serving(redis_url, claim_grace_ms=3000) as url:
+        black = await guest(url)
+        seek = Seek(TimeControl(60, 0), setup="6x6", colour=ColourPreference.BLACK)
+        added = await black.request(seek, SeekAdded)
+        page, errors = await open_page(browser, http_url(url) + "/", "phone")
+        await page.locator(f'#seeks [data-seek="{added.seek.seek_id}"] button').click(
+            timeout=WAIT_MS
+        )
+        await expect(page.locator("#board")).to_have_attribute("data-turn", "mine", timeout=WAIT_MS)
+        game_id = page.url.rpartition("/")[2]
+        moves = random_game("6x6", seed=29)
+        await click_move(page, moves[0])
+        await black.wait_for(lambda c: game_id in c.games and c.games[game_id].ply == 1)
+        await black.request(PlayMove(game_id, 1, moves[1]))
+        await expect(page.locator("#board")).to_have_attribute("data-turn", "mine")
+        await expect(page.locator("#claim-victory")).to_be_hidden()
+        await black.close()
+        presence = page.locator("#presence")
+        await expect(presence).to_contain_text("you may claim victory in", timeout=WAIT_MS)
+        await expect(presence).to_have_text(
+            "Your opponent has left: you may claim victory", timeout=WAIT_MS
+        )
+        await page.click("#claim-victory")
+        await expect(page.locator("#game-status")).to_have_text(
+            "White wins: Black left the game", timeout=WAIT_MS
+        )
+        assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_the_clock_shows_tenths_under_ten_seconds_and_resign_asks_twice(
+    browser: Browser, redis_url: str
+) -> None:
+    async with serving(redis_url) as url:
+        black = await guest(url)
+        seek = Seek(TimeControl(10, 0), setup="6x6", colour=ColourPreference.BLACK)
+        added = await black.request(seek, SeekAdded)
+        page, errors = await open_page(browser, http_url(url) + "/")
+        await page.locator(f'#seeks [data-seek="{added.seek.seek_id}"] button').click(
+            timeout=WAIT_MS
+        )
+        await expect(page.locator("#clock-white")).to_have_text("0:10", timeout=WAIT_MS)
+        game_id = page.url.rpartition("/")[2]
+        moves = random_game("6x6", seed=31)
+        await click_move(page, moves[0])
+        await black.wait_for(lambda c: game_id in c.games and c.games[game_id].ply == 1)
+        await black.request(PlayMove(game_id, 1, moves[1]))
+        # White's clock runs from Black's first move: 0:09.9, 0:09.8, ... in tenths.
+        first = await page.locator("#clock-white").text_content()
+        await expect(page.locator("#clock-white")).not_to_have_text(first or "")
+        assert re.fullmatch(r"0:0\d\.\d", await page.locator("#clock-white").text_content() or "")
+        await expect(page.locator("#clock-black")).to_have_text("0:10")
+        await page.click("#resign")
+        await expect(page.locator("#resign")).to_have_text("Really resign?")
+        await expect(page.locator("#game-status")).to_have_text("White to move · your move")
+        await page.click("#resign")
+        await expect(page.locator("#game-status")).to_have_text(
+            "Black wins by resignation", timeout=WAIT_MS
+        )
+        assert errors == []
+        await black.close()
+
+
 PAGE_BUDGET = 200_000  # bytes: everything the page loads, with no build step to shrink it
 
 
