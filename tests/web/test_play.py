@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient
 from engine.amazons import Move, Position
+from server.identity import create_account
 from server.protocol import ColourPreference, PlayMove, Seek, SeekAdded, TimeControl
 from tests.server.endpoint import arena_serving, guest, house_worker, random_game, serving
 from tests.web.test_pages import WAIT_MS, http_url, open_page
@@ -254,8 +255,9 @@ async def test_a_player_whose_connection_drops_keeps_the_game_and_the_move_made_
 
 @pytest.mark.asyncio
 async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
-    browser: Browser, redis_url: str
+    browser: Browser, redis: Redis, redis_url: str
 ) -> None:
+    await create_account(redis, "ann", "ann-password")
     async with serving(redis_url) as url:
         ann, ann_errors = await open_page(browser, http_url(url) + "/")
         bob, bob_errors = await open_page(browser, http_url(url) + "/", "phone")
@@ -304,6 +306,38 @@ async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
             await expect(page.locator("#game-status")).to_have_text("Game aborted", timeout=WAIT_MS)
         await ann.click("text=← Lobby")
         await expect(ann.locator("#who-am-i")).to_have_text(f"Playing as {ann_name}")
+
+        # Quick pairing on the same terms pairs the two pages.
+        await bob.click("text=← Lobby")
+        for page in (ann, bob):
+            await page.select_option("#setup", "8x8")
+            await page.click("#quick-pair")
+        for page in (ann, bob):
+            await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
+            await expect(page.locator("#board rect.square")).to_have_count(64, timeout=WAIT_MS)
+        assert ann.url == bob.url
+        await ann.click("#abort")
+        for page in (ann, bob):
+            await expect(page.locator("#game-status")).to_have_text("Game aborted", timeout=WAIT_MS)
+            await page.click("text=← Lobby")
+
+        # Signing in to an account: a new connection as the account, rated games allowed.
+        await expect(ann.locator("#rated")).to_be_disabled()
+        await expect(ann.locator("#sign-in")).to_be_visible()  # still open after the refusal
+        await ann.fill("#sign-in-name", "ann")
+        await ann.fill("#sign-in-password", "ann-password")
+        await ann.click("#sign-in button[type=submit]")
+        await expect(ann.locator("#connection")).to_have_text("online as ann", timeout=WAIT_MS)
+        await expect(ann.locator("#who-am-i")).to_have_text(re.compile(r"^Playing as ann"))
+        await expect(ann.locator("#rated")).to_be_enabled()
+        await ann.check("#rated")
+        await ann.click("#create-seek")
+        await expect(bob.locator("#seeks .seek")).to_contain_text("rated", timeout=WAIT_MS)
+        await bob.locator("#seeks .seek button").click()
+        await expect(bob.locator("#lobby-message")).to_have_text("guests play casual games only")
+        await ann.click("#play-as-guest")
+        await expect(ann.locator("#connection")).to_contain_text("online as guest", timeout=WAIT_MS)
+        await expect(bob.locator("#seeks .seek")).to_have_count(0, timeout=WAIT_MS)
         assert ann_errors == bob_errors == []
 
 
