@@ -35,6 +35,7 @@ export class Connection {
     this.welcome = null;
     this.signingIn = null; // {user, password, resolve, reject} until the login is answered
     this.retryMs = RETRY_FIRST_MS;
+    this.retryTimer = null;
   }
 
   open() {
@@ -78,6 +79,7 @@ export class Connection {
     const old = this.socket;
     this.socket = null; // its close is then not a dropped connection to retry
     this.welcome = null;
+    clearTimeout(this.retryTimer);
     old?.close();
     this.#dropPending("signed out");
     this.open();
@@ -158,7 +160,7 @@ export class Connection {
     const waitMs = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, RETRY_MOST_MS);
     this.onState("offline", Math.ceil(waitMs / 1000));
-    setTimeout(() => this.open(), waitMs);
+    this.retryTimer = setTimeout(() => this.open(), waitMs);
   }
 }
 

@@ -447,7 +447,8 @@ export class GamePage {
       if (toMove && game.moves.length >= FREE_PLIES) ms -= now - game.clocksAt;
       const holder = this.players[side];
       holder.classList.toggle("to-move", toMove);
-      holder.firstElementChild.textContent = playerName(game[side]);
+      const name = playerName(game[side]);
+      if (holder.firstElementChild.textContent !== name) holder.firstElementChild.textContent = name;
       const text = clock(ms);
       if (this.clocks[side].textContent !== text) this.clocks[side].textContent = text;
       this.clocks[side].classList.toggle("low", toMove && ms < 10000);
