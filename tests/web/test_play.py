@@ -255,7 +255,7 @@ async def test_a_player_whose_connection_drops_keeps_the_game_and_the_move_made_
 
 @pytest.mark.asyncio
 async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
-    browser: Browser, redis: Redis, redis_url: str
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path
 ) -> None:
     await create_account(redis, "ann", "ann-password")
     async with serving(redis_url) as url:
@@ -291,6 +291,7 @@ async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
         incoming = bob.locator("#challenges .challenge")
         await expect(incoming).to_contain_text(f"from {ann_name}", timeout=WAIT_MS)
         await expect(ann.locator("#challenges .challenge")).to_contain_text(f"to {bob_name}")
+        await bob.screenshot(path=artifacts / "lobby-challenged-phone.png", full_page=True)
         await incoming.locator("button", has_text="Decline").click()
         await expect(message).to_have_text(f"{bob_name} declined your challenge", timeout=WAIT_MS)
         await expect(ann.locator("#challenges .challenge")).to_have_count(0)

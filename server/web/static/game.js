@@ -239,7 +239,10 @@ export class GamePage {
   #position() {
     let position = Position.parse(this.game.start);
     for (const move of this.game.moves) position = position.after(move);
-    if (this.pendingMove !== null) position = position.after(this.pendingMove.text);
+    // A move on its way shows at once, unless the game has gone past it meanwhile.
+    if (this.pendingMove?.ply === this.game.moves.length) {
+      position = position.after(this.pendingMove.text);
+    }
     return position;
   }
 
@@ -401,7 +404,8 @@ export class GamePage {
       return;
     }
     const position = this.#position();
-    const last = this.pendingMove?.text ?? game.moves.at(-1);
+    const pending = this.pendingMove?.ply === game.moves.length ? this.pendingMove.text : null;
+    const last = pending ?? game.moves.at(-1);
     const shown = this.choice.shown(position);
     const flipped = this.#mine() === "black";
     this.boardHolder.replaceChildren(boardSvg(shown, last, this.choice.marks(position), flipped));

@@ -175,9 +175,13 @@ export class Lobby {
     this.challengeList = make("ul", { class: "rows", id: "challenges" });
     this.gameList = make("ul", { class: "rows", id: "games" });
     this.myGameList = make("ul", { class: "rows", id: "my-games" });
-    this.myGamesPanel = make("section", { class: "panel" }, [
+    this.myGamesPanel = make("section", { class: "panel urgent" }, [
       make("h2", { text: "Your games" }),
       this.myGameList,
+    ]);
+    this.challengesPanel = make("section", { class: "panel urgent" }, [
+      make("h2", { text: "Challenges" }),
+      this.challengeList,
     ]);
     this.sections = [
       make("section", { class: "panel play" }, [
@@ -212,10 +216,7 @@ export class Lobby {
       ]),
       make("div", { class: "lists" }, [
         this.myGamesPanel,
-        make("section", { class: "panel" }, [
-          make("h2", { text: "Challenges" }),
-          this.challengeList,
-        ]),
+        this.challengesPanel,
         make("section", { class: "panel" }, [make("h2", { text: "Open seeks" }), this.seekList]),
         make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
       ]),
@@ -354,9 +355,7 @@ export class Lobby {
         ]);
       }),
     );
-    if (this.challenges.size === 0) {
-      this.challengeList.append(make("li", { class: "empty", text: "No challenges" }));
-    }
+    this.challengesPanel.hidden = this.challenges.size === 0;
 
     this.myGamesPanel.hidden = this.myGames.length === 0;
     this.myGameList.replaceChildren(
