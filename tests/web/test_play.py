@@ -1,8 +1,10 @@
 """Playing in a real headless Chromium against a real server: a guest plays a whole game against
 a house bot by clicking the board (and once by dragging), a refused move typed as text shows the
 server's reason and keeps the text, two guests play each other through a seek while a third
-page watches by the game's address, and the lobby's other ways to start a game (quick pairing,
-a challenge by name, accepted or declined) and its refusals show on the page."""
+page watches by the game's address, a player's move survives a dropped connection, a phone
+plays by tapping, the clocks, resigning and claiming a win work, the lobby's other ways to start
+a game (quick pairing, a challenge by name, accepted or declined, an account's rated seek) and
+its refusals show on the page, and the page keeps to its size budget."""
 
 from __future__ import annotations
 
@@ -376,21 +378,27 @@ async def test_a_player_claims_victory_once_the_opponent_has_been_away_long_enou
 
 
 @pytest.mark.asyncio
-async def test_the_clock_shows_tenths_under_ten_seconds_and_resign_asks_twice(
+async def test_a_phone_plays_by_tapping_shows_tenths_under_ten_seconds_and_resigns_on_a_second_tap(
     browser: Browser, redis_url: str
 ) -> None:
     async with serving(redis_url) as url:
         black = await guest(url)
         seek = Seek(TimeControl(10, 0), setup="6x6", colour=ColourPreference.BLACK)
         added = await black.request(seek, SeekAdded)
-        page, errors = await open_page(browser, http_url(url) + "/")
-        await page.locator(f'#seeks [data-seek="{added.seek.seek_id}"] button').click(
-            timeout=WAIT_MS
+        width, height = SCREEN["phone"]
+        phone = await browser.new_context(
+            viewport={"width": width, "height": height}, has_touch=True, is_mobile=True
         )
+        page = await phone.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(http_url(url) + "/")
+        await page.locator(f'#seeks [data-seek="{added.seek.seek_id}"] button').tap(timeout=WAIT_MS)
         await expect(page.locator("#clock-white")).to_have_text("0:10", timeout=WAIT_MS)
         game_id = page.url.rpartition("/")[2]
         moves = random_game("6x6", seed=31)
-        await click_move(page, moves[0])
+        for name in squares(moves[0]):
+            await square(page, name).tap()
         await black.wait_for(lambda c: game_id in c.games and c.games[game_id].ply == 1)
         await black.request(PlayMove(game_id, 1, moves[1]))
         # White's clock runs from Black's first move: 0:09.9, 0:09.8, ... in tenths.
@@ -398,15 +406,16 @@ async def test_the_clock_shows_tenths_under_ten_seconds_and_resign_asks_twice(
         await expect(page.locator("#clock-white")).not_to_have_text(first or "")
         assert re.fullmatch(r"0:0\d\.\d", await page.locator("#clock-white").text_content() or "")
         await expect(page.locator("#clock-black")).to_have_text("0:10")
-        await page.click("#resign")
+        await page.tap("#resign")
         await expect(page.locator("#resign")).to_have_text("Really resign?")
         await expect(page.locator("#game-status")).to_have_text("White to move · your move")
-        await page.click("#resign")
+        await page.tap("#resign")
         await expect(page.locator("#game-status")).to_have_text(
             "Black wins by resignation", timeout=WAIT_MS
         )
         assert errors == []
         await black.close()
+        await phone.close()
 
 
 PAGE_BUDGET = 200_000  # bytes: everything the page loads, with no build step to shrink it
