@@ -32,6 +32,7 @@ export class Lobby {
 
   mount(root) {
     root.replaceChildren(...this.sections);
+    if (this.user !== null) this.#listGames();
   }
 
   online(welcome) {
@@ -91,7 +92,9 @@ export class Lobby {
     this.#say(`${challenge.opponent.name} declined your challenge${why}`, "notice");
   }
 
+  // Only while the lobby is on the page: a player in a game has no use for the list.
   #listGames() {
+    if (!this.sections[0].isConnected) return;
     this.connection.request({ t: "list_games" }).catch(() => {});
   }
 
