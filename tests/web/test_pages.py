@@ -92,8 +92,8 @@ async def test_the_lobby_shows_a_seek_and_a_game_whose_moves_appear_live(
             mover = player_of(white, black, ply)
             await mover.wait_for(lambda c, ply=ply: c.games[started.game_id].ply == ply)
             await mover.request(PlayMove(started.game_id, ply, move))
-            await expect(page.locator("#moves li")).to_have_count(ply + 1, timeout=WAIT_MS)
-            await expect(page.locator("#moves li").last).to_have_text(move)
+            await expect(page.locator("#moves .move")).to_have_count(ply + 1, timeout=WAIT_MS)
+            await expect(page.locator("#moves .move").last).to_have_text(move)
         await expect(page.locator("#board .burnt")).to_have_count(3)
         arrow = moves[-1].split("/")[1]
         await expect(page.locator(f'#board [data-square="{arrow}"]')).to_have_class(
@@ -122,7 +122,7 @@ async def test_a_game_opened_by_its_address_shows_the_moves_already_played(
             await mover.request(PlayMove(game_id, ply, move))
         page, errors = await open_page(browser, f"{http_url(url)}/game/{game_id}", "phone")
         await expect(page.locator("#board rect.square")).to_have_count(36, timeout=WAIT_MS)
-        await expect(page.locator("#moves li")).to_have_text(moves)
+        await expect(page.locator("#moves .move")).to_have_text(moves)
         await expect(page.locator("#board .burnt")).to_have_count(4)
         await page.screenshot(path=artifacts / "game-6x6-phone.png", full_page=True)
 
@@ -157,7 +157,7 @@ async def test_a_dropped_connection_resumes_and_catches_up(
             await mover.request(PlayMove(game_id, ply, move))
 
         await expect(badge).to_have_text(f"online as {name}", timeout=WAIT_MS)
-        await expect(page.locator("#moves li")).to_have_text(moves, timeout=WAIT_MS)
+        await expect(page.locator("#moves .move")).to_have_text(moves, timeout=WAIT_MS)
         assert errors == []
         await white.close()
         await black.close()

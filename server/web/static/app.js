@@ -1,5 +1,7 @@
 // The page: one connection to the server that served it, and the view its path names, the
-// lobby at `/` or a game at `/game/ID`.
+// lobby at `/` or a game at `/game/ID`. The lobby lives as long as the page (it keeps the seeks
+// and challenges, and opens a game of the user's as it starts); moving between the lobby and a
+// game changes the address without loading the page again, so the connection stays.
 import { Connection, serverUrl } from "./connection.js";
 import { GamePage } from "./game.js";
 import { Lobby } from "./lobby.js";
@@ -10,22 +12,55 @@ const STATES = {
   offline: (seconds, reason) =>
     reason ? `offline: ${reason}` : `offline, retrying in ${seconds} s`,
 };
+const GAME_PATH = /^\/game\/([A-Za-z0-9_-]{1,32})$/;
 
 function start() {
   const main = document.getElementById("main");
   const badge = document.getElementById("connection");
-  const found = /^\/game\/([A-Za-z0-9_-]{1,32})$/.exec(location.pathname);
-  let view = null;
+  let game = null;
   const connection = new Connection(serverUrl(location), {
-    onMessage: (message) => view.receive(message),
+    onMessage: (message) => {
+      lobby.receive(message);
+      game?.receive(message);
+    },
     onState: (state, detail, reason) => {
       badge.dataset.state = state;
       badge.textContent = STATES[state](detail, reason);
     },
-    onOnline: () => view.online(),
+    onOnline: (welcome) => {
+      lobby.online(welcome);
+      game?.online();
+    },
   });
-  view = found ? new GamePage(main, connection, found[1]) : new Lobby(main, connection);
-  document.title = found ? `Game ${found[1]} · Amazons Arena` : "Amazons Arena";
+  const lobby = new Lobby(connection, (gameId, started) => open(`/game/${gameId}`, started));
+
+  function show(started = null) {
+    game?.close();
+    game = null;
+    const found = GAME_PATH.exec(location.pathname);
+    if (found) {
+      game = new GamePage(main, connection, found[1], started);
+      if (connection.online) game.online();
+    } else {
+      lobby.mount(main);
+    }
+    document.title = found ? `Game ${found[1]} · Amazons Arena` : "Amazons Arena";
+  }
+
+  function open(path, started = null) {
+    if (location.pathname !== path) history.pushState(null, "", path);
+    show(started);
+  }
+
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest?.("a[href^='/']");
+    if (link === null || link === undefined || event.button !== 0) return;
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    open(link.getAttribute("href"));
+  });
+  window.addEventListener("popstate", () => show());
+  show();
   connection.open();
 }
 

@@ -1,28 +1,43 @@
 // The Amazons board as SVG: squares in one unit each, files a.. along the bottom, ranks 1..
-// up the left, the last move's squares marked. Colours are the stylesheet's (classes only).
+// up the left, the last move's squares marked, and while a player makes a move its chosen
+// squares and the squares it may pick next. Black's player sees the board turned round (rank 1
+// at the top, file a on the right). Colours are the stylesheet's (classes only).
 import { fileName, moveSquares } from "./position.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARGIN = 0.6; // room for the coordinates, in squares
 
-export function boardSvg(position, lastMove) {
+// `choice`: `{chosen: [squares], targets: [squares]}` while a player picks a move.
+export function boardSvg(
+  position,
+  lastMove,
+  choice = { chosen: [], targets: [] },
+  flipped = false,
+) {
   const { width, height } = position;
+  const column = (file) => (flipped ? width - 1 - file : file);
+  const row = (rank) => (flipped ? rank : height - 1 - rank);
   const svg = element("svg", {
     class: "board",
     viewBox: `${-MARGIN} 0 ${width + MARGIN} ${height + MARGIN}`,
     role: "img",
     "aria-label": `${width}x${height} board, ${position.toMove} to move`,
+    "data-flipped": flipped ? "yes" : "no",
   });
   const marked = new Map(moveSquares(lastMove).map((s, i) => [key(s), ["from", "to", "arrow"][i]]));
+  const chosen = new Set(choice.chosen.map(key));
+  const targets = new Set(choice.targets.map(key));
   for (let rank = 0; rank < height; rank++) {
     for (let file = 0; file < width; file++) {
-      const x = file;
-      const y = height - 1 - rank;
+      const x = column(file);
+      const y = row(rank);
       const shade = (file + rank) % 2 === 0 ? "dark" : "light";
       const mark = marked.get(key({ file, rank }));
       svg.append(
         element("rect", {
-          class: `square ${shade}${mark ? ` last-${mark}` : ""}`,
+          class: `square ${shade}${mark ? ` last-${mark}` : ""}${
+            chosen.has(key({ file, rank })) ? " chosen" : ""
+          }`,
           x,
           y,
           width: 1,
@@ -35,22 +50,52 @@ export function boardSvg(position, lastMove) {
         const burnt = { class: "burnt", x: x + 0.2, y: y + 0.2, width: 0.6, height: 0.6, rx: 0.08 };
         svg.append(element("rect", burnt));
       } else if (piece !== "") {
-        svg.append(amazon(x + 0.5, y + 0.5, piece === "W" ? "white" : "black"));
+        const colour = piece === "W" ? "white" : "black";
+        svg.append(amazon(x + 0.5, y + 0.5, colour, `${fileName(file)}${rank + 1}`));
+      }
+      if (targets.has(key({ file, rank }))) {
+        const target = { class: "target", cx: x + 0.5, cy: y + 0.5, r: 0.16 };
+        target["data-target"] = `${fileName(file)}${rank + 1}`;
+        svg.append(element("circle", target));
       }
     }
   }
   for (let file = 0; file < width; file++) {
-    svg.append(label(file + 0.5, height + MARGIN * 0.72, fileName(file)));
+    svg.append(label(column(file) + 0.5, height + MARGIN * 0.72, fileName(file)));
   }
   for (let rank = 0; rank < height; rank++) {
-    svg.append(label(-MARGIN / 2, height - rank - 0.5 + 0.12, String(rank + 1)));
+    svg.append(label(-MARGIN / 2, row(rank) + 0.5 + 0.12, String(rank + 1)));
   }
   return svg;
 }
 
+// The board's own coordinates (one unit a square) of a point of the screen.
+export function boardPoint(svg, clientX, clientY) {
+  const matrix = svg.getScreenCTM();
+  if (matrix === null) return null;
+  return new DOMPoint(clientX, clientY).matrixTransform(matrix.inverse());
+}
+
+// The square under a point of the screen (a pointer event's clientX, clientY), or null.
+export function squareAt(svg, position, clientX, clientY) {
+  const point = boardPoint(svg, clientX, clientY);
+  if (point === null) return null;
+  const flipped = svg.dataset.flipped === "yes";
+  const column = Math.floor(point.x);
+  const row = Math.floor(point.y);
+  const file = flipped ? position.width - 1 - column : column;
+  const rank = flipped ? row : position.height - 1 - row;
+  if (file < 0 || file >= position.width || rank < 0 || rank >= position.height) return null;
+  return { file, rank };
+}
+
 // An amazon: a crowned piece drawn as one path, so it reads at every size.
-function amazon(cx, cy, colour) {
-  const group = element("g", { class: `amazon ${colour}`, transform: `translate(${cx} ${cy})` });
+function amazon(cx, cy, colour, at) {
+  const group = element("g", {
+    class: `amazon ${colour}`,
+    transform: `translate(${cx} ${cy})`,
+    "data-at": at,
+  });
   group.append(
     element("path", {
       d: "M -0.3 0.3 L -0.34 -0.18 L -0.17 0.02 L 0 -0.3 L 0.17 0.02 L 0.34 -0.18 L 0.3 0.3 Z",

@@ -1,13 +1,16 @@
 // One websocket to the server that served the page, speaking the protocol of docs/protocol.md:
-// binary msgpack maps, `hello` then a guest login, and after a dropped connection the same
-// session again by `resume` (a new guest if it has lapsed). Every message from the server goes
-// to the listener; a request's promise also settles with its reply or rejects with its error.
+// binary msgpack maps, `hello` then a login (a guest, or an account's name and password), and
+// after a dropped connection the same session again by `resume` (a new guest if it has lapsed).
+// The session token is kept for the tab (sessionStorage), so a reload or a game's address opened
+// in the same tab is still the same player. Every message from the server goes to the
+// listener; a request's promise also settles with its reply or rejects with its error.
 import { decode, encode } from "./vendor/msgpack.mjs";
 
 export const PROTOCOL_VERSION = 1;
 const CLIENT_NAME = "arena-web";
 const RETRY_FIRST_MS = 500; // the first wait before reconnecting, doubled at each failure
 const RETRY_MOST_MS = 15000;
+const SESSION_KEY = "arena-session";
 
 export class ServerError extends Error {
   constructor(reply) {
@@ -27,9 +30,12 @@ export class Connection {
     this.socket = null;
     this.nextId = 1;
     this.pending = new Map();
-    this.session = null;
+    this.session = sessionStorage.getItem(SESSION_KEY);
     this.user = null;
+    this.welcome = null;
+    this.signingIn = null; // {user, password, resolve, reject} until the login is answered
     this.retryMs = RETRY_FIRST_MS;
+    this.retryTimer = null;
   }
 
   open() {
@@ -37,9 +43,46 @@ export class Connection {
     const socket = new WebSocket(this.url);
     socket.binaryType = "arraybuffer";
     socket.addEventListener("open", () => this.#login());
-    socket.addEventListener("message", (event) => this.#receive(event.data));
+    socket.addEventListener("message", (event) => {
+      if (socket === this.socket) this.#receive(event.data);
+    });
     socket.addEventListener("close", () => this.#closed(socket));
     this.socket = socket;
+  }
+
+  get online() {
+    return this.welcome !== null && this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  // Log in to an account on a new connection (a connection logs in once); resolves with the
+  // welcome, or rejects with the server's refusal, and then the page goes on as a new guest.
+  signIn(user, password) {
+    return new Promise((resolve, reject) => {
+      this.signingIn = { user, password, resolve, reject };
+      this.#forget();
+      this.#reopen();
+    });
+  }
+
+  // Leave the account (or the guest) for a new guest.
+  playAsGuest() {
+    this.#forget();
+    this.#reopen();
+  }
+
+  #forget() {
+    this.session = null;
+    sessionStorage.removeItem(SESSION_KEY);
+  }
+
+  #reopen() {
+    const old = this.socket;
+    this.socket = null; // its close is then not a dropped connection to retry
+    this.welcome = null;
+    clearTimeout(this.retryTimer);
+    old?.close();
+    this.#dropPending("signed out");
+    this.open();
   }
 
   // Send a request; resolves with its reply, rejects with a ServerError.
@@ -58,15 +101,25 @@ export class Connection {
     try {
       await this.request({ t: "hello", version: PROTOCOL_VERSION, client: CLIENT_NAME });
       let welcome = null;
-      if (this.session !== null) {
+      const signingIn = this.signingIn;
+      this.signingIn = null;
+      if (signingIn !== null) {
+        const { user, password } = signingIn;
+        welcome = await this.request({ t: "login", user, password }).then(
+          (reply) => (signingIn.resolve(reply), reply),
+          (error) => (signingIn.reject(error), null),
+        );
+      } else if (this.session !== null) {
         welcome = await this.request({ t: "resume", session: this.session }).catch(() => null);
       }
       welcome ??= await this.request({ t: "guest" });
       this.session = welcome.session;
+      sessionStorage.setItem(SESSION_KEY, welcome.session);
       this.user = welcome.user;
+      this.welcome = welcome;
       this.retryMs = RETRY_FIRST_MS;
       this.onState("online", welcome.user.name);
-      this.onOnline();
+      this.onOnline(welcome);
     } catch (error) {
       this.onState("offline", null, error.message);
       this.socket?.close();
@@ -94,15 +147,20 @@ export class Connection {
     else waiting.resolve(message);
   }
 
+  #dropPending(message) {
+    for (const id of [...this.pending.keys()]) {
+      this.#settle({ t: "error", id, code: "offline", message });
+    }
+  }
+
   #closed(socket) {
     if (socket !== this.socket) return;
-    for (const id of [...this.pending.keys()]) {
-      this.#settle({ t: "error", id, code: "offline", message: "connection lost" });
-    }
+    this.welcome = null;
+    this.#dropPending("connection lost");
     const waitMs = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, RETRY_MOST_MS);
     this.onState("offline", Math.ceil(waitMs / 1000));
-    setTimeout(() => this.open(), waitMs);
+    this.retryTimer = setTimeout(() => this.open(), waitMs);
   }
 }
 

@@ -11,7 +11,12 @@ export function timeControl(time) {
   return `${base}+${time.increment}`;
 }
 
+// A clock's time: h:mm:ss, m:ss, and under 10 s with tenths (0:09.4).
 export function clock(ms) {
+  if (ms < 10000) {
+    const tenths = Math.max(0, Math.floor(ms / 100));
+    return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   const hours = Math.floor(seconds / 3600);
   const minutes = Math.floor((seconds % 3600) / 60);
@@ -19,18 +24,19 @@ export function clock(ms) {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
 }
 
+// How a game ended, from the winner's side: the loser is the other one.
 const TERMINATIONS = {
-  no_legal_move: "no legal move",
-  time_forfeit: "on time",
-  resignation: "by resignation",
-  abandoned: "abandoned",
-  aborted: "aborted",
+  no_legal_move: (loser) => `: ${loser} has no legal move`,
+  time_forfeit: () => " on time",
+  resignation: () => " by resignation",
+  abandoned: (loser) => `: ${loser} left the game`,
 };
 
 export function result(winner, termination) {
   if (termination === "aborted" || !winner) return "Game aborted";
-  const side = winner === "white" ? "White" : "Black";
-  return `${side} wins ${TERMINATIONS[termination] ?? termination}`;
+  const [side, loser] = winner === "white" ? ["White", "Black"] : ["Black", "White"];
+  const how = TERMINATIONS[termination]?.(loser) ?? ` (${termination})`;
+  return `${side} wins${how}`;
 }
 
 // A new element with text and attributes; text goes in as text, never as markup.
