@@ -4,7 +4,9 @@
 for. Prints the standings as `arena ladder standings` prints them, then whether the
 maximum-likelihood list ranks the bots in their known order (docs/experiments.md: random, then
 mobility and greedy, which tie, then mcts, alphabeta, invader) and whether every interval is
-under ±100 Elo.
+under ±100 Elo. Last, the anchors as these games measure them: the rating list with only the
+weakest anchor held at its rating, beside each anchor's fixed one (docs/ladder.md: how the
+anchors are calibrated).
 
 Run from the repository root: python -m bench.ladder_run [--games N] [--ladder NAME]
 [--workers N] [--hours H]. It takes a while: on the fast ladder (6x6, 10 s a game) about 25
@@ -27,7 +29,9 @@ from pathlib import Path
 
 from server.clock import now_ms
 from server.games import open_redis
-from server.ladder.standing import Table
+from server.ladder.anchors import anchors_of
+from server.ladder.results import Result
+from server.ladder.standing import Table, standings
 from server.ladder.store import LadderStore
 from server.redis_embedded import SOCKET_NAME
 
@@ -51,12 +55,14 @@ def main() -> None:
         data = Path(folder)
         with _server(data, args.workers) as url, _bots(data, url, args.ladder):
             print(f"server {url}, ladder {args.ladder}, {args.games} games", file=sys.stderr)
-            table = asyncio.run(_wait(data, args.ladder, args.games, started + args.hours * 3600))
+            deadline = started + args.hours * 3600
+            table, results = asyncio.run(_wait(data, args.ladder, args.games, deadline))
     minutes = (time.monotonic() - started) / 60
     games = sum(row.score.games for row in table.rows) // 2
     print(f"{games} rated games on ladder {args.ladder} in {minutes:.0f} min\n")
     print(table.render())
     _judge(table)
+    _calibration(args.ladder, results)
 
 
 def _judge(table: Table) -> None:
@@ -82,9 +88,22 @@ def _judge(table: Table) -> None:
     )
 
 
-async def _wait(data: Path, ladder: str, games: int, deadline: float) -> Table:
+def _calibration(ladder: str, results: list[Result]) -> None:
+    """Print each anchor's fixed rating beside the one these games give it, with only the
+    weakest anchor held."""
+    anchors = anchors_of(ladder)
+    weakest = min(anchors, key=lambda anchor: anchor.rating)
+    measured = {row.name: row for row in standings(results, {weakest.bot: weakest.rating})}
+    print(f"\nthe anchors as measured here, {weakest.bot} held at {weakest.rating:.0f}:")
+    for anchor in anchors:
+        row = measured.get(anchor.bot)
+        found = "no games" if row is None else f"{row.rating:.0f} ±{row.margin:.0f}"
+        print(f"  {anchor.spec:<14} fixed {anchor.rating:>5.0f}   measured {found}")
+
+
+async def _wait(data: Path, ladder: str, games: int, deadline: float) -> tuple[Table, list[Result]]:
     """Poll the ladder's Redis until it has rated `games` games (or the deadline passes); its
-    standings then."""
+    standings and results then."""
     redis = open_redis(f"unix://{data / SOCKET_NAME}")
     store = LadderStore(redis)
     try:
@@ -97,7 +116,7 @@ async def _wait(data: Path, ladder: str, games: int, deadline: float) -> Table:
                 said = done - done % 25
                 print(f"  {done} games rated", file=sys.stderr)
             await asyncio.sleep(5)
-        return await store.table(ladder, now_ms())
+        return await store.table(ladder, now_ms()), await store.results(ladder)
     finally:
         await redis.aclose()
 

@@ -384,6 +384,20 @@ class BotPlayer:
 
     # Offers
 
+    def _paired(self, client: ArenaClient, before: frozenset[str]) -> bool:
+        """Whether a game on the terms of one of the bot's quick pairings has started since
+        the games `before` (ended ones count: a quick game may be over by now)."""
+        wanted = {
+            (offer.game, offer.setup, offer.time, offer.rated)
+            for offer in self.offers
+            if offer.kind is OfferKind.QUICK_PAIR
+        }
+        return any(
+            (view.game, view.setup, view.time, view.rated) in wanted
+            for game_id, view in client.games.items()
+            if game_id not in before
+        )
+
     async def _make_offers(self, client: ArenaClient) -> None:
         """Keep each of the bot's offers open while it has room for another game."""
         try:
@@ -401,17 +415,8 @@ class BotPlayer:
         assert self.name is not None
         me = self.name.lower()
         playing = [view for view in client.games.values() if self._plays(view)]
-        if self._pairing_since is not None and any(
-            view.game_id not in self._pairing_since
-            and any(
-                offer.kind is OfferKind.QUICK_PAIR
-                and (offer.game, offer.setup, offer.time, offer.rated)
-                == (view.game, view.setup, view.time, view.rated)
-                for offer in self.offers
-            )
-            for view in client.games.values()  # ended too: a quick game may be over by now
-        ):
-            self._pairing_since = None  # paired: out of the pool
+        if self._pairing_since is not None and self._paired(client, self._pairing_since):
+            self._pairing_since = None  # out of the pool
         open_offers: list[SeekInfo | ChallengeInfo] = [
             s for s in client.core.seeks.values() if s.player.name.lower() == me
         ]
