@@ -161,6 +161,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     make = token_commands.add_parser("create", help="create a bot account's API token")
     make.add_argument("name")
     make.add_argument("--bot", action="store_true", required=True, help="a bot token (required)")
+    make.add_argument(
+        "--owner",
+        metavar="ACCOUNT",
+        help="the human account that owns the bot: the ladders pair two bots of one owner only "
+        "when nobody else is left (default: the bot owns itself; an owner is not changed)",
+    )
     _add_redis_options(make)
     make.set_defaults(run=_token_create)
     listing = token_commands.add_parser(
@@ -578,7 +584,9 @@ def _read_password(name: str) -> str:
 def _token_create(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
-        token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
+        token = asyncio.run(
+            _with_redis(url, lambda r: identity.create_bot_token(r, args.name, args.owner))
+        )
     print(token)
     return 0
 
