@@ -34,12 +34,12 @@ from server import identity
 from server.app import Arena
 from server.cli import DEFAULT_DATA_DIR, command_name, connected
 from server.clock import now_ms
-from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
+from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, StoredGame, open_redis
 from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.protocol import DEFAULT_GAME, LadderStandings, Standings
+from server.protocol import DEFAULT_GAME, GameStatus, LadderStandings, ProtocolError, Standings
 from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis
 from server.web.origins import origin
 from server.worker import HOUSE_BOTS, prepare_house_bots, run_worker
@@ -152,6 +152,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     archive.add_argument(
         "--out", type=Path, metavar="FILE", help="append the games not yet in FILE (.gz: gzipped)"
+    )
+    archive.add_argument(
+        "--ladder", metavar="NAME", help="only the finished games that bot ladder NAME started"
     )
     _add_redis_options(archive)
     archive.set_defaults(run=_archive)
@@ -684,7 +687,9 @@ def _archive(args: argparse.Namespace) -> int:
         present = {record.game_id for record in read_records(args.out)}
 
     async def export(redis: aioredis.Redis) -> list[GameRecord]:
-        return [game.record() async for game in GameStore(redis).archived()]
+        if args.ladder is None:
+            return [game.record() async for game in GameStore(redis).archived()]
+        return [game.record() for game in await _ladder_games(redis, args.ladder)]
 
     configure_logging()
     with _redis_url(args) as url:
@@ -701,6 +706,19 @@ def _archive(args: argparse.Namespace) -> int:
     kept = len(records) - len(lines)
     print(f"wrote {games} to {args.out}" + (f" ({kept} already there)" if kept else ""))
     return 0
+
+
+async def _ladder_games(redis: aioredis.Redis, name: str) -> list[StoredGame]:
+    """The finished games that the ladder `name` started (its own list of games), in the order
+    they ended, as `arena archive` has the server's; a LadderError if there is no such ladder."""
+    ladders, games = LadderStore(redis), GameStore(redis)
+    ended = []
+    for game_id in await ladders.games((await ladders.get(name)).name):
+        with contextlib.suppress(ProtocolError):  # gone from the store: nothing to export
+            game = await games.load(game_id)
+            if game.status is GameStatus.ENDED:
+                ended.append(game)
+    return sorted(ended, key=lambda game: game.ended or 0)
 
 
 async def _with_redis(url: str, action: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
