@@ -52,6 +52,7 @@ from server.protocol import (
     ProtocolError,
     Resign,
 )
+from server.protocol.limits import MAX_ENGINE_LENGTH
 
 __all__ = [
     "DEFAULT_FIRST_MOVE_MS",
@@ -98,6 +99,7 @@ async def run_bot(
     client_name: str = "arena-bot",
     report: Callable[[str], None] | None = None,
     ladders: Sequence[str] = (),
+    engine_name: str | None = None,
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
     `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
@@ -152,6 +154,7 @@ class BotPlayer:
         client_name: str = "arena-bot",
         report: Callable[[str], None] | None = None,
         ladders: Sequence[str] = (),
+        engine_name: str | None = None,
     ) -> None:
         check_url(url)
         if not token:
@@ -161,6 +164,8 @@ class BotPlayer:
         self.url = url
         self.token = token
         self.engine_spec = self._prototype.name
+        # What the bot tells the ladders it joins it plays with (their standings show it).
+        self.engine_name = (engine_name or self.engine_spec)[:MAX_ENGINE_LENGTH]
         if accept is None:
             games = engine_games(engine) if isinstance(engine, str) else {DEFAULT_GAME}
             accept = ChallengePolicy(games=frozenset(games))
@@ -286,7 +291,7 @@ class BotPlayer:
         that joined). A ladder the server refuses stops the bot."""
         for ladder in self.ladders:
             try:
-                await client.request(JoinLadder(ladder), LadderMembership)
+                await client.request(JoinLadder(ladder, engine=self.engine_name), LadderMembership)
             except ArenaError as error:
                 if error.code in RETRY:
                     raise

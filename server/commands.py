@@ -217,12 +217,18 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     remove.set_defaults(run=_ladder_remove)
     table = ladder_commands.add_parser(
         "standings",
-        help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, online",
-        description="Print a ladder's standings, from its Redis or, with --server, asked of a "
-        "running server as a guest.",
+        help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, last seen, "
+        "owner, engine, and the last games",
+        description="Print a ladder's standings and its last games, from its Redis or, with "
+        "--server, asked of a running server as a guest.",
     )
     table.add_argument("name", metavar="NAME")
     table.add_argument("--server", metavar="URL", help="ask the server at URL (ws://host:port)")
+    table.add_argument(
+        "--cross",
+        action="store_true",
+        help="also the cross table: each bot's wins-losses against each other, columns by rank",
+    )
     _add_redis_options(table)
     table.set_defaults(run=_ladder_standings)
 
@@ -659,24 +665,27 @@ def _ladder_remove(args: argparse.Namespace) -> int:
 
 
 def _ladder_standings(args: argparse.Namespace) -> int:
-    async def table(redis: aioredis.Redis) -> str:
-        return (await LadderStore(redis).table(args.name, now_ms())).render()
+    async def table(redis: aioredis.Redis) -> Table:
+        return await LadderStore(redis).table(args.name, now_ms())
 
-    async def asked(url: str) -> str:
+    async def asked(url: str) -> Table:
         async with connected(url) as client:
             await client.guest()
             try:
                 reply = await client.request(LadderStandings(args.name), Standings)
             except ArenaError as error:
                 raise ValueError(f"the server at {url} says: {error.reply.message}") from None
-        return Table.from_wire(reply.ladder, reply.rows).render()
+        return Table.from_wire(reply)
 
     configure_logging()
     if args.server:
-        print(asyncio.run(asked(args.server)), end="")
-        return 0
-    with _redis_url(args) as url:
-        print(asyncio.run(_with_redis(url, table)), end="")
+        shown = asyncio.run(asked(args.server))
+    else:
+        with _redis_url(args) as url:
+            shown = asyncio.run(_with_redis(url, table))
+    print(shown.render(now_ms()), end="")
+    if args.cross:
+        print("\n" + shown.render_cross(), end="")
     return 0
 
 

@@ -215,7 +215,13 @@ class Scheduler:
                 continue
             white_won = None if game.winner is None else game.winner is Colour.WHITE
             if await self.store.rate(
-                ladder.name, game_id, game.white.name, game.black.name, white_won, anchors
+                ladder.name,
+                game_id,
+                game.white.name,
+                game.black.name,
+                white_won,
+                anchors,
+                ended=game.ended,
             ):
                 log.info(
                     "ladder_game_rated",
