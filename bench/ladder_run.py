@@ -60,7 +60,7 @@ def main() -> None:
     minutes = (time.monotonic() - started) / 60
     games = sum(row.score.games for row in table.rows) // 2
     print(f"{games} rated games on ladder {args.ladder} in {minutes:.0f} min\n")
-    print(table.render())
+    print(table.render(now_ms()))
     _judge(table)
     _calibration(args.ladder, results)
 

@@ -58,6 +58,7 @@ from server.protocol import (
     SeekInfo,
     SeekList,
 )
+from server.protocol.limits import MAX_ENGINE_LENGTH
 
 __all__ = [
     "DEFAULT_FIRST_MOVE_MS",
@@ -108,6 +109,7 @@ async def run_bot(
     report: Callable[[str], None] | None = None,
     ladders: Sequence[str] = (),
     offers: Sequence[Offer] = (),
+    engine_name: str | None = None,
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
     `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
@@ -117,7 +119,8 @@ async def run_bot(
     again (its session resumed, or the token used again) with backoff, and every game caught
     up before play goes on. `report` is given a plain sentence when the server has not
     answered several attempts in a row, and when it is reached again. The bot joins the bot
-    ladders named in `ladders` after each login and plays the games they start, and keeps each
+    ladders named in `ladders` after each login (telling them `engine_name`, by default the
+    engine's spec, for their standings) and plays the games they start, and keeps each
     of `offers` (seeks, quick pairing, challenges) open while it has room for another game.
     Raises BotError when it cannot play at all (a ladder it may not join, or an offer the server
     refuses, included)."""
@@ -130,6 +133,7 @@ async def run_bot(
         report=report,
         ladders=ladders,
         offers=offers,
+        engine_name=engine_name,
     )
     await player.run(stop or asyncio.Event())
 
@@ -166,6 +170,7 @@ class BotPlayer:
         report: Callable[[str], None] | None = None,
         ladders: Sequence[str] = (),
         offers: Sequence[Offer] = (),
+        engine_name: str | None = None,
     ) -> None:
         check_url(url)
         if not token:
@@ -175,6 +180,8 @@ class BotPlayer:
         self.url = url
         self.token = token
         self.engine_spec = self._prototype.name
+        # What the bot tells the ladders it joins it plays with (their standings show it).
+        self.engine_name = (engine_name or self.engine_spec)[:MAX_ENGINE_LENGTH]
         if accept is None:
             games = engine_games(engine) if isinstance(engine, str) else {DEFAULT_GAME}
             accept = ChallengePolicy(games=frozenset(games))
@@ -305,7 +312,7 @@ class BotPlayer:
         that joined). A ladder the server refuses stops the bot."""
         for ladder in self.ladders:
             try:
-                await client.request(JoinLadder(ladder), LadderMembership)
+                await client.request(JoinLadder(ladder, engine=self.engine_name), LadderMembership)
             except ArenaError as error:
                 if error.code in RETRY:
                     raise

@@ -202,12 +202,14 @@ def run_command(args: argparse.Namespace) -> int:
     if not token:
         raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
     engine: str | EngineMaker
+    engine_name = None  # the engine's own name where its spec is not
     if args.engine_cmd is not None:
         command: list[str] = args.engine_cmd
         # Before the program is first started, so what it says then goes to the log too.
         _configure_logging()
         handshake = asyncio.run(greet(command))
         engine = functools.partial(ProgramEngine, command)
+        engine_name = handshake.name
         who = f"engine program {handshake.name}"
         games = frozenset(handshake.games) & frozenset(game_names())
         if not games:
@@ -218,6 +220,7 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.sdk is not None:
         bot: type[Bot] = args.sdk
         engine = engines(bot)
+        engine_name = bot.name
         who = f"bot {bot.name}"
         games = frozenset(bot.games) & frozenset(game_names())
         if not games:
@@ -272,6 +275,7 @@ def run_command(args: argparse.Namespace) -> int:
             report=_say,
             ladders=args.ladders,
             offers=offers,
+            engine_name=engine_name,
         )
 
     asyncio.run(play())

@@ -34,12 +34,12 @@ from server import identity
 from server.app import Arena
 from server.cli import DEFAULT_DATA_DIR, command_name, connected
 from server.clock import now_ms
-from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, open_redis
+from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, StoredGame, open_redis
 from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.protocol import DEFAULT_GAME, LadderStandings, Standings
+from server.protocol import DEFAULT_GAME, GameStatus, LadderStandings, ProtocolError, Standings
 from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis
 from server.web.origins import origin
 from server.worker import HOUSE_BOTS, prepare_house_bots, run_worker
@@ -153,6 +153,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     archive.add_argument(
         "--out", type=Path, metavar="FILE", help="append the games not yet in FILE (.gz: gzipped)"
     )
+    archive.add_argument(
+        "--ladder", metavar="NAME", help="only the finished games that bot ladder NAME started"
+    )
     _add_redis_options(archive)
     archive.set_defaults(run=_archive)
 
@@ -161,6 +164,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     make = token_commands.add_parser("create", help="create a bot account's API token")
     make.add_argument("name")
     make.add_argument("--bot", action="store_true", required=True, help="a bot token (required)")
+    make.add_argument(
+        "--owner",
+        metavar="ACCOUNT",
+        help="the human account that owns the bot: the ladders pair two bots of one owner only "
+        "when nobody else is left (default: the bot owns itself; an owner is not changed)",
+    )
     _add_redis_options(make)
     make.set_defaults(run=_token_create)
     listing = token_commands.add_parser(
@@ -208,12 +217,18 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     remove.set_defaults(run=_ladder_remove)
     table = ladder_commands.add_parser(
         "standings",
-        help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, online",
-        description="Print a ladder's standings, from its Redis or, with --server, asked of a "
-        "running server as a guest.",
+        help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, last seen, "
+        "owner, engine, and the last games",
+        description="Print a ladder's standings and its last games, from its Redis or, with "
+        "--server, asked of a running server as a guest.",
     )
     table.add_argument("name", metavar="NAME")
     table.add_argument("--server", metavar="URL", help="ask the server at URL (ws://host:port)")
+    table.add_argument(
+        "--cross",
+        action="store_true",
+        help="also the cross table: each bot's wins-losses against each other, columns by rank",
+    )
     _add_redis_options(table)
     table.set_defaults(run=_ladder_standings)
 
@@ -578,7 +593,9 @@ def _read_password(name: str) -> str:
 def _token_create(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
-        token = asyncio.run(_with_redis(url, lambda r: identity.create_bot_token(r, args.name)))
+        token = asyncio.run(
+            _with_redis(url, lambda r: identity.create_bot_token(r, args.name, args.owner))
+        )
     print(token)
     return 0
 
@@ -648,24 +665,27 @@ def _ladder_remove(args: argparse.Namespace) -> int:
 
 
 def _ladder_standings(args: argparse.Namespace) -> int:
-    async def table(redis: aioredis.Redis) -> str:
-        return (await LadderStore(redis).table(args.name, now_ms())).render()
+    async def table(redis: aioredis.Redis) -> Table:
+        return await LadderStore(redis).table(args.name, now_ms())
 
-    async def asked(url: str) -> str:
+    async def asked(url: str) -> Table:
         async with connected(url) as client:
             await client.guest()
             try:
                 reply = await client.request(LadderStandings(args.name), Standings)
             except ArenaError as error:
                 raise ValueError(f"the server at {url} says: {error.reply.message}") from None
-        return Table.from_wire(reply.ladder, reply.rows).render()
+        return Table.from_wire(reply)
 
     configure_logging()
     if args.server:
-        print(asyncio.run(asked(args.server)), end="")
-        return 0
-    with _redis_url(args) as url:
-        print(asyncio.run(_with_redis(url, table)), end="")
+        shown = asyncio.run(asked(args.server))
+    else:
+        with _redis_url(args) as url:
+            shown = asyncio.run(_with_redis(url, table))
+    print(shown.render(now_ms()), end="")
+    if args.cross:
+        print("\n" + shown.render_cross(), end="")
     return 0
 
 
@@ -676,7 +696,9 @@ def _archive(args: argparse.Namespace) -> int:
         present = {record.game_id for record in read_records(args.out)}
 
     async def export(redis: aioredis.Redis) -> list[GameRecord]:
-        return [game.record() async for game in GameStore(redis).archived()]
+        if args.ladder is None:
+            return [game.record() async for game in GameStore(redis).archived()]
+        return [game.record() for game in await _ladder_games(redis, args.ladder)]
 
     configure_logging()
     with _redis_url(args) as url:
@@ -693,6 +715,19 @@ def _archive(args: argparse.Namespace) -> int:
     kept = len(records) - len(lines)
     print(f"wrote {games} to {args.out}" + (f" ({kept} already there)" if kept else ""))
     return 0
+
+
+async def _ladder_games(redis: aioredis.Redis, name: str) -> list[StoredGame]:
+    """The finished games that the ladder `name` started (its own list of games), in the order
+    they ended, as `arena archive` has the server's; a LadderError if there is no such ladder."""
+    ladders, games = LadderStore(redis), GameStore(redis)
+    ended = []
+    for game_id in await ladders.games((await ladders.get(name)).name):
+        with contextlib.suppress(ProtocolError):  # gone from the store: nothing to export
+            game = await games.load(game_id)
+            if game.status is GameStatus.ENDED:
+                ended.append(game)
+    return sorted(ended, key=lambda game: game.ended or 0)
 
 
 async def _with_redis(url: str, action: Callable[[aioredis.Redis], Awaitable[T]]) -> T:

@@ -11,6 +11,7 @@ import hashlib
 import re
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
@@ -49,6 +50,7 @@ __all__ = [
     "list_bot_tokens",
     "new_guest",
     "open_session",
+    "owners",
     "player_in",
     "rating_fields",
     "rating_in",
@@ -65,8 +67,9 @@ __all__ = [
 # Keys in Redis. Names are case-insensitive, so accounts are keyed by the lowercase name.
 # An account's `id` is random: tokens and sessions hold "<lowercase name> <id>", so a name that
 # is freed and taken again does not inherit them.
-# Hash by lowercase name: name (as typed), kind, id, password (argon2), and the Glicko-2 rating in
-# each game played rated (`rating_fields`).
+# Hash by lowercase name: name (as typed), kind, id, password (argon2), the Glicko-2 rating in
+# each game played rated (`rating_fields`), and for a bot made with one its `owner` (the human
+# account's name as typed).
 USER_KEY = "user:{}"
 # Hash by a house bot's spec (`invader@5`): its Glicko-2 rating in each game it played rated, in
 # the fields of an account's; each strength of a house bot is a player of its own.
@@ -306,23 +309,54 @@ async def find(r: aioredis.Redis, name: str) -> Account | None:
     return _account(fields) if fields else None
 
 
-async def create_bot_token(r: aioredis.Redis, name: str) -> str:
+async def create_bot_token(r: aioredis.Redis, name: str, owner: str | None = None) -> str:
     """A new login token for bot `name`, creating the bot account if there is none.
 
     The token is shown only now: Redis keeps its SHA-256 digest. A bot may hold several tokens.
-    Raises InvalidNameError, or NameTakenError if `name` belongs to a human.
+    `owner`, a human account, is recorded as the bot's owner (the ladders pair two bots of one
+    owner only when nobody else is left); a bot made without one owns itself until it is given
+    one, and an owner once recorded is not changed. Raises InvalidNameError, NameTakenError if
+    `name` belongs to a human, UnknownAccountError if `owner` is no human account, or
+    AccountError if the bot has another owner.
     """
     check_name(name)
+    owner_fields = None if owner is None else await _fields(r, user_key(owner))
+    if owner_fields is not None and owner_fields.get("kind") != PlayerKind.HUMAN.value:
+        problem = "there is no account" if not owner_fields else "that is not a human account"
+        raise UnknownAccountError(f"a bot's owner is a human account: {problem} {owner!r}")
     await _create(r, name, PlayerKind.BOT)
     fields = await _fields(r, user_key(name))
     if fields.get("kind") != PlayerKind.BOT.value:
         raise NameTakenError(f"user name {name!r} belongs to an account that is not a bot")
+    if owner_fields is not None:
+        owner = owner_fields["name"]
+        # HSETNX: two commands giving the bot different owners at once cannot both record one.
+        await r.hsetnx(user_key(name), "owner", owner)
+        recorded = _text(await r.hget(user_key(name), "owner") or owner)
+        if recorded.lower() != owner.lower():
+            raise AccountError(
+                f"bot {fields['name']!r} is owned by {recorded!r}, not {owner!r}; "
+                "an owner is not changed"
+            )
     token = BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     digest = _digest(token)
     await r.set(TOKEN_KEY.format(digest), _holder(fields))
     # In ns, so that tokens made one after the other list in that order.
     await r.hset(TOKEN_CREATED_KEY, digest, time.time_ns())
     return token
+
+
+async def owners(r: aioredis.Redis, bots: Iterable[str]) -> dict[str, str]:
+    """Each of `bots`' owner as recorded (the human account's name as typed), or the bot's own
+    name for a bot that has none."""
+    names = list(bots)
+    async with r.pipeline(transaction=False) as pipe:
+        for bot in names:
+            pipe.hget(user_key(bot), "owner")
+        found = await pipe.execute()
+    return {
+        bot: bot if owner is None else _text(owner) for bot, owner in zip(names, found, strict=True)
+    }
 
 
 async def list_bot_tokens(r: aioredis.Redis) -> list[BotToken]:

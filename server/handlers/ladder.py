@@ -21,7 +21,6 @@ from server.protocol import (
     Player,
     PlayerKind,
     ProtocolError,
-    Standings,
 )
 
 from .route import Route, on
@@ -67,7 +66,7 @@ async def join_ladder(
         raise ProtocolError(ErrorCode.UNAVAILABLE, f"this server does not play {refusal}")
     before = connection.ladders.get(ladder.name)
     await services.ladders.join(
-        ladder.name, me.name, request.games, now_ms(), connection.connection_id
+        ladder.name, me.name, request.games, now_ms(), connection.connection_id, request.engine
     )
     connection.ladders[ladder.name] = request.games
     connection.reply(
@@ -91,7 +90,7 @@ async def ladder_standings(
         table = await services.ladders.table(request.ladder, now_ms())
     except LadderError as error:
         raise ProtocolError(ErrorCode.NOT_FOUND, str(error)) from None
-    connection.reply(Standings(table.ladder, table.to_wire(), id=request.id))
+    connection.reply(table.to_wire(request.id))
 
 
 ROUTES: tuple[Route[LadderServices, LadderConnection], ...] = (

@@ -12,11 +12,14 @@ __all__ = ["Result", "Score", "cross_table", "scores"]
 
 @dataclass(frozen=True)
 class Result:
-    """A finished ladder game: `white` against `black`, by name, and whether White won."""
+    """A finished ladder game: `white` against `black`, by name, and whether White won; where
+    known, its `game_id` and when it `ended` (server ms)."""
 
     white: str
     black: str
     white_won: bool
+    game_id: str = ""
+    ended: int | None = None
 
     def __post_init__(self) -> None:
         if self.white == self.black:

@@ -20,6 +20,7 @@ import structlog
 from server.clock import now_ms
 from server.games import GameStore
 from server.glicko import Rating
+from server.identity import owners
 from server.ladder.anchors import ANCHOR_OWNER, Anchor, anchors_of
 from server.ladder.pairing import Member, Pairing, pair_round
 from server.ladder.store import Ladder, LadderStore
@@ -132,11 +133,13 @@ class Scheduler:
                 log.warning("ladder_not_offered", ladder=ladder.name, reason=refusal)
             return []
         ratings = await self.store.ratings(ladder.name)
+        limits = await self.store.members(ladder.name, now_ms())
+        owner = await owners(self.store.redis, limits)
         members = []
-        for bot, limit in (await self.store.members(ladder.name, now_ms())).items():
+        for bot, limit in limits.items():
             playing = len(await self.games.games_of(bot))
             rating = ratings.get(bot, Rating()).rating
-            members.append(Member(bot, bot, rating, playing=playing, limit=limit))
+            members.append(Member(bot, owner[bot], rating, playing=playing, limit=limit))
         # An anchor's moves come from a worker: with none ready its games would stand still.
         if await workers_ready(self.store.redis, now_ms()):
             house_bots = self.offered.terms(ladder.game).house_bots
@@ -212,7 +215,13 @@ class Scheduler:
                 continue
             white_won = None if game.winner is None else game.winner is Colour.WHITE
             if await self.store.rate(
-                ladder.name, game_id, game.white.name, game.black.name, white_won, anchors
+                ladder.name,
+                game_id,
+                game.white.name,
+                game.black.name,
+                white_won,
+                anchors,
+                ended=game.ended,
             ):
                 log.info(
                     "ladder_game_rated",

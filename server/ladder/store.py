@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
+from server import identity
 from server.glicko import Rating
-from server.ladder.anchors import fixed_ratings
+from server.ladder.anchors import ANCHOR_OWNER, anchors_of, fixed_ratings
 from server.ladder.pairing import PairHistory, Pairing
 from server.ladder.rating import anchor_rating, rate_ladder_game
-from server.ladder.results import Result
+from server.ladder.results import Result, cross_table
 from server.ladder.standing import Table, standings
 from server.offers import Offered
 from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
@@ -29,6 +30,7 @@ __all__ = [
     "LADDERS",
     "LEASE",
     "MEMBERSHIP_MS",
+    "RECENT_GAMES",
     "Ladder",
     "LadderError",
     "LadderStore",
@@ -42,6 +44,7 @@ LADDER_OF_GAME = "ladder:game"  # hash: game id -> name of the ladder that start
 # A member's place lapses this long after its server process last renewed it, so the bots of a
 # process that died stop being paired; a connected member's process renews it every third.
 MEMBERSHIP_MS = 15_000
+RECENT_GAMES = 20  # the ladder's last games its standings show
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -97,8 +100,18 @@ def ratings_key(ladder: str) -> str:
 
 def results_key(ladder: str) -> str:
     """List: the ladder's games with a winner, in the order they were rated (JSON: game_id,
-    white, black, white_won)."""
+    white, black, white_won, and ended in server ms where known)."""
     return f"ladder:{{{ladder}}}:results"
+
+
+def engines_key(ladder: str) -> str:
+    """Hash: bot name -> the engine it said it plays with when it last joined."""
+    return f"ladder:{{{ladder}}}:engines"
+
+
+def seen_key(ladder: str) -> str:
+    """Hash: bot name -> server ms when it was last a member (joined or renewed)."""
+    return f"ladder:{{{ladder}}}:seen"
 
 
 def games_key(ladder: str) -> str:
@@ -246,13 +259,24 @@ class LadderStore:
 
     # Members
 
-    async def join(self, ladder: str, bot: str, games: int, now: int, connection: str = "") -> None:
+    async def join(
+        self,
+        ladder: str,
+        bot: str,
+        games: int,
+        now: int,
+        connection: str = "",
+        engine: str | None = None,
+    ) -> None:
         """Make `bot` a member playing up to `games` at once, until MEMBERSHIP_MS after `now`
-        unless renewed, joined by `connection` (an id)."""
+        unless renewed, joined by `connection` (an id), playing with `engine` when it says."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zadd(members_key(ladder), {bot: now + MEMBERSHIP_MS})
             pipe.hset(limits_key(ladder), bot, games)
             pipe.hset(connections_key(ladder), bot, connection)
+            pipe.hset(seen_key(ladder), bot, now)
+            if engine is not None:
+                pipe.hset(engines_key(ladder), bot, engine)
             await pipe.execute()
 
     async def leave(self, ladder: str, bot: str, connection: str = "") -> bool:
@@ -269,6 +293,7 @@ class LadderStore:
         async with self.redis.pipeline(transaction=False) as pipe:
             for ladder, bot in memberships:
                 pipe.zadd(members_key(ladder), {bot: now + MEMBERSHIP_MS}, xx=True)
+                pipe.hset(seen_key(ladder), bot, now)
             await pipe.execute()
 
     async def members(self, ladder: str, now: int) -> dict[str, int]:
@@ -317,10 +342,12 @@ class LadderStore:
         black: str,
         white_won: bool | None,
         anchors: Mapping[str, float] | None = None,
+        ended: int | None = None,
     ) -> bool:
         """Settle an ended game of the ladder, once: the ratings of `white` and `black` after it
-        (Glicko-2, the game its own rating period) when `white_won` says who won; a game
-        without a winner (None: aborted) is only taken off the unrated. A player in `anchors`
+        (Glicko-2, the game its own rating period) when `white_won` says who won, and the game
+        with when it `ended` (server ms) in the ladder's results; a game without a winner
+        (None: aborted) is only taken off the unrated. A player in `anchors`
         plays at its fixed rating there (`anchor_rating`) and is stored at it, unchanged.
         Whether this call settled it: False when it was settled already, or when the ratings
         changed meanwhile (it stays unrated, to settle again)."""
@@ -344,7 +371,8 @@ class LadderStore:
                     )
                     pipe.hset(key, mapping={white: _json(new_white), black: _json(new_black)})
                     result = {"game_id": game_id, "white": white, "black": black}
-                    pipe.rpush(results_key(ladder), json.dumps({**result, "white_won": white_won}))
+                    rated = {**result, "white_won": white_won, "ended": ended}
+                    pipe.rpush(results_key(ladder), json.dumps(rated))
                 await pipe.execute()
             except WatchError:
                 return False  # another process settled it, or rated a game meanwhile
@@ -356,18 +384,50 @@ class LadderStore:
         results = []
         for text in found:
             data = json.loads(text)
-            results.append(Result(data["white"], data["black"], bool(data["white_won"])))
+            results.append(
+                Result(
+                    data["white"],
+                    data["black"],
+                    bool(data["white_won"]),
+                    data.get("game_id", ""),
+                    data.get("ended"),
+                )
+            )
         return results
 
     async def table(self, ladder: str, now: int) -> Table:
         """The standings of `ladder` (a LadderError when there is none): every bot with a
         result or connected now, on the rating list of the ladder's results, the anchors that
-        have played held at their fixed ratings."""
+        have played held at their fixed ratings; each bot's owner (`house` for an anchor),
+        engine (an anchor's strength) and when it was last seen, on the ladder or in its last
+        game there; the ladder's RECENT_GAMES last games and its cross table."""
         name = (await self.get(ladder)).name
         online = await self.members(name, now)
         results = await self.results(name)
+        anchors = {anchor.bot: anchor for anchor in anchors_of(name)}
         rows = standings(results, fixed_ratings(name, results), members=online)
-        return Table(name, rows, await self.ratings(name), frozenset(online))
+        bots = [row.name for row in rows if row.name not in anchors]
+        owners = {bot: ANCHOR_OWNER for bot in anchors} | await identity.owners(self.redis, bots)
+        engines = {bot: anchor.spec for bot, anchor in anchors.items()}
+        found = await self.redis.hgetall(engines_key(name))
+        engines |= {_text(bot): _text(engine) for bot, engine in found.items()}
+        found = await self.redis.hgetall(seen_key(name))
+        seen = {_text(bot): int(ms) for bot, ms in found.items()}
+        for result in results:
+            if result.ended is not None:
+                for bot in (result.white, result.black):
+                    seen[bot] = max(seen.get(bot, 0), result.ended)
+        return Table(
+            name,
+            rows,
+            await self.ratings(name),
+            frozenset(online),
+            owners=owners,
+            engines=engines,
+            seen=seen,
+            games=results[::-1][:RECENT_GAMES],
+            cross=cross_table(results),
+        )
 
     async def games(self, ladder: str) -> list[str]:
         """The ids of the games the ladder started, oldest first."""

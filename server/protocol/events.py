@@ -11,6 +11,7 @@ from typing import Annotated
 
 from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.limits import (
+    MAX_CROSS_PAIRS,
     MAX_LISTED,
     MAX_MESSAGE_LENGTH,
     MAX_OWN_GAMES,
@@ -44,8 +45,10 @@ from server.protocol.values import (
     ChallengeOutcome,
     Clocks,
     Colour,
+    CrossScore,
     GameStatus,
     GameSummary,
+    LadderGame,
     Offers,
     Player,
     RegionValue,
@@ -287,10 +290,15 @@ class LadderMembership(Event, tag="ladder_membership"):
 
 @dataclass(frozen=True)
 class Standings(Event, tag="standings"):
-    """The reply to `ladder_standings`: the ladder's `rows`, highest rated first."""
+    """The reply to `ladder_standings`: the ladder's `rows`, highest rated first; its last
+    `games` (20 at most, the latest first); and its `cross` table, each pair of bots
+    that has played once, the higher ranked first, with the games each won against the other.
+    Servers before `games` and `cross` send neither."""
 
     ladder: LadderName
     rows: Annotated[tuple[StandingRow, ...], Length(0, MAX_LISTED)]
+    games: Annotated[tuple[LadderGame, ...], Length(0, MAX_LISTED)] = ()
+    cross: Annotated[tuple[CrossScore, ...], Length(0, MAX_CROSS_PAIRS)] = ()
 
 
 EVENTS = by_tag(

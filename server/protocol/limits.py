@@ -15,6 +15,8 @@ __all__ = [
     "MAX_CLIENT_LENGTH",
     "MAX_CLOCK_MS",
     "MAX_COUNT",
+    "MAX_CROSS_PAIRS",
+    "MAX_ENGINE_LENGTH",
     "MAX_EVENT_FRAME",
     "MAX_EVENT_VERSION",
     "MAX_FIELD_PATH_LENGTH",
@@ -38,12 +40,14 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "MAX_SETUP_LENGTH",
     "MAX_STRENGTH",
+    "MAX_TIME_MS",
     "MAX_TOKEN_LENGTH",
     "MAX_VALUE_LENGTH",
     "BaseSeconds",
     "ChallengeId",
     "ClientName",
     "Count",
+    "EngineText",
     "EventVersion",
     "FieldPath",
     "GameId",
@@ -63,6 +67,7 @@ __all__ = [
     "RequestId",
     "RetryAfter",
     "SeekId",
+    "ServerTime",
     "SetupName",
     "Strength",
     "Token",
@@ -86,6 +91,7 @@ MAX_RETRY_AFTER = 24 * 3600
 MAX_RATING = 4000
 MAX_STRENGTH = 10
 MAX_COUNT = 1_000_000
+MAX_TIME_MS = 2**53 - 1  # a time in ms since the Unix epoch (an int a JavaScript number holds)
 
 # Strings, in characters.
 MAX_NAME_LENGTH = 32
@@ -101,11 +107,13 @@ MAX_CLIENT_LENGTH = 64
 MAX_MESSAGE_LENGTH = 1000
 MAX_REASON_LENGTH = 200  # why a challenge was declined
 MAX_FIELD_PATH_LENGTH = 200
+MAX_ENGINE_LENGTH = 100  # what a bot says its engine is
 
 # Lists, in items.
 MAX_LISTED = 500  # seeks or live games in one list
 MAX_REGIONS = 676  # regions of one position: at most one per square of a 26x26 board
 MAX_OWN_GAMES = 100  # live games of one user
+MAX_CROSS_PAIRS = 5000  # pairs of bots in a ladder's cross table
 
 RequestId = Annotated[int, Range(0, MAX_REQUEST_ID)]
 ProtocolVersion = Annotated[int, Range(1, MAX_PROTOCOL_VERSION)]
@@ -118,6 +126,7 @@ RetryAfter = Annotated[int, Range(0, MAX_RETRY_AFTER)]
 Rating = Annotated[int, Range(0, MAX_RATING)]
 Strength = Annotated[int, Range(1, MAX_STRENGTH)]
 Count = Annotated[int, Range(0, MAX_COUNT)]
+ServerTime = Annotated[int, Range(0, MAX_TIME_MS)]  # ms since the Unix epoch
 LadderGames = Annotated[int, Range(1, MAX_OWN_GAMES)]  # games a bot plays at once on a ladder
 
 UserName = Annotated[str, Length(1, MAX_NAME_LENGTH)]
@@ -136,3 +145,4 @@ Reason = Annotated[str, Length(1, MAX_REASON_LENGTH)]
 ReplyText = Annotated[str, Length(0, MAX_MESSAGE_LENGTH)]
 FieldPath = Annotated[str, Length(1, MAX_FIELD_PATH_LENGTH)]
 LadderName = Annotated[str, Length(1, MAX_NAME_LENGTH)]
+EngineText = Annotated[str, Length(1, MAX_ENGINE_LENGTH)]

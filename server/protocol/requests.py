@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from server.protocol.limits import (
     ChallengeId,
     ClientName,
+    EngineText,
     EventVersion,
     GameId,
     GameName,
@@ -266,11 +267,12 @@ class Analyze(Request, tag="analyze"):
 @dataclass(frozen=True)
 class JoinLadder(Request, tag="join_ladder"):
     """Join a bot ladder by name, playing up to `games` of its games at once, for as long as
-    this connection lasts. Reply `ladder_membership`; the ladder's games follow as
-    `game_started`."""
+    this connection lasts; `engine` says what plays (the standings show it). Reply
+    `ladder_membership`; the ladder's games follow as `game_started`."""
 
     ladder: LadderName
     games: LadderGames = 1
+    engine: EngineText | None = None
 
 
 @dataclass(frozen=True)

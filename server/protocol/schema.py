@@ -187,6 +187,8 @@ def _decoder(hint: object) -> Decoder:
             return _array(_decoder(get_args(base)[0]), bounds)
     elif origin in (Union, UnionType) and len(args) == 2 and NoneType in args:
         return _optional(_decoder(args[0] if args[1] is NoneType else args[1]))
+    elif origin is tuple and args and Ellipsis not in args:
+        return _row(tuple(_decoder(arg) for arg in args))
     elif hint is bool:
         return _bool
     elif isinstance(hint, type) and issubclass(hint, StrEnum):
@@ -233,6 +235,21 @@ def _array(item: Decoder, bounds: Length) -> Decoder:
         if isinstance(raw, list) and bounds.low <= len(raw) <= bounds.high:
             return tuple(
                 item(value, f"{path}[{index}]", context) for index, value in enumerate(raw)
+            )
+        raise _refuse(path, expected, raw)
+
+    return decode
+
+
+def _row(items: tuple[Decoder, ...]) -> Decoder:
+    """A tuple of a fixed length whose items have types of their own, as an array."""
+    expected = f"an array of {len(items)} items"
+
+    def decode(raw: object, path: str, context: Context) -> object:
+        if isinstance(raw, list) and len(raw) == len(items):
+            return tuple(
+                item(value, f"{path}[{index}]", context)
+                for index, (item, value) in enumerate(zip(items, raw, strict=True))
             )
         raise _refuse(path, expected, raw)
 

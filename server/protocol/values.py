@@ -14,6 +14,7 @@ from server.protocol.limits import (
     BaseSeconds,
     ChallengeId,
     Count,
+    EngineText,
     GameId,
     GameName,
     IncrementSeconds,
@@ -21,6 +22,7 @@ from server.protocol.limits import (
     Ply,
     Rating,
     SeekId,
+    ServerTime,
     SetupName,
     UserName,
     ValueText,
@@ -36,9 +38,11 @@ __all__ = [
     "Clocks",
     "Colour",
     "ColourPreference",
+    "CrossScore",
     "GameOffers",
     "GameStatus",
     "GameSummary",
+    "LadderGame",
     "Offers",
     "Player",
     "PlayerKind",
@@ -241,8 +245,12 @@ class StandingRow:
     """A bot's row in a ladder's standings: its `rank` (1 the highest), `bot` name, `rating` on
     the ladder's maximum-likelihood list and `margin`, the half-width of its 95% interval (0 for
     an `anchor`), its `games` and `wins` on the ladder, whether its Glicko-2 rating is still
-    `provisional`, whether it is `online` (connected and on the ladder now), and that Glicko-2
-    `glicko` rating and its `deviation` (None before its first rated game)."""
+    `provisional`, whether it is `online` (connected and on the ladder now), that Glicko-2
+    `glicko` rating and its `deviation` (None before its first rated game), its `owner` (the
+    human account it belongs to, or the bot itself), the `engine` it last said it plays with,
+    and `last_seen`, the latest of its connection on the ladder and its last game there (ms
+    since the Unix epoch). The last three are None where unknown, and from servers before
+    them."""
 
     rank: Count
     bot: UserName
@@ -255,3 +263,22 @@ class StandingRow:
     online: bool
     glicko: Rating | None = None
     deviation: Rating | None = None
+    owner: UserName | None = None
+    engine: EngineText | None = None
+    last_seen: ServerTime | None = None
+
+
+@dataclass(frozen=True)
+class LadderGame:
+    """A rated game of a ladder: `white` against `black`, the `winner`'s colour, and when it
+    `ended` (ms since the Unix epoch; None for games rated before that was kept)."""
+
+    game_id: GameId
+    white: UserName
+    black: UserName
+    winner: Colour
+    ended: ServerTime | None = None
+
+
+# A pair of bots in a ladder's cross table: [bot, opponent, the bot's wins, the opponent's].
+CrossScore = tuple[UserName, UserName, Count, Count]

@@ -1,5 +1,6 @@
 """`arena bot --ladder`: the bot joins its ladders after logging in and again after every
-reconnect, and a ladder it may not join stops it with one clear line."""
+reconnect, saying what engine it plays with, and a ladder it may not join stops it with one
+clear line."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
                     session.socket.transport.abort()  # a network failure
                 while player.connections < 2 or not await on_both():
                     await asyncio.sleep(0.05)
+            # It told the ladders its engine, which their standings show.
+            for ladder in ("fast", "main"):
+                table = await store.table(ladder, now_ms())
+                assert table.engines["Climber"] == "random"
         finally:
             stop.set()
             await asyncio.wait_for(bot, TIMEOUT)

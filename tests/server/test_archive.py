@@ -1,5 +1,6 @@
 """`arena archive` over real games: players on real websockets and a real Redis play rated and
-casual games, then the archive exports them as game records, once each however often it runs."""
+casual games, then the archive exports them as game records, once each however often it runs;
+with `--ladder` only the games that ladder started."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from engine.records import read_records
 from server.cli import main
 from server.games import GameStore
 from server.identity import create_account
+from server.ladder.pairing import Pairing
+from server.ladder.store import LadderStore
 from server.protocol import (
     AcceptSeek,
     ColourPreference,
@@ -56,11 +59,14 @@ async def _resigned_game(white: ArenaClient, black: ArenaClient, rated: bool) ->
     return started
 
 
-async def _archive(redis_url: str, out: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
-    """`arena archive --out` (in a thread: it runs an event loop of its own); what it printed,
-    among the server's log lines."""
+async def _archive(
+    redis_url: str, out: Path, capsys: pytest.CaptureFixture[str], *options: str
+) -> list[str]:
+    """`arena archive --out` (in a thread: it runs an event loop of its own) with `options`;
+    what it printed, among the server's log lines."""
     capsys.readouterr()
-    await asyncio.to_thread(main, ["archive", "--redis-url", redis_url, "--out", str(out)])
+    command = ["archive", "--redis-url", redis_url, "--out", str(out), *options]
+    await asyncio.to_thread(main, command)
     return capsys.readouterr().out.splitlines()
 
 
@@ -156,3 +162,44 @@ async def test_a_game_other_than_amazons_is_archived_under_its_name(
         ["3", "3", "3", "1"],
         "black",
     )
+
+
+async def _takeaway(store: GameStore, white: str, black: str, now: int, *, end: bool) -> str:
+    """A game of takeaway between two bots, played to its end (Black wins) when `end`."""
+    players = (Player(white, PlayerKind.BOT), Player(black, PlayerKind.BOT))
+    started = await store.create(
+        *players, time=TimeControl(60, 0), rated=False, now=now, game="takeaway", setup="10"
+    )
+    for ply, take in enumerate(["3", "3", "3", "1"] if end else ["3"]):
+        await store.play(started.game_id, (white, black)[ply % 2], ply, take, now=now + ply)
+    return started.game_id
+
+
+@pytest.mark.asyncio
+async def test_a_ladders_archive_has_only_the_finished_games_it_started(
+    redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games, ladders = GameStore(redis), LadderStore(redis)
+    await ladders.ensure_defaults()
+    # Started by `fast` in this order, ending in the other: the archive lists them as they ended.
+    later = await _takeaway(games, "ada", "bea", 1_000, end=False)
+    for ply, take in enumerate(["3", "3", "1"], start=1):
+        await games.play(later, ("ada", "bea")[ply % 2], ply, take, now=9_000 + ply)
+    earlier = await _takeaway(games, "bea", "cy", 2_000, end=True)
+    under_way = await _takeaway(games, "cy", "ada", 3_000, end=False)
+    elsewhere = await _takeaway(games, "ada", "cy", 4_000, end=True)
+    on_main = await _takeaway(games, "cy", "bea", 5_000, end=True)
+    for game_id in (later, earlier, under_way):
+        await ladders.started("fast", Pairing("x", "y"), game_id)
+    await ladders.started("main", Pairing("x", "y"), on_main)
+
+    out = tmp_path / "fast.jsonl"
+    assert f"wrote 2 games to {out}" in await _archive(redis_url, out, capsys, "--ladder", "FAST")
+    assert [record.game_id for record in read_records(out)] == [earlier, later]
+    assert elsewhere not in out.read_text()
+
+    with pytest.raises(SystemExit) as exit_info:
+        await _archive(redis_url, tmp_path / "none.jsonl", capsys, "--ladder", "slow")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == "arena archive: error: no ladder slow; the ladders are fast, main\n"

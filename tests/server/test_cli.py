@@ -101,6 +101,24 @@ def test_a_token_is_the_only_output_and_the_data_folder_is_named(tmp_path: Path)
     assert "new database" not in again.stderr
 
 
+def test_a_bots_owner_is_a_human_account_and_is_not_changed(tmp_path: Path) -> None:
+    for human in ("ann", "cid"):
+        made = _arena("user", "create", human, cwd=tmp_path, env={"ARENA_PASSWORD": "pw"})
+        assert made.returncode == 0, made.stderr
+    owned = _arena("token", "create", "mybot", "--bot", "--owner", "ANN", cwd=tmp_path)
+    assert re.fullmatch(r"bot_[A-Za-z0-9_-]{43}\n", owned.stdout), owned.stderr
+    again = _arena("token", "create", "mybot", "--bot", "--owner", "ann", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    for owner, problem in [
+        ("cid", "bot 'mybot' is owned by 'ann', not 'cid'; an owner is not changed"),
+        ("nobody", "a bot's owner is a human account: there is no account 'nobody'"),
+        ("mybot", "a bot's owner is a human account: that is not a human account 'mybot'"),
+    ]:
+        refused = _arena("token", "create", "mybot", "--bot", "--owner", owner, cwd=tmp_path)
+        assert (refused.returncode, refused.stdout) == (2, ""), refused.stderr
+        assert refused.stderr.splitlines()[-1] == f"arena token create: error: {problem}"
+
+
 def test_archive_and_user_create_write_only_their_output_to_stdout(tmp_path: Path) -> None:
     created = _arena("user", "create", "ann", cwd=tmp_path, env={"ARENA_PASSWORD": "pw"})
     assert (created.returncode, created.stdout) == (0, "created account ann\n"), created.stderr

@@ -213,6 +213,22 @@ async def test_a_bot_token_is_refused_for_a_human_name(redis: Redis) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_bot_has_the_owner_it_was_made_with_or_owns_itself(redis: Redis) -> None:
+    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
+    await identity.create_bot_token(redis, "crawler", owner="ann")
+    await identity.create_bot_token(redis, "loner")
+    await identity.create_bot_token(redis, "late")
+    await identity.create_bot_token(redis, "late", owner="ann")  # it had none: it takes one
+    found = await identity.owners(redis, ["crawler", "loner", "LATE"])
+    assert found == {"crawler": "Ann", "loner": "loner", "LATE": "Ann"}
+    await identity.create_account(redis, "Bo", PASSWORD, hasher=FAST)
+    with pytest.raises(identity.AccountError, match="owned by 'Ann', not 'Bo'"):
+        await identity.create_bot_token(redis, "crawler", owner="bo")
+    with pytest.raises(identity.UnknownAccountError, match="that is not a human account"):
+        await identity.create_bot_token(redis, "loner", owner="crawler")
+
+
+@pytest.mark.asyncio
 async def test_a_removed_bots_tokens_do_not_pass_to_the_next_owner_of_its_name(
     redis: Redis,
 ) -> None:

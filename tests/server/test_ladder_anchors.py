@@ -77,7 +77,8 @@ def _at_most_limit_at_once(games: list[StoredGame]) -> None:
 
 
 async def _standings(redis_url: str) -> list[list[str]]:
-    """`arena ladder standings fast`, its rows split into cells."""
+    """`arena ladder standings fast`, the rows of its table (above the last games) split into
+    cells."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
     command = [sys.executable, "-m", "server.cli", "ladder", "standings", "fast"]
     process = await asyncio.create_subprocess_exec(
@@ -90,7 +91,8 @@ async def _standings(redis_url: str) -> list[list[str]]:
     )
     out, err = await asyncio.wait_for(process.communicate(), COMMAND_SECONDS)
     assert process.returncode == 0, err.decode()
-    return [line.split() for line in out.decode().splitlines()[1:]]
+    table = out.decode().split("\n\n")[0]
+    return [line.split() for line in table.splitlines()[1:]]
 
 
 @pytest.mark.asyncio

@@ -1,5 +1,5 @@
-"""`arena ladder create|list|remove` as a user runs them, and `arena serve` starting its
-private Redis with the default ladders."""
+"""`arena ladder create|list|remove|standings` as a user runs them, and `arena serve` starting
+its private Redis with the default ladders."""
 
 import asyncio
 import os
@@ -9,12 +9,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
 
+from server.clock import now_ms
 from server.ladder.pairing import Pairing
+from server.ladder.standing import WIDTH
 from server.ladder.store import LadderStore
 
 COMMAND_SECONDS = 60  # for one command to run, so a command that hangs fails its test
@@ -134,7 +137,7 @@ def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir:
         asked = _arena("ladder", "standings", "main", "--server", url.group(1), data_dir=short_dir)
         assert (asked.returncode, asked.stdout) == (
             0,
-            "rank  bot  rating  95%  games  won  score  glicko  online\n",
+            "rank  bot  rating  95%  games  won  score  glicko  seen  owner  engine\n",
         ), asked.stderr
         unknown = _arena("ladder", "standings", "x", "--server", url.group(1), data_dir=short_dir)
         assert unknown.returncode == 2
@@ -152,20 +155,37 @@ def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir:
             server.wait()
 
 
-def test_standings_rank_the_bots_by_their_results(redis_url: str, tmp_path: Path) -> None:
-    """Four games rated on a ladder: the standings rank the bot that won them all first, with
-    its games, wins, score and Glicko-2 rating (provisional after so few games)."""
+# Recorded results of the `fast` ladder: (white, black, whether White won).
+RESULTS = [
+    ("ace", "bee", True),
+    ("bee", "ace", False),
+    ("ace", "cid", True),
+    ("cid", "bee", True),
+    ("cid", "ace", True),
+    ("bee", "cid", True),
+    ("ace", "bee", False),
+    ("dee", "ace", False),
+]
+
+
+def test_standings_their_last_games_and_cross_table_count_the_recorded_results(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Eight games rated on a ladder: the standings rank the bots by their results, with
+    games and wins, Glicko-2 (provisional after so few games), when each was last seen, its
+    owner and engine; the last games follow, the latest first, and `--cross` adds the cross
+    table, every cell the wins and losses the results give."""
+    now = now_ms()
 
     async def play() -> None:
         redis = aioredis.from_url(redis_url)
         try:
             store = LadderStore(redis)
-            games = [("ace", "bee"), ("bee", "ace"), ("ace", "cid"), ("cid", "bee")]
-            for number, (white, black) in enumerate(games):
+            for number, (white, black, white_won) in enumerate(RESULTS):
                 game_id = f"g{number}"
                 await store.started("fast", Pairing(white, black), game_id)
-                winner_is_white = white == "ace" or (white, black) == ("cid", "bee")
-                await store.rate("fast", game_id, white, black, white_won=winner_is_white)
+                ended = now - (len(RESULTS) - number) * 3_600_000  # an hour apart
+                await store.rate("fast", game_id, white, black, white_won, ended=ended)
         finally:
             await redis.aclose()
 
@@ -180,9 +200,11 @@ def test_standings_rank_the_bots_by_their_results(redis_url: str, tmp_path: Path
 
     assert arena("create", "fast", "--setup", "6x6", "--time", "10+0").returncode == 0
     asyncio.run(play())
-    shown = arena("standings", "FAST")
+    shown = arena("standings", "FAST", "--cross")
     assert shown.returncode == 0, shown.stderr
-    heading, *rows = shown.stdout.splitlines()
+    standings, games, cross = (part.splitlines() for part in shown.stdout.split("\n\n"))
+    assert max(len(line) for line in shown.stdout.splitlines()) <= WIDTH
+    heading, *rows = standings
     assert heading.split() == [
         "rank",
         "bot",
@@ -192,16 +214,43 @@ def test_standings_rank_the_bots_by_their_results(redis_url: str, tmp_path: Path
         "won",
         "score",
         "glicko",
-        "online",
+        "seen",
+        "owner",
+        "engine",
     ]
-    table = [row.split() for row in rows]
-    # ace won 3 of 3, cid 1 of 2, bee 0 of 3.
-    assert [(r[0], r[1], r[4], r[5], r[6]) for r in table] == [
-        ("1", "ace", "3", "3", "100.0%"),
-        ("2", "cid", "2", "1", "50.0%"),
-        ("3", "bee", "3", "0", "0.0%"),
+    wins = Counter(white if white_won else black for white, black, white_won in RESULTS)
+    played = Counter(name for white, black, _ in RESULTS for name in (white, black))
+    table = {row.split()[1]: row for row in rows}
+    assert set(table) == set(played)
+    for bot, row in table.items():
+        cells = row.split()
+        assert (int(cells[4]), int(cells[5])) == (played[bot], wins[bot]), row
+        assert cells[7].endswith("?"), row
+        # Never connected: seen at its last game's end; its own owner, no engine said.
+        last = max(n for n, game in enumerate(RESULTS) if bot in game[:2])
+        assert cells[8:] == [str(len(RESULTS) - last), "h", "ago", bot, "-"], row
+
+    assert games[0].split() == ["game", "white", "black", "winner", "ended"]
+    assert [line.split()[:4] for line in games[1:]] == [
+        [f"g{n}", white, black, white if white_won else black]
+        for n, (white, black, white_won) in reversed(list(enumerate(RESULTS)))
     ]
-    assert all(r[7].endswith("?") and r[8] == "no" for r in table)
+
+    ranked = [row.split()[1] for row in rows]
+    assert cross[0].split() == ["rank", "bot", *map(str, range(1, len(ranked) + 1))]
+    beat = Counter((white, black) if won else (black, white) for white, black, won in RESULTS)
+    for place, (line, bot) in enumerate(zip(cross[1:], ranked, strict=True), start=1):
+        rank, name, *cells = line.split()
+        assert (rank, name) == (str(place), bot)
+        cells.insert(place - 1, "")  # where the bot meets itself: blank
+        for opponent, cell in zip(ranked, cells, strict=True):
+            if opponent == bot:
+                continue
+            met = beat[(bot, opponent)] + beat[(opponent, bot)]
+            expected = f"{beat[(bot, opponent)]}-{beat[(opponent, bot)]}" if met else "-"
+            assert cell == expected, (bot, opponent)
+    assert arena("standings", "fast").stdout.count("\n\n") == 1  # no cross table
+
     unknown = arena("standings", "nosuch")
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("arena ladder standings: error: ")

@@ -1,8 +1,8 @@
 """A ladder end to end, on a server on real Redis: three bot clients (two `BotPlayer`s with
 built-in engines, and an `arena bot --engine-cmd` process running the Python example program)
 and the anchors, through a house-bot worker, play round after round on a 6x6 ladder; the
-standings, as the ladder's store and `arena ladder standings` give them, count exactly the
-games played."""
+standings and the cross table, as the ladder's store and `arena ladder standings` give them,
+count exactly the games played, and name each bot's engine."""
 
 from __future__ import annotations
 
@@ -83,6 +83,17 @@ async def _program(redis: Redis, url: str, name: str, folder: Path) -> AsyncIter
         assert process.returncode == 0, err.decode()
 
 
+def _pairs(games: list[StoredGame]) -> Counter[tuple[str, str]]:
+    """Wins of each player over each opponent, as (winner, loser), over the games won."""
+    return Counter(
+        (game.white.name, game.black.name)
+        if game.winner is Colour.WHITE
+        else (game.black.name, game.white.name)
+        for game in games
+        if game.winner is not None
+    )
+
+
 def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
     """Games played and won by each player, over the ended games with a winner (an aborted
     game counts for nobody)."""
@@ -98,7 +109,8 @@ def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
 
 
 async def _standings_command(redis_url: str) -> dict[str, list[str]]:
-    """`arena ladder standings`'s rows, split into cells, by bot."""
+    """`arena ladder standings`'s rows, split into cells, by bot (not the last games under
+    them)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
     process = await asyncio.create_subprocess_exec(
         *(sys.executable, "-m", "server.cli", "ladder", "standings", LADDER),
@@ -109,8 +121,9 @@ async def _standings_command(redis_url: str) -> dict[str, list[str]]:
     )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()
-    lines = out.decode().split("\n\n")[0].splitlines()[1:]  # the table, not what follows it
-    return {cells[1]: cells for cells in (line.split() for line in lines)}
+    rows = [line.split() for line in out.decode().splitlines() if line.strip()]
+    last_games = next(i for i, cells in enumerate(rows) if cells[:1] == ["game"])
+    return {cells[1]: cells for cells in rows[1:last_games]}
 
 
 @pytest.mark.asyncio
@@ -162,8 +175,21 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
     assert {row.name: (row.score.games, row.score.wins) for row in table.rows} == {
         name: (played[name], won[name]) for name in played
     }
+    wins = _pairs(games)
+    assert {
+        (name, opponent): (score.wins, score.losses)
+        for name, against in table.cross.items()
+        for opponent, score in against.items()
+    } == {(a, b): (wins[a, b], wins[b, a]) for a, b in {*wins, *((b, a) for a, b in wins)}}
+    # Each bot's engine as it said: the spec, or the name the program gave when ready.
+    assert {bot: table.engines.get(bot) for bot in bots} == {
+        "Ada": "random",
+        "Bea": "greedy",
+        "Cy": "random-example",
+    }
     rows = await _standings_command(redis_url)
     for name in played:
         assert rows[name][4:6] == [str(played[name]), str(won[name])], rows[name]
+    assert rows["Cy"][-1] == "random-example"
     ratings = await store.ratings(LADDER)
     assert all(ratings[bot].deviation < 350 for bot in bots)

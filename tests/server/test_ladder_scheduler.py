@@ -1,13 +1,15 @@
 """The ladder scheduler end to end: bot clients join the `fast` ladder and play the games it
-starts, round after round, never two at once and never against themselves; two server
-processes on one Redis schedule one at a time, and when the one holding the lease stops (or
-dies, and the lease lapses) another takes over."""
+starts, round after round, never two at once and never against themselves; two bots of one
+owner meet only when nobody else is free; two server processes on one Redis schedule one at a
+time, and when the one holding the lease stops (or dies, and the lease lapses) another takes
+over."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import itertools
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -15,12 +17,13 @@ from redis.asyncio import Redis
 
 from clients.bot import BotPlayer
 from server.app import Arena
+from server.clock import now_ms
 from server.games import GameStore, StoredGame
-from server.identity import create_bot_token
+from server.identity import create_account, create_bot_token
 from server.ladder.scheduler import Scheduler
 from server.ladder.store import LadderStore
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.protocol import GameStarted, GameStatus
+from server.protocol import Clocks, GameStarted, GameStatus, Player, TimeControl
 from server.worker import HOUSE_BOTS
 from tests.server.endpoint import arena_serving
 
@@ -217,3 +220,49 @@ class _NoGames:
 
     async def start_game(self, *args: object, **options: object) -> GameStarted:
         raise AssertionError("no game should start")
+
+
+@pytest.mark.asyncio
+async def test_two_bots_of_one_owner_meet_only_when_the_third_is_busy(redis: Redis) -> None:
+    """Ada and Bea belong to ann, Cy to cid: each round pairs Cy with one of them; Ada and Bea
+    play each other only once Cy has no free place left and both still have one."""
+    for human in ("ann", "cid"):
+        await create_account(redis, human, f"{human}-password")
+    for bot, owner in (("Ada", "ann"), ("Bea", "ann"), ("Cy", "cid")):
+        await create_bot_token(redis, bot, owner)
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
+    starter = _Recorder()
+    scheduler = Scheduler(store, starter, GameStore(redis), offered, rng=random.Random(18))
+    ladder = await store.get("fast")
+    for bot in BOTS:
+        await store.join("fast", bot, 1, now_ms())
+    for _ in range(20):  # the recorder starts no real game: every round finds all three free
+        await scheduler.play_round(ladder)
+    assert len(starter.pairs) == 20
+    assert all("Cy" in pair for pair in starter.pairs), starter.pairs
+    assert {"Ada", "Bea"} <= {name for pair in starter.pairs for name in pair}
+
+    starter.pairs.clear()
+    for bot in ("Ada", "Bea"):
+        await store.join("fast", bot, 2, now_ms())
+    await scheduler.play_round(ladder)
+    assert len(starter.pairs) == 2, starter.pairs
+    assert frozenset(("Ada", "Bea")) in starter.pairs
+    assert any("Cy" in pair for pair in starter.pairs)
+
+
+class _Recorder:
+    """A game starter that only records who it was asked to pair."""
+
+    def __init__(self) -> None:
+        self.pairs: list[frozenset[str]] = []
+
+    async def start_game(
+        self, first: Player, second: Player, *args: object, time: TimeControl, **options: object
+    ) -> GameStarted:
+        self.pairs.append(frozenset((first.name, second.name)))
+        clocks = Clocks(time.base * 1000, time.base * 1000)
+        game_id = f"g{len(self.pairs)}"
+        return GameStarted(game_id, 1, first, second, "3 w", time, False, clocks)

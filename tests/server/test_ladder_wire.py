@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import cast
 
+import msgpack
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.clock import now_ms
-from server.identity import create_bot_token
+from server.identity import create_account, create_bot_token
 from server.ladder.pairing import Pairing
 from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore
 from server.offers import TimeControls
-from server.protocol import StandingRow, TimeControl
+from server.protocol import Standings, TimeControl, decode_event
 from tests.server.endpoint import serving
 from tests.server.wire import Wire
 
@@ -114,6 +116,11 @@ async def test_a_membership_ends_with_the_connection_that_joined(url: str, redis
             "bad_field",
             "field 'games' must be an int from 1 to 100, got 0",
         ),
+        (
+            {"t": "join_ladder", "ladder": "fast", "engine": ""},
+            "bad_field",
+            "field 'engine' must be a string of 1 to 100 characters, got ''",
+        ),
     ],
 )
 async def test_bad_requests_are_refused_with_one_clear_line(
@@ -143,16 +150,23 @@ async def test_only_bot_accounts_join_ladders(url: str, redis: Redis) -> None:
 async def test_anyone_may_ask_for_a_ladders_standings(redis: Redis, redis_url: str) -> None:
     store = LadderStore(redis)
     await store.ensure_defaults()
+    await create_account(redis, "ann", "ann-password")
+    await create_bot_token(redis, "ace", owner="ann")
     # Rated before the server starts: its scheduler would settle these made-up game ids first
     # (as games it cannot find) if it ran between `started` and `rate`.
     for number, (white, black) in enumerate([("ace", "bee"), ("bee", "ace"), ("cid", "bee")]):
         await store.started("fast", Pairing(white, black), f"g{number}")
-        assert await store.rate("fast", f"g{number}", white, black, white_won=white != "bee")
+        won = white != "bee"
+        assert await store.rate("fast", f"g{number}", white, black, won, ended=1_000 * number)
     async with serving(redis_url) as url:
         await _ask_for_the_standings(url, store)
 
 
 async def _ask_for_the_standings(url: str, store: LadderStore) -> None:
+    bot = await Wire.connect(url)
+    await bot.call("hello", version=1)
+    await bot.call("bot_login", token=await create_bot_token(store.redis, "cid"))
+    await bot.call("join_ladder", ladder="fast", engine="cid's own engine 1.0")
     wire = await Wire.connect(url)
     await wire.call("hello", version=1)
     await wire.call("guest")
@@ -165,13 +179,28 @@ async def _ask_for_the_standings(url: str, store: LadderStore) -> None:
         (2, "cid", 1, 1),
         (3, "bee", 3, 0),
     ]
-    assert all(r["provisional"] and not r["online"] and not r["anchor"] for r in rows)
+    assert all(r["provisional"] and not r["anchor"] for r in rows)
+    assert [r["online"] for r in rows] == [False, True, False]
     assert rows[0]["rating"] > 1500 > rows[2]["rating"]
-    # What a client prints from the rows is the table the store prints.
-    table = await store.table("fast", now_ms())
-    sent = Table.from_wire("fast", (StandingRow(**{k: r[k] for k in r}) for r in rows))
-    assert sent.render() == table.render()
+    assert [r.get("owner") for r in rows] == ["ann", "cid", "bee"]
+    assert [r.get("engine") for r in rows] == [None, "cid's own engine 1.0", None]
+    # bee's last game ended at 2000 ms; cid joined since (now).
+    assert rows[2]["last_seen"] == 2_000
+    assert rows[1]["last_seen"] >= now_ms() - 60_000
+    assert shown["games"] == [
+        {"game_id": "g2", "white": "cid", "black": "bee", "winner": "white", "ended": 2_000},
+        {"game_id": "g1", "white": "bee", "black": "ace", "winner": "black", "ended": 1_000},
+        {"game_id": "g0", "white": "ace", "black": "bee", "winner": "white", "ended": 0},
+    ]
+    assert shown["cross"] == [["ace", "bee", 2, 0], ["cid", "bee", 1, 0]]
+    # What a client prints from the event is the table the store prints.
+    now = now_ms()
+    table = await store.table("fast", now)
+    sent = Table.from_wire(cast(Standings, decode_event(msgpack.packb(shown))))
+    assert sent.render(now) == table.render(now)
+    assert sent.render_cross() == table.render_cross()
     unknown = await wire.call("ladder_standings", ladder="nosuch")
     assert (unknown["t"], unknown["code"]) == ("error", "not_found")
     assert "nosuch" in unknown["message"]
     await wire.close()
+    await bot.close()

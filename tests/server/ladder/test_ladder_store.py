@@ -134,7 +134,7 @@ async def test_an_ended_game_is_rated_once_and_an_aborted_one_not_at_all(redis: 
     assert "c" not in ratings
     assert await store.ratings("main") == {}
     # The game with a winner is kept as a result; the aborted one is not.
-    assert await store.results("fast") == [Result("a", "b", white_won=True)]
+    assert await store.results("fast") == [Result("a", "b", white_won=True, game_id="g1")]
     assert await store.results("main") == []
 
 

@@ -1,5 +1,5 @@
 """The cross table, each bot's score, the standings ranked by the rating list and the plain
-text table they print as."""
+text tables they print as."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.ladder.results import Result, Score, cross_table, scores
-from server.ladder.standing import Standing, render_standings, standings
+from server.ladder.standing import WIDTH, Standing, Table, render_standings, standings
 
 GAMES = [
     Result("alpha", "beta", True),
@@ -84,3 +84,39 @@ def test_the_standings_table_reads_as_printed() -> None:
 
 def test_no_bots_leave_only_the_heading() -> None:
     assert render_standings([]) == "rank  bot  rating  95%  games  won  score\n"
+
+
+NOW = 1_800_000_000_000  # server ms
+
+
+def test_a_live_table_says_when_each_bot_was_seen_its_owner_and_engine() -> None:
+    rows = [
+        Standing(1, "ace", 1700.0, 90.0, False, Score(3, 1)),
+        Standing(2, "bee", 1500.0, 90.0, False, Score(1, 3)),
+        Standing(3, "cid", 1500.0, 1176.0, False, Score()),
+        Standing(4, "dee", 1500.0, 1176.0, False, Score()),
+    ]
+    table = Table(
+        "fast",
+        rows,
+        {},
+        frozenset({"ace"}),
+        owners={"ace": "ann", "bee": "bee", "cid": "ann"},
+        engines={"ace": "mcts:c=0.8", "bee": "Deep Amazon " + "1.0 " * 40},
+        seen={"ace": NOW - 10, "bee": NOW - 5 * 60_000, "cid": NOW - 3 * 3_600_000 - 1},
+        games=[Result("ace", "bee", False, "g2", NOW - 2 * 86_400_000)],
+    )
+    lines = table.render(NOW).splitlines()
+    assert max(map(len, lines)) == WIDTH  # the engine cut to fit
+    assert [line.split()[8:] for line in lines[:5]] == [
+        ["seen", "owner", "engine"],
+        ["now", "ann", "mcts:c=0.8"],
+        ["5", "min", "ago", "bee", "Deep", "Amazon", "1.0", "1.0", "1.0", "1.0", "…"],
+        ["3", "h", "ago", "ann", "-"],
+        ["-", "-", "-"],
+    ]
+    assert lines[5:] == [
+        "",
+        "game  white  black  winner  ended",
+        "g2    ace    bee    bee     2 d ago",
+    ]

@@ -34,6 +34,7 @@ from server.protocol import (
     Guest,
     Hello,
     JoinLadder,
+    LadderGame,
     LadderMembership,
     LadderStandings,
     LeaveLadder,
@@ -147,6 +148,7 @@ REQUESTS: list[Request] = [
     Analyze(game_id="g42", ply=3),
     JoinLadder("fast", id=14),
     JoinLadder("main", games=3),
+    JoinLadder("main", engine="Deep Amazon 2.1"),
     LadderStandings("fast", id=16),
     LeaveLadder("fast", id=15),
 ]
@@ -211,6 +213,17 @@ EVENTS: list[Event] = [
             StandingRow(2, "random", 1000, 0, True, 4, 1, True, False),
         ),
         id=16,
+    ),
+    Standings(
+        "fast",
+        (
+            StandingRow(
+                1, "ace", 1839, 850, False, 1, 1, True, True, 1785, 237, "ann", "mcts", 1_700
+            ),
+            StandingRow(2, "bee", 1161, 850, False, 1, 0, True, False, owner="bee"),
+        ),
+        (LadderGame("g9", "bee", "ace", Colour.BLACK, 1_764_000_000_000),),
+        (("ace", "bee", 1, 0),),
     ),
     Standings("main", ()),
     Analysis(

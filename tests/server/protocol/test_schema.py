@@ -31,7 +31,7 @@ from server.protocol.limits import (
     MAX_REQUEST_ID,
 )
 from server.protocol.message import by_tag
-from server.protocol.schema import Context, Length, decode_fields, describe, encode_fields
+from server.protocol.schema import Context, Length, Range, decode_fields, describe, encode_fields
 from tests.server.protocol.examples import ANN, BLITZ, START
 
 ids = st.text(min_size=1, max_size=32)
@@ -129,6 +129,19 @@ def test_list_bounds_can_require_items() -> None:
     assert decode_fields(Pair, {"names": ["a", "b"]}, context) == Pair(("a", "b"))
     with pytest.raises(ValueError, match="'names' must be an array of 2 to 2 items, got an array"):
         decode_fields(Pair, {"names": ["a"]}, context)
+
+
+def test_a_tuple_with_a_type_per_item_is_an_array_of_that_length() -> None:
+    @dataclass(frozen=True)
+    class Score:
+        score: tuple[Annotated[str, Length(1, 8)], Annotated[int, Range(0, 9)]]
+
+    context = Context("score", strict=True)
+    assert decode_fields(Score, {"score": ["ann", 3]}, context) == Score(("ann", 3))
+    with pytest.raises(ValueError, match="'score' must be an array of 2 items, got an array"):
+        decode_fields(Score, {"score": ["ann"]}, context)
+    with pytest.raises(ValueError, match=r"'score\[1\]' must be an int from 0 to 9, got 10"):
+        decode_fields(Score, {"score": ["ann", 10]}, context)
 
 
 def test_two_types_cannot_share_a_tag() -> None:
