@@ -1,9 +1,10 @@
 // The page: one connection to the server that served it, and the view its path names, the
-// lobby at `/` or a game at `/game/ID`. The lobby lives as long as the page (it keeps the seeks
+// lobby at `/`, a game at `/game/ID` or a ladder's standings at `/ladder/NAME`. The lobby lives as long as the page (it keeps the seeks
 // and challenges, and opens a game of the user's as it starts); moving between the lobby and a
 // game changes the address without loading the page again, so the connection stays.
 import { Connection, serverUrl } from "./connection.js";
 import { GamePage } from "./game.js";
+import { LadderPage } from "./ladder.js";
 import { Lobby } from "./lobby.js";
 
 const STATES = {
@@ -13,6 +14,7 @@ const STATES = {
     reason ? `offline: ${reason}` : `offline, retrying in ${seconds} s`,
 };
 const GAME_PATH = /^\/game\/([A-Za-z0-9_-]{1,32})$/;
+const LADDER_PATH = /^\/ladder\/([A-Za-z0-9_-]{1,32})$/;
 
 function start() {
   const main = document.getElementById("main");
@@ -32,19 +34,30 @@ function start() {
       game?.online();
     },
   });
-  const lobby = new Lobby(connection, (gameId, started) => open(`/game/${gameId}`, started));
+  const lobby = new Lobby(
+    connection,
+    (gameId, started) => open(`/game/${gameId}`, started),
+    (path) => open(path),
+  );
 
   function show(started = null) {
     game?.close();
     game = null;
     const found = GAME_PATH.exec(location.pathname);
+    const ladder = LADDER_PATH.exec(location.pathname);
     if (found) {
       game = new GamePage(main, connection, found[1], started);
-      if (connection.online) game.online();
+    } else if (ladder) {
+      game = new LadderPage(main, connection, ladder[1]);
     } else {
       lobby.mount(main);
     }
-    document.title = found ? `Game ${found[1]} · Amazons Arena` : "Amazons Arena";
+    if (game !== null && connection.online) game.online();
+    document.title = found
+      ? `Game ${found[1]} · Amazons Arena`
+      : ladder
+        ? `Ladder ${ladder[1]} · Amazons Arena`
+        : "Amazons Arena";
   }
 
   function open(path, started = null) {

@@ -16,6 +16,7 @@ export class ServerError extends Error {
   constructor(reply) {
     super(reply.message);
     this.code = reply.code;
+    this.retryAfter = reply.retry_after;
   }
 }
 
