@@ -100,19 +100,27 @@ export class Connection {
 
   async #login() {
     try {
-      await this.request({ t: "hello", version: PROTOCOL_VERSION, client: CLIENT_NAME });
+      // The first login goes out with the hello, not after its reply: the server answers a
+      // connection's requests in order, and the page is online a round trip sooner.
+      const hello = this.request({ t: "hello", version: PROTOCOL_VERSION, client: CLIENT_NAME });
       let welcome = null;
       const signingIn = this.signingIn;
       this.signingIn = null;
+      let login;
       if (signingIn !== null) {
         const { user, password } = signingIn;
-        welcome = await this.request({ t: "login", user, password }).then(
+        login = this.request({ t: "login", user, password }).then(
           (reply) => (signingIn.resolve(reply), reply),
           (error) => (signingIn.reject(error), null),
         );
       } else if (this.session !== null) {
-        welcome = await this.request({ t: "resume", session: this.session }).catch(() => null);
+        login = this.request({ t: "resume", session: this.session }).catch(() => null);
+      } else {
+        login = this.request({ t: "guest" });
       }
+      login.catch(() => {}); // a refused hello is the failure reported
+      await hello;
+      welcome = await login;
       welcome ??= await this.request({ t: "guest" });
       this.session = welcome.session;
       sessionStorage.setItem(SESSION_KEY, welcome.session);
