@@ -166,6 +166,12 @@ async def test_a_finished_game_is_reviewed_move_by_move_with_its_analysis_and_it
         await page.locator("#moves .move").nth(2).click()
         await expect(board).to_have_attribute("data-ply", "3")
         assert await pieces(page) == engine_pieces(position_after(moves[:3]))
+        await page.locator("#moves .move").nth(4).focus()
+        await page.keyboard.press("Enter")
+        await expect(board).to_have_attribute("data-ply", "5")
+        await page.click("#review-back")
+        await expect(board).to_have_attribute("data-ply", "4")
+        await page.click("#review-back")
         await page.click("#review-back")
         await expect(board).to_have_attribute("data-ply", "2")
 

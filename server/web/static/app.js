@@ -33,6 +33,7 @@ function start() {
       lobby.online(welcome);
       game?.online();
     },
+    firstRequests: () => lobby.firstRequests(),
   });
   const lobby = new Lobby(
     connection,

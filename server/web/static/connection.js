@@ -23,8 +23,11 @@ export class ServerError extends Error {
 export class Connection {
   // `onMessage(message)` gets every message; `onState(state, detail)` each change of state:
   // "connecting", "online" (detail: the user's name), "offline" (detail: seconds to retry).
-  constructor(url, { onMessage, onState, onOnline }) {
+  // `firstRequests()` lists requests to send right behind the login, their replies going to
+  // `onMessage` like any other (a login refused sends them again behind the guest login).
+  constructor(url, { onMessage, onState, onOnline, firstRequests = () => [] }) {
     this.url = url;
+    this.firstRequests = firstRequests;
     this.onMessage = onMessage;
     this.onState = onState;
     this.onOnline = onOnline;
@@ -119,9 +122,14 @@ export class Connection {
         login = this.request({ t: "guest" });
       }
       login.catch(() => {}); // a refused hello is the failure reported
+      this.#sendFirst();
       await hello;
       welcome = await login;
-      welcome ??= await this.request({ t: "guest" });
+      if (welcome === null) {
+        const guest = this.request({ t: "guest" });
+        this.#sendFirst();
+        welcome = await guest;
+      }
       this.session = welcome.session;
       sessionStorage.setItem(SESSION_KEY, welcome.session);
       this.user = welcome.user;
@@ -133,6 +141,10 @@ export class Connection {
       this.onState("offline", null, error.message);
       this.socket?.close();
     }
+  }
+
+  #sendFirst() {
+    for (const request of this.firstRequests()) this.request(request).catch(() => {});
   }
 
   #receive(data) {

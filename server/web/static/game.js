@@ -124,9 +124,16 @@ export class GamePage {
     soundBox.checked = this.sound.on;
     soundBox.addEventListener("change", () => this.sound.set(soundBox.checked));
     this.moveList = make("ol", { class: "moves", id: "moves" });
-    this.moveList.addEventListener("click", (event) => {
+    const choose = (event) => {
       const move = event.target.closest(".move[data-ply]");
-      if (move !== null && this.#reviewing()) this.#show(Number(move.dataset.ply));
+      if (move === null || !this.#reviewing()) return;
+      event.preventDefault();
+      this.#show(Number(move.dataset.ply));
+      this.moveList.querySelector(".current")?.focus();
+    };
+    this.moveList.addEventListener("click", choose);
+    this.moveList.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") choose(event);
     });
     this.spectators = make("p", { class: "spectators", id: "spectators" });
     this.review = this.#buildReview();

@@ -46,11 +46,16 @@ export class Lobby {
     this.myGames = welcome.games ?? [];
     this.pairing = false;
     this.#offer(welcome.offers);
-    this.connection.request({ t: "list_seeks" }).catch(() => {});
     this.#listGames();
     clearInterval(this.timer);
     this.timer = setInterval(() => this.#listGames(), GAMES_POLL_MS);
     this.render();
+  }
+
+  // What the lobby asks as the connection logs in, sent with the login: the seeks (the server
+  // then pushes their changes).
+  firstRequests() {
+    return [{ t: "list_seeks" }];
   }
 
   receive(message) {
