@@ -287,3 +287,50 @@ async def test_screenshots_of_the_lobby(browser: Browser, redis_url: str, artifa
         await expect(page.locator("#seeks .seek")).to_have_count(1, timeout=WAIT_MS)
         await shoot(page, [str(artifacts / "lobby-{size}.png")])
         assert errors == []
+
+
+STANDINGS_WITH_GAMES = """async () => {
+  const { LadderPage } = await import("/static/ladder.js");
+  const reply = {
+    t: "standings",
+    ladder: "demo",
+    rows: [
+      { rank: 1, bot: "alpha", rating: 1620, margin: 80, anchor: false, games: 3, wins: 2,
+        provisional: false, online: false, last_seen: 1764000000000, owner: "ann",
+        engine: "mcts" },
+      { rank: 2, bot: "beta", rating: 1500, margin: 0, anchor: true, games: 3, wins: 1,
+        provisional: false, online: true, owner: "house", engine: "greedy@10" },
+    ],
+    games: [{ game_id: "g1", white: "alpha", black: "beta", winner: "white",
+              ended: 1764000000000 }],
+    cross: [["alpha", "beta", 2, 1]],
+  };
+  const server = { online: true, request: async () => reply };
+  new LadderPage(document.getElementById("main"), server, "demo").online();
+}"""
+
+
+@pytest.mark.asyncio
+async def test_the_standings_page_shows_recent_games_and_the_cross_table_when_sent(
+    browser: Browser, redis: Redis, redis_url: str
+) -> None:
+    """A reply with the optional `games` and `cross` (a newer server's), given to the page's
+    ladder view in place of the server's, which sends neither yet."""
+    await LadderStore(redis).ensure_defaults()
+    async with serving(redis_url) as url:
+        page, errors = await open_page(browser, http_url(url) + "/ladder/fast")
+        await online_name(page)
+        await page.evaluate(STANDINGS_WITH_GAMES)
+        table = page.locator("#standings table")
+        await expect(table.locator("tr", has_text="alpha")).to_contain_text("1620 ± 80")
+        await expect(table.locator("tr", has_text="beta")).to_contain_text("1500 (anchor)")
+        await expect(table.locator("th")).to_contain_text(["Owner", "Engine"])
+        games = page.locator("#ladder-games a")
+        await expect(games).to_have_text("alpha \N{EN DASH} beta")
+        await expect(games).to_have_attribute("href", "/game/g1")
+        cross = page.locator("#cross-table tr", has_text="1. alpha")
+        await expect(cross).to_contain_text("2\N{EN DASH}1")
+        await expect(page.locator("#cross-table tr", has_text="2. beta")).to_contain_text(
+            "1\N{EN DASH}2"
+        )
+        assert errors == []
