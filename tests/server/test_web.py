@@ -73,7 +73,7 @@ def test_the_page_preloads_every_module_it_imports() -> None:
     for name, asset in site.assets.items():
         if name.endswith(".js"):
             folder = name.rpartition("/")[0]
-            for target in re.findall(r'from "\./([^"]+)"', asset.body.decode()):
+            for target in re.findall(r'(?:from |import\()"\./([^"]+)"', asset.body.decode()):
                 imported.add(f"{folder}/{target}" if folder else target)
     assert imported <= preloaded, imported - preloaded
     assert preloaded <= set(site.assets)

@@ -52,12 +52,6 @@ export class Lobby {
     this.render();
   }
 
-  // What the lobby asks as the connection logs in, sent with the login: the seeks (the server
-  // then pushes their changes).
-  firstRequests() {
-    return [{ t: "list_seeks" }];
-  }
-
   receive(message) {
     switch (message.t) {
       case "seek_list":
