@@ -4,6 +4,7 @@ headers browsers act on, and the check of a handshake's `Origin`."""
 from __future__ import annotations
 
 import asyncio
+import re
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
@@ -19,6 +20,7 @@ from websockets.typing import Origin
 from clients import ArenaClient
 from server.cli import main
 from server.web.origins import Origins, origin
+from server.web.site import Site
 from tests.server.endpoint import serving
 
 
@@ -45,7 +47,7 @@ async def get(url: str, path: str, **headers: str) -> tuple[int, Message, bytes]
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("path", ["/", "/game/abc_DEF-12", "/?from=somewhere"])
+@pytest.mark.parametrize("path", ["/", "/game/abc_DEF-12", "/ladder/fast", "/?from=somewhere"])
 async def test_the_page_is_served_at_the_lobby_and_at_every_game(url: str, path: str) -> None:
     status, headers, body = await get(url, path)
     assert status == 200
@@ -60,6 +62,21 @@ async def test_the_page_is_served_at_the_lobby_and_at_every_game(url: str, path:
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert headers["Referrer-Policy"] == "no-referrer"
     assert headers["Cache-Control"] == "no-cache"
+
+
+def test_the_page_preloads_every_module_it_imports() -> None:
+    """All modules are fetched at once, not one import level after another."""
+    site = Site.load()
+    page = site.assets["index.html"].body.decode()
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/([^"]+)">', page))
+    imported = set()
+    for name, asset in site.assets.items():
+        if name.endswith(".js"):
+            folder = name.rpartition("/")[0]
+            for target in re.findall(r'(?:from |import\()"\./([^"]+)"', asset.body.decode()):
+                imported.add(f"{folder}/{target}" if folder else target)
+    assert imported <= preloaded, imported - preloaded
+    assert preloaded <= set(site.assets)
 
 
 @pytest.mark.asyncio
@@ -94,6 +111,8 @@ async def test_static_files_come_with_their_type_and_a_tag_to_revalidate(
         "/static/../app.py",
         "/game/",
         "/game/a/b",
+        "/ladder/",
+        "/ladder/a.b",
         "/static/vendor/README.md",
     ],
 )

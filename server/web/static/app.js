@@ -1,10 +1,14 @@
 // The page: one connection to the server that served it, and the view its path names, the
-// lobby at `/` or a game at `/game/ID`. The lobby lives as long as the page (it keeps the seeks
-// and challenges, and opens a game of the user's as it starts); moving between the lobby and a
-// game changes the address without loading the page again, so the connection stays.
+// lobby at `/`, a game at `/game/ID` or a ladder's standings at `/ladder/NAME`. The lobby lives
+// as long as the page (it keeps the seeks and challenges, and opens a game of the user's as it
+// starts); moving between the lobby and a game changes the address without loading the page
+// again, so the connection stays. The websocket opens as soon as its own module is here; the
+// views' modules load meanwhile, and the connection's messages wait for them, in order.
 import { Connection, serverUrl } from "./connection.js";
-import { GamePage } from "./game.js";
-import { Lobby } from "./lobby.js";
+
+const VIEWS = Promise.all([import("./game.js"), import("./ladder.js"), import("./lobby.js")]);
+// Asked for with the login: the lobby's seeks (the server then pushes their changes).
+const FIRST_REQUESTS = [{ t: "list_seeks" }];
 
 const STATES = {
   connecting: () => "connecting…",
@@ -13,38 +17,60 @@ const STATES = {
     reason ? `offline: ${reason}` : `offline, retrying in ${seconds} s`,
 };
 const GAME_PATH = /^\/game\/([A-Za-z0-9_-]{1,32})$/;
+const LADDER_PATH = /^\/ladder\/([A-Za-z0-9_-]{1,32})$/;
 
-function start() {
+async function start() {
   const main = document.getElementById("main");
   const badge = document.getElementById("connection");
   let game = null;
+  let lobby = null;
+  let running = false;
+  let viewsReady;
+  const ready = new Promise((resolve) => (viewsReady = resolve));
   const connection = new Connection(serverUrl(location), {
-    onMessage: (message) => {
-      lobby.receive(message);
-      game?.receive(message);
-    },
+    onMessage: (message) =>
+      ready.then(() => {
+        lobby.receive(message);
+        game?.receive(message);
+      }),
     onState: (state, detail, reason) => {
       badge.dataset.state = state;
       badge.textContent = STATES[state](detail, reason);
     },
-    onOnline: (welcome) => {
-      lobby.online(welcome);
-      game?.online();
-    },
+    onOnline: (welcome) =>
+      ready.then(() => {
+        lobby.online(welcome);
+        game?.online();
+      }),
+    firstRequests: () => FIRST_REQUESTS,
   });
-  const lobby = new Lobby(connection, (gameId, started) => open(`/game/${gameId}`, started));
+  connection.open();
+  const [{ GamePage }, { LadderPage }, { Lobby }] = await VIEWS;
+  lobby = new Lobby(
+    connection,
+    (gameId, started) => open(`/game/${gameId}`, started),
+    (path) => open(path),
+  );
 
   function show(started = null) {
     game?.close();
     game = null;
     const found = GAME_PATH.exec(location.pathname);
+    const ladder = LADDER_PATH.exec(location.pathname);
     if (found) {
       game = new GamePage(main, connection, found[1], started);
-      if (connection.online) game.online();
+    } else if (ladder) {
+      game = new LadderPage(main, connection, ladder[1]);
     } else {
       lobby.mount(main);
     }
-    document.title = found ? `Game ${found[1]} · Amazons Arena` : "Amazons Arena";
+    // At the start the views wait for the connection's own `onOnline`.
+    if (game !== null && running && connection.online) game.online();
+    document.title = found
+      ? `Game ${found[1]} · Amazons Arena`
+      : ladder
+        ? `Ladder ${ladder[1]} · Amazons Arena`
+        : "Amazons Arena";
   }
 
   function open(path, started = null) {
@@ -61,7 +87,8 @@ function start() {
   });
   window.addEventListener("popstate", () => show());
   show();
-  connection.open();
+  running = true;
+  viewsReady();
 }
 
 start();

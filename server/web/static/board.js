@@ -1,18 +1,21 @@
 // The Amazons board as SVG: squares in one unit each, files a.. along the bottom, ranks 1..
 // up the left, the last move's squares marked, and while a player makes a move its chosen
-// squares and the squares it may pick next. Black's player sees the board turned round (rank 1
-// at the top, file a on the right). Colours are the stylesheet's (classes only).
+// squares and the squares it may pick next, and for an analysis each region shaded by its
+// owner with its value written on it. Black's player sees the board turned round (rank 1 at
+// the top, file a on the right). Colours are the stylesheet's (classes only).
 import { fileName, moveSquares } from "./position.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARGIN = 0.6; // room for the coordinates, in squares
 
-// `choice`: `{chosen: [squares], targets: [squares]}` while a player picks a move.
+// `choice`: `{chosen: [squares], targets: [squares]}` while a player picks a move;
+// `regions`: the analysis overlay (regions.js), or null.
 export function boardSvg(
   position,
   lastMove,
   choice = { chosen: [], targets: [] },
   flipped = false,
+  regions = null,
 ) {
   const { width, height } = position;
   const column = (file) => (flipped ? width - 1 - file : file);
@@ -27,6 +30,10 @@ export function boardSvg(
   const marked = new Map(moveSquares(lastMove).map((s, i) => [key(s), ["from", "to", "arrow"][i]]));
   const chosen = new Set(choice.chosen.map(key));
   const targets = new Set(choice.targets.map(key));
+  const owners = new Map();
+  for (const region of regions ?? []) {
+    for (const square of region.squares) owners.set(key(square), region.owner);
+  }
   for (let rank = 0; rank < height; rank++) {
     for (let file = 0; file < width; file++) {
       const x = column(file);
@@ -45,9 +52,14 @@ export function boardSvg(
           "data-square": `${fileName(file)}${rank + 1}`,
         }),
       );
+      const owned = owners.get(key({ file, rank }));
+      if (owned !== undefined) {
+        svg.append(element("rect", { class: `region owner-${owned}`, x, y, width: 1, height: 1 }));
+      }
       const piece = position.cells[rank][file];
       if (piece === "x") {
         const burnt = { class: "burnt", x: x + 0.2, y: y + 0.2, width: 0.6, height: 0.6, rx: 0.08 };
+        burnt["data-at"] = `${fileName(file)}${rank + 1}`;
         svg.append(element("rect", burnt));
       } else if (piece !== "") {
         const colour = piece === "W" ? "white" : "black";
@@ -59,6 +71,19 @@ export function boardSvg(
         svg.append(element("circle", target));
       }
     }
+  }
+  for (const region of regions ?? []) {
+    const x = column(region.label.file) + 0.5;
+    const y = row(region.label.rank) + 0.5;
+    const value = element("text", {
+      class: `region-value owner-${region.owner}`,
+      x,
+      y: y + 0.1,
+      "text-anchor": "middle",
+      "data-at": `${fileName(region.label.file)}${region.label.rank + 1}`,
+    });
+    value.textContent = region.value;
+    svg.append(value);
   }
   for (let file = 0; file < width; file++) {
     svg.append(label(column(file) + 0.5, height + MARGIN * 0.72, fileName(file)));

@@ -16,14 +16,18 @@ export class ServerError extends Error {
   constructor(reply) {
     super(reply.message);
     this.code = reply.code;
+    this.retryAfter = reply.retry_after;
   }
 }
 
 export class Connection {
   // `onMessage(message)` gets every message; `onState(state, detail)` each change of state:
   // "connecting", "online" (detail: the user's name), "offline" (detail: seconds to retry).
-  constructor(url, { onMessage, onState, onOnline }) {
+  // `firstRequests()` lists requests to send right behind the login, their replies going to
+  // `onMessage` like any other (a login refused sends them again behind the guest login).
+  constructor(url, { onMessage, onState, onOnline, firstRequests = () => [] }) {
     this.url = url;
+    this.firstRequests = firstRequests;
     this.onMessage = onMessage;
     this.onState = onState;
     this.onOnline = onOnline;
@@ -99,20 +103,33 @@ export class Connection {
 
   async #login() {
     try {
-      await this.request({ t: "hello", version: PROTOCOL_VERSION, client: CLIENT_NAME });
+      // The first login goes out with the hello, not after its reply: the server answers a
+      // connection's requests in order, and the page is online a round trip sooner.
+      const hello = this.request({ t: "hello", version: PROTOCOL_VERSION, client: CLIENT_NAME });
       let welcome = null;
       const signingIn = this.signingIn;
       this.signingIn = null;
+      let login;
       if (signingIn !== null) {
         const { user, password } = signingIn;
-        welcome = await this.request({ t: "login", user, password }).then(
+        login = this.request({ t: "login", user, password }).then(
           (reply) => (signingIn.resolve(reply), reply),
           (error) => (signingIn.reject(error), null),
         );
       } else if (this.session !== null) {
-        welcome = await this.request({ t: "resume", session: this.session }).catch(() => null);
+        login = this.request({ t: "resume", session: this.session }).catch(() => null);
+      } else {
+        login = this.request({ t: "guest" });
       }
-      welcome ??= await this.request({ t: "guest" });
+      login.catch(() => {}); // a refused hello is the failure reported
+      this.#sendFirst();
+      await hello;
+      welcome = await login;
+      if (welcome === null) {
+        const guest = this.request({ t: "guest" });
+        this.#sendFirst();
+        welcome = await guest;
+      }
       this.session = welcome.session;
       sessionStorage.setItem(SESSION_KEY, welcome.session);
       this.user = welcome.user;
@@ -124,6 +141,10 @@ export class Connection {
       this.onState("offline", null, error.message);
       this.socket?.close();
     }
+  }
+
+  #sendFirst() {
+    for (const request of this.firstRequests()) this.request(request).catch(() => {});
   }
 
   #receive(data) {

@@ -3,16 +3,23 @@
 // version already seen is skipped, a gap is filled by `resync`, and a `game_state` replaces
 // what the page had. A player also makes moves here (on the board or as text), and may resign,
 // abort while the game is young, and claim victory once the opponent has been away long enough.
+// Spectators see how many watch, and may turn on the analysis overlay (never a player of a live
+// game: the server refuses it). An ended game is shown for review: any position by its move
+// number, each with its analysis, and its record to save as a file.
 import { boardPoint, boardSvg, squareAt } from "./board.js";
 import { clock, make, playerName, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
 import { Position, squareName } from "./position.js";
+import { download, gameRecord } from "./record.js";
+import { overlay } from "./regions.js";
 import { Sound } from "./sound.js";
 
 const TICK_MS = 100; // clocks show tenths under 10 s
 const FREE_PLIES = 2; // each side's first move is off the clock (docs/protocol.md)
 const DRAG_START_PX = 6; // a press that moves further than this is a drag, not a click
 const CONFIRM_MS = 4000; // how long "resign" waits for its second press
+const SPECTATORS_POLL_MS = 5000; // the spectator count is the lobby's game list, asked again
+const REVIEW_KEYS = { ArrowLeft: -1, ArrowRight: 1 };
 
 export class GamePage {
   // `started`: the `game_started` that opened the page, when it did.
@@ -25,19 +32,44 @@ export class GamePage {
     this.choice = new MoveChoice();
     this.drag = null;
     this.sound = new Sound();
+    this.shownPly = null; // the move number shown in review; null: the latest position
+    this.analysisOn = false;
+    this.analyses = new Map(); // ply -> the server's analysis of the position after it
+    this.analysisAsked = null; // the ply whose analysis is on its way
+    this.analysisRetry = null;
     this.#build(root);
     if (started !== null) this.#replace({ ...started, moves: [], status: "playing" });
     this.timer = setInterval(() => this.#renderClocks(), TICK_MS);
-    this.onKey = (event) => {
-      if (event.key === "Escape" && this.choice.back()) this.#renderBoard();
-    };
+    this.spectatorTimer = setInterval(() => this.#countSpectators(), SPECTATORS_POLL_MS);
+    this.onKey = (event) => this.#key(event);
     document.addEventListener("keydown", this.onKey);
     this.render();
   }
 
   close() {
     clearInterval(this.timer);
+    clearInterval(this.spectatorTimer);
+    clearTimeout(this.analysisRetry);
     document.removeEventListener("keydown", this.onKey);
+  }
+
+  #key(event) {
+    if (event.key === "Escape" && this.choice.back()) {
+      this.#renderBoard();
+      return;
+    }
+    if (!this.#reviewing() || event.target.closest?.("input, select, textarea")) return;
+    const moves = this.game.moves.length;
+    const shown = this.shownPly ?? moves;
+    const to = {
+      ArrowLeft: shown - 1,
+      ArrowRight: shown + 1,
+      Home: 0,
+      End: moves,
+    }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    this.#show(to);
   }
 
   #build(root) {
@@ -92,6 +124,29 @@ export class GamePage {
     soundBox.checked = this.sound.on;
     soundBox.addEventListener("change", () => this.sound.set(soundBox.checked));
     this.moveList = make("ol", { class: "moves", id: "moves" });
+    const choose = (event) => {
+      const move = event.target.closest(".move[data-ply]");
+      if (move === null || !this.#reviewing()) return;
+      event.preventDefault();
+      this.#show(Number(move.dataset.ply));
+      this.moveList.querySelector(".current")?.focus();
+    };
+    this.moveList.addEventListener("click", choose);
+    this.moveList.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") choose(event);
+    });
+    this.spectators = make("p", { class: "spectators", id: "spectators" });
+    this.review = this.#buildReview();
+    this.analysisBox = make("input", { type: "checkbox", id: "analysis" });
+    this.analysisBox.addEventListener("change", () => {
+      this.analysisOn = this.analysisBox.checked;
+      this.#renderAnalysis();
+    });
+    this.analysisToggle = make("label", { class: "field check", id: "analysis-toggle" }, [
+      this.analysisBox,
+      "show analysis (region values)",
+    ]);
+    this.analysisNote = make("p", { class: "analysis-note", id: "analysis-note" });
     root.replaceChildren(
       make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
       make("section", { class: "game-view" }, [
@@ -105,13 +160,156 @@ export class GamePage {
           this.terms,
           this.status,
           this.presence,
+          this.spectators,
           this.controls,
+          this.review,
           this.error,
+          this.analysisToggle,
+          this.analysisNote,
           make("h3", { text: "Moves" }),
           this.moveList,
           make("label", { class: "field check sound" }, [soundBox, "sound on moves"]),
         ]),
       ]),
+    );
+  }
+
+  #buildReview() {
+    const step = (id, text, label, to) => {
+      const node = this.#button(id, text, () => this.#show(to()));
+      node.setAttribute("aria-label", label);
+      return node;
+    };
+    const shown = () => this.shownPly ?? this.game.moves.length;
+    this.plyField = make("input", {
+      id: "review-ply",
+      type: "number",
+      min: "0",
+      inputmode: "numeric",
+      "aria-label": "Move number",
+    });
+    const jump = make("form", { class: "review-jump", id: "review-form", novalidate: "" }, [
+      make("label", { class: "field" }, ["move", this.plyField]),
+      make("button", { type: "submit", text: "Go" }),
+    ]);
+    jump.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#jump();
+    });
+    const save = this.#button("download-record", "Download record", () =>
+      download(gameRecord(this.game, this.gameId), this.gameId),
+    );
+    save.classList.add("secondary");
+    this.reviewAt = make("p", { class: "review-at", id: "review-at" });
+    return make("div", { class: "review", id: "review" }, [
+      this.reviewAt,
+      make("div", { class: "review-steps" }, [
+        step("review-start", "«", "Start", () => 0),
+        step("review-back", "◀", "Back a move", () => shown() - 1),
+        step("review-forward", "▶", "Forward a move", () => shown() + 1),
+        step("review-end", "»", "End", () => this.game.moves.length),
+      ]),
+      jump,
+      save,
+    ]);
+  }
+
+  #jump() {
+    const text = this.plyField.value.trim();
+    const moves = this.game.moves.length;
+    const ply = Number(text);
+    if (text === "" || !Number.isInteger(ply) || ply < 0 || ply > moves) {
+      this.error.textContent = `There is no move ${text || "(none given)"}: choose 0 to ${moves}`;
+      return;
+    }
+    this.#show(ply);
+  }
+
+  // Show the position after `ply` moves, in review.
+  #show(ply) {
+    const moves = this.game.moves.length;
+    this.shownPly = Math.max(0, Math.min(moves, ply));
+    this.error.textContent = "";
+    this.plyField.value = String(this.shownPly);
+    this.render();
+  }
+
+  #reviewing() {
+    return this.game !== null && this.game.status === "ended";
+  }
+
+  // Analysis is offered to spectators, and to everyone once the game has ended.
+  #mayAnalyse() {
+    const game = this.game;
+    return game !== null && game.kind === "amazons" && (game.status === "ended" || this.#mine() === null);
+  }
+
+  #shownPly() {
+    return this.#reviewing() && this.shownPly !== null ? this.shownPly : this.game.moves.length;
+  }
+
+  #positionAt(ply) {
+    let position = Position.parse(this.game.start);
+    for (const move of this.game.moves.slice(0, ply)) position = position.after(move);
+    return position;
+  }
+
+  #renderAnalysis() {
+    if (!this.analysisOn || !this.#mayAnalyse()) {
+      this.analysisNote.textContent = "";
+      this.#renderBoard();
+      return;
+    }
+    const ply = this.#shownPly();
+    const analysis = this.analyses.get(ply);
+    if (analysis === undefined) {
+      this.analysisNote.textContent = "Analysing…";
+      this.#analyse(ply);
+    } else {
+      const winners = [
+        analysis.black_first && `Black first: ${analysis.black_first} wins`,
+        analysis.white_first && `White first: ${analysis.white_first} wins`,
+      ].filter(Boolean);
+      this.analysisNote.textContent = [`Sum of regions: ${analysis.sum}`, ...winners].join(" · ");
+    }
+    this.#renderBoard();
+  }
+
+  #analyse(ply) {
+    if (this.analysisAsked !== null) return;
+    this.analysisAsked = ply;
+    clearTimeout(this.analysisRetry);
+    this.connection.request({ t: "analyze", game_id: this.gameId, ply }).then(
+      (analysis) => {
+        this.analysisAsked = null;
+        this.analyses.set(ply, analysis);
+        this.#renderAnalysis();
+      },
+      (error) => {
+        this.analysisAsked = null;
+        if (error.code === "unavailable" && error.retryAfter !== undefined) {
+          this.analysisRetry = setTimeout(() => this.#renderAnalysis(), error.retryAfter * 1000);
+          return;
+        }
+        this.analysisNote.textContent = `No analysis: ${error.message}`;
+      },
+    );
+  }
+
+  #countSpectators() {
+    const game = this.game;
+    if (game === null || game.status !== "playing" || !this.connection.online) {
+      this.spectators.textContent = "";
+      return;
+    }
+    this.connection.request({ t: "list_games" }).then(
+      (reply) => {
+        const found = reply.games.find((summary) => summary.game_id === this.gameId);
+        const count = found?.spectators;
+        this.spectators.textContent =
+          count === undefined ? "" : count === 1 ? "1 watching" : `${count} watching`;
+      },
+      () => {},
     );
   }
 
@@ -127,9 +325,13 @@ export class GamePage {
       ? { t: "resync", game_id: this.gameId, version: this.game.version }
       : { t: "watch", game_id: this.gameId };
     this.connection.request(request).then(
-      () => this.#resend(),
+      () => {
+        this.#resend();
+        this.#countSpectators();
+      },
       (error) => {
         if (error.code === "not_found") this.status.textContent = "No such game on this server";
+        else if (error.code === "bad_field") this.status.textContent = `Not a game: ${error.message}`;
         else if (error.code !== "offline") this.status.textContent = error.message;
       },
     );
@@ -390,7 +592,18 @@ export class GamePage {
     const playing = mine !== null && game.status === "playing";
     this.controls.hidden = !playing;
     this.abortButton.hidden = !(playing && game.moves.length < FREE_PLIES);
-    this.#renderBoard();
+    this.review.hidden = !this.#reviewing();
+    if (this.#reviewing()) {
+      const shown = this.#shownPly();
+      this.plyField.max = String(game.moves.length);
+      this.reviewAt.textContent =
+        shown === 0
+          ? `The start, before move 1 of ${game.moves.length}`
+          : `After move ${shown} of ${game.moves.length}: ${game.moves[shown - 1]}`;
+    }
+    this.analysisToggle.hidden = !this.#mayAnalyse();
+    if (!this.#mayAnalyse()) this.analysisBox.checked = this.analysisOn = false;
+    this.#renderAnalysis();
     this.#renderMoves();
     this.#renderClocks();
   }
@@ -403,12 +616,17 @@ export class GamePage {
       this.boardHolder.replaceChildren(make("p", { class: "notice", text: notice }));
       return;
     }
-    const position = this.#position();
+    const reviewed = this.#reviewing() ? this.#shownPly() : null;
+    const position = reviewed === null ? this.#position() : this.#positionAt(reviewed);
     const pending = this.pendingMove?.ply === game.moves.length ? this.pendingMove.text : null;
-    const last = pending ?? game.moves.at(-1);
+    const last = reviewed === null ? (pending ?? game.moves.at(-1)) : game.moves[reviewed - 1];
     const shown = this.choice.shown(position);
     const flipped = this.#mine() === "black";
-    this.boardHolder.replaceChildren(boardSvg(shown, last, this.choice.marks(position), flipped));
+    const regions = this.#overlay(position);
+    this.boardHolder.replaceChildren(
+      boardSvg(shown, last, this.choice.marks(position), flipped, regions),
+    );
+    this.boardHolder.dataset.ply = String(reviewed ?? game.moves.length);
     const [top, bottom] = flipped ? ["white", "black"] : ["black", "white"];
     if (this.boardHolder.previousElementSibling !== this.players[top]) {
       this.boardHolder.before(this.players[top]);
@@ -419,26 +637,45 @@ export class GamePage {
     this.boardHolder.classList.toggle("playable", mine);
   }
 
+  // The analysis overlay of the position shown, when it is on and its analysis has come.
+  #overlay(position) {
+    if (!this.analysisOn || !this.#mayAnalyse()) return null;
+    const analysis = this.analyses.get(this.#shownPly());
+    if (analysis === undefined) return null;
+    try {
+      return overlay(position, analysis);
+    } catch (error) {
+      this.analysisNote.textContent = `No analysis shown: ${error.message}`;
+      return null;
+    }
+  }
+
   #renderMoves() {
     const game = this.game;
     const blackFirst = Position.parse(game.start).toMove === "black";
     const moves = blackFirst ? [null, ...game.moves] : game.moves;
+    const offset = blackFirst ? 1 : 0;
+    const reviewing = this.#reviewing();
+    const shown = this.#shownPly();
     const pairs = [];
     for (let i = 0; i < moves.length; i += 2) {
       pairs.push(
         make(
           "li",
           {},
-          moves.slice(i, i + 2).map((move) =>
-            move === null
-              ? make("span", { class: "skipped", text: "…" })
-              : make("span", { class: "move", text: move }),
-          ),
+          moves.slice(i, i + 2).map((move, j) => {
+            if (move === null) return make("span", { class: "skipped", text: "…" });
+            const ply = i + j - offset + 1; // the position after this move
+            const attributes = { class: ply === shown && reviewing ? "move current" : "move", text: move };
+            if (reviewing) Object.assign(attributes, { "data-ply": String(ply), role: "button", tabindex: "0" });
+            return make("span", attributes);
+          }),
         ),
       );
     }
     this.moveList.replaceChildren(...pairs);
-    this.moveList.lastElementChild?.scrollIntoView({ block: "nearest" });
+    const current = this.moveList.querySelector(".current") ?? this.moveList.lastElementChild;
+    current?.scrollIntoView({ block: "nearest" });
   }
 
   #renderClocks() {

@@ -1,7 +1,8 @@
 // The lobby: who the page plays as (a guest, or an account signed in by name and password),
 // the terms of a new game and the ways to start one (a seek, quick pairing, a house bot, a
 // challenge to a user by name), the open seeks (pushed by the server once asked for), the
-// challenges to and from the user, and the live games (asked for again every few seconds).
+// challenges to and from the user, the live games (asked for again every few seconds), and a
+// way to a bot ladder's standings by its name.
 // Only what the server offers (`welcome.offers`) is offered; a refusal shows its message.
 import { make, playerName, timeControl } from "./describe.js";
 
@@ -13,12 +14,16 @@ const USUAL_TIMES = [
 const DEFAULT_TIME = "300+0";
 const STRENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const DEFAULT_STRENGTH = 5;
+const DEFAULT_LADDER = "fast"; // the ladder `arena serve` creates first
+const LADDER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 export class Lobby {
-  // `openGame(gameId, started)` is called when a game of the user's starts.
-  constructor(connection, openGame) {
+  // `openGame(gameId, started)` is called when a game of the user's starts; `openPath(path)`
+  // opens another of the page's views.
+  constructor(connection, openGame, openPath) {
     this.connection = connection;
     this.openGame = openGame;
+    this.openPath = openPath;
     this.user = null;
     this.seeks = new Map();
     this.challenges = new Map();
@@ -41,7 +46,6 @@ export class Lobby {
     this.myGames = welcome.games ?? [];
     this.pairing = false;
     this.#offer(welcome.offers);
-    this.connection.request({ t: "list_seeks" }).catch(() => {});
     this.#listGames();
     clearInterval(this.timer);
     this.timer = setInterval(() => this.#listGames(), GAMES_POLL_MS);
@@ -222,8 +226,35 @@ export class Lobby {
         this.challengesPanel,
         make("section", { class: "panel" }, [make("h2", { text: "Open seeks" }), this.seekList]),
         make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
+        this.#ladderPanel(),
       ]),
     ];
+  }
+
+  #ladderPanel() {
+    const name = make("input", {
+      id: "ladder-name",
+      value: DEFAULT_LADDER,
+      maxlength: "32",
+      autocomplete: "off",
+      spellcheck: "false",
+    });
+    const note = make("p", { class: "lobby-message error", id: "ladder-message", role: "alert" });
+    const form = make("form", { class: "ladder-form", id: "ladder-form" }, [
+      make("label", { class: "field" }, ["Ladder", name]),
+      make("button", { type: "submit", id: "ladder-standings", text: "Standings" }),
+    ]);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const wanted = name.value.trim();
+      if (!LADDER_NAME.test(wanted)) {
+        note.textContent = "A ladder's name is 1 to 32 letters, digits, _ or -";
+        return;
+      }
+      note.textContent = "";
+      this.openPath(`/ladder/${wanted}`);
+    });
+    return make("section", { class: "panel" }, [make("h2", { text: "Bot ladders" }), form, note]);
   }
 
   // Fill the choices with what the server offers.
