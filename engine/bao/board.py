@@ -187,6 +187,8 @@ def _sow(
         # The captured seeds start in the kichwa itself: begin one pit before it.
         x = (0 if d == CW else 7) - d
         game_over = not any(pits[theirs : theirs + FRONT])
+        if game_over:
+            stores[p] += seeds  # the winning capture stays in hand
     elif kind.tax:
         pits[mine + HOUSE] -= 2
         front -= 2
@@ -221,6 +223,7 @@ def _sow(
         if capture and end < FRONT and pits[theirs + 7 - end]:
             seeds = take(7 - end)
             if not any(pits[theirs : theirs + FRONT]):
+                stores[p] += seeds  # the winning capture stays in hand
                 break
             if end <= 1:
                 d = CW
