@@ -211,3 +211,34 @@ def test_an_owned_five_seed_house_in_namua_by_each_reading(
     rules = BaoRules(namua_takasa_start=start)
     position = _position(FIVE_SEED_HOUSE, "18-18 SN - s namua 8", rules)
     assert _moves(position) == moves
+
+
+def _relay_laps(ring: list[int], pit: int, direction: int, most: int) -> int:
+    """Laps of a plain takasa relay from `pit` of one 16-pit ring, up to `most`."""
+    seeds, ring[pit], x = ring[pit], 0, pit
+    for lap in range(most):
+        for _ in range(seeds):
+            x = (x + direction) % 16
+            ring[x] += 1
+        if ring[x] == 1:
+            return lap
+        seeds, ring[x] = ring[x], 0
+    return most
+
+
+def test_a_never_ending_takasa_is_found_and_is_illegal() -> None:
+    # Found by a random search; South's ring F1..F8 then B8..B1.
+    position = _position(
+        """
+        2 0 1 1 0 0 0 2
+        0 1 0 0 0 0 0 0
+        1 0 1 2 1 2 0 2
+        0 1 0 1 0 1 2 1""",
+        "0-0 - - s mtaji 100",
+    )
+    south = [1, 0, 1, 2, 1, 2, 0, 2, 1, 2, 1, 0, 1, 0, 1, 0]
+    assert _relay_laps(list(south), 5, 1, 100_000) == 100_000, "A6> relays for ever"
+    assert _relay_laps(list(south), 3, 1, 100_000) < 100, "A4> ends"
+    assert _moves(position) == ["A4<", "A4>", "A6<", "A8>"]
+    with pytest.raises(IllegalMoveError, match="A6> is not allowed: it never ends"):
+        position.parse_move("A6>")
