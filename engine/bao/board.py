@@ -14,6 +14,7 @@ from engine.bao.rules import BaoRules, NamuaTakasaStart
 
 __all__ = [
     "Board",
+    "Starts",
     "front_seeds",
     "functional_house",
     "legal_moves",
@@ -90,7 +91,7 @@ def _has_capture(board: Board, pits: list[int], player: int) -> bool:
     return bool(_mtaji_captures(pits, player))
 
 
-class _Starts(NamedTuple):
+class Starts(NamedTuple):
     """The (pit, direction) pairs a move may start with, and what kind of move they make."""
 
     pairs: list[tuple[int, int]]
@@ -98,7 +99,7 @@ class _Starts(NamedTuple):
     tax: bool
 
 
-def move_starts(board: Board, rules: BaoRules) -> _Starts:
+def move_starts(board: Board, rules: BaoRules) -> Starts:
     """Every (pit, direction) the mover may start from, before the sowing is checked."""
     p, pits = board.mover, board.pits
     base = p * PITS
@@ -109,16 +110,16 @@ def move_starts(board: Board, rules: BaoRules) -> _Starts:
             pairs = [
                 (k, d) for k in caps for d in ((CW,) if k <= 1 else (CCW,) if k >= 6 else both)
             ]
-            return _Starts(pairs, capture=True, tax=False)
+            return Starts(pairs, capture=True, tax=False)
         occupied = [k for k in range(FRONT) if pits[base + k]]
         owned = board.owned[p]
         if functional_house(board, p, rules):
             others = [k for k in occupied if k != HOUSE]
             if not others:
-                return _Starts([(HOUSE, d) for d in both], capture=False, tax=True)
-            return _Starts([(k, d) for k in others for d in both], capture=False, tax=False)
+                return Starts([(HOUSE, d) for d in both], capture=False, tax=True)
+            return Starts([(k, d) for k in others for d in both], capture=False, tax=False)
         if not rules.tax_needs_functional_house and owned and occupied == [HOUSE]:
-            return _Starts([(HOUSE, d) for d in both], capture=False, tax=True)
+            return Starts([(HOUSE, d) for d in both], capture=False, tax=True)
         start = rules.namua_takasa_start
         if start is NamuaTakasaStart.ANY_WHILE_OWNED and owned:
             candidates = occupied
@@ -131,13 +132,13 @@ def move_starts(board: Board, rules: BaoRules) -> _Starts:
             )
         else:
             candidates = [k for k in occupied if pits[base + k] >= 2] or occupied
-        return _Starts([(k, d) for k in candidates for d in both], capture=False, tax=False)
+        return Starts([(k, d) for k in candidates for d in both], capture=False, tax=False)
     mtaji_caps = _mtaji_captures(pits, p)
     if mtaji_caps:
-        return _Starts(mtaji_caps, capture=True, tax=False)
+        return Starts(mtaji_caps, capture=True, tax=False)
     front = [k for k in range(FRONT) if pits[base + k] >= 2 and k != board.blocked]
     chosen = front or [k for k in range(FRONT, PITS) if pits[base + k] >= 2]
-    return _Starts([(k, d) for k in chosen for d in both], capture=False, tax=False)
+    return Starts([(k, d) for k in chosen for d in both], capture=False, tax=False)
 
 
 # Why a move that starts well is still illegal.
@@ -152,7 +153,7 @@ class _Sown(NamedTuple):
 
 
 def _sow(
-    board: Board, rules: BaoRules, pit: int, direction: int, kind: _Starts, safari: bool
+    board: Board, rules: BaoRules, pit: int, direction: int, kind: Starts, safari: bool
 ) -> _Sown | str:
     """Play one move; the reason it is illegal when it empties the mover's front row (A6) or
     never ends (section 9)."""
