@@ -5,7 +5,7 @@ from engine.bao.board import Board
 from engine.bao.game import BAO, BaoGame
 from engine.bao.notation import CCW, CW, Move
 from engine.bao.position import BaoPosition
-from engine.bao.rules import RECOMMENDED, BaoRules, NamuaTakasaStart
+from engine.bao.rules import RECOMMENDED, BaoRules, MtajiHouse, NamuaTakasaStart
 
 __all__ = [
     "BAO",
@@ -17,5 +17,6 @@ __all__ = [
     "BaoRules",
     "Board",
     "Move",
+    "MtajiHouse",
     "NamuaTakasaStart",
 ]

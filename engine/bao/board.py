@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.bao.notation import CCW, CW, PITS, Move, pit_label
-from engine.bao.rules import BaoRules, NamuaTakasaStart
+from engine.bao.rules import BaoRules, MtajiHouse, NamuaTakasaStart
 
 __all__ = [
     "Board",
@@ -85,6 +85,10 @@ def _namua_captures(pits: tuple[int, ...] | list[int], player: int) -> list[int]
     return [k for k in range(FRONT) if pits[mine + k] and pits[theirs + 7 - k]]
 
 
+def _house_kept_in_mtaji(rules: BaoRules) -> bool:
+    return rules.mtaji_house is MtajiHouse.KEPT_UNTIL_FIRST_CAPTURE
+
+
 def _has_capture(board: Board, pits: list[int], player: int) -> bool:
     if board.stores[player] > 0:
         return bool(_namua_captures(pits, player))
@@ -137,6 +141,8 @@ def move_starts(board: Board, rules: BaoRules) -> Starts:
     if mtaji_caps:
         return Starts(mtaji_caps, capture=True, tax=False)
     front = [k for k in range(FRONT) if pits[base + k] >= 2 and k != board.blocked]
+    if _house_kept_in_mtaji(rules) and board.owned[p] and front != [HOUSE]:
+        front = [k for k in front if k != HOUSE]
     chosen = front or [k for k in range(FRONT, PITS) if pits[base + k] >= 2]
     return Starts([(k, d) for k in chosen for d in both], capture=False, tax=False)
 
@@ -171,8 +177,12 @@ def _sow(
     d = direction
     game_over = False
 
+    house_counts = namua or _house_kept_in_mtaji(rules)
+
     def take(target: int) -> int:
         """Capture the opponent's front pit `target` (their ring index)."""
+        if not namua and house_counts:
+            owned[p] = False  # the owner's first mtaji capture ends the house (A3)
         seeds = pits[theirs + target]
         pits[theirs + target] = 0
         if target == HOUSE:
@@ -234,7 +244,7 @@ def _sow(
             continue
         if (
             end == HOUSE
-            and namua
+            and house_counts
             and owned[p]
             and pits[mine + HOUSE] >= rules.functional_house_seeds
         ):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-__all__ = ["RECOMMENDED", "BaoRules", "NamuaTakasaStart"]
+__all__ = ["RECOMMENDED", "BaoRules", "MtajiHouse", "NamuaTakasaStart"]
 
 
 class NamuaTakasaStart(Enum):
@@ -22,12 +22,26 @@ class NamuaTakasaStart(Enum):
     HOUSE_LAST = "house-last"
 
 
+class MtajiHouse(Enum):
+    """What an owned house does in the mtaji stage (A3)."""
+
+    # An ordinary pit, except that a functional house cannot be takasia'd (de Voogt 2001,
+    # Polovynka, the BGA pdf, AbstractPlay).
+    ORDINARY = "ordinary"
+    # Kept until its owner's first mtaji capture (Donkers, KIBA), read as the rules note's
+    # model reads it: while functional it stops its owner's takasa laps, and it starts a
+    # takasa only when no other front pit can.
+    KEPT_UNTIL_FIRST_CAPTURE = "kept-until-first-capture"
+
+
 @dataclass(frozen=True, slots=True)
 class BaoRules:
     """The options of the rules note's section 12, named after what they decide."""
 
     # A1: an owned house is functional from this many seeds on.
     functional_house_seeds: int = 6
+    # A3: the house in the mtaji stage.
+    mtaji_house: MtajiHouse = MtajiHouse.ORDINARY
     # A4: the start pits of a namua takasa without a functional house.
     namua_takasa_start: NamuaTakasaStart = NamuaTakasaStart.PREFER_TWO
     # A5: tax only a functional house (False: tax any owned house that is the lone front pit).

@@ -5,7 +5,7 @@ back, columns a..h as seen from South, which is also the order of Bao position t
 
 import pytest
 
-from engine.bao import BaoPosition, BaoRules, NamuaTakasaStart
+from engine.bao import BaoPosition, BaoRules, MtajiHouse, NamuaTakasaStart
 from engine.errors import IllegalMoveError
 
 
@@ -242,3 +242,30 @@ def test_a_never_ending_takasa_is_found_and_is_illegal() -> None:
     assert _moves(position) == ["A4<", "A4>", "A6<", "A8>"]
     with pytest.raises(IllegalMoveError, match="A6> is not allowed: it never ends"):
         position.parse_move("A6>")
+
+
+def test_a_house_kept_in_mtaji_stops_takasa_laps_until_its_owners_first_capture() -> None:
+    kept = BaoRules(mtaji_house=MtajiHouse.KEPT_UNTIL_FIRST_CAPTURE)
+    rows = """
+        0 0 0 0 0 0 0 2
+        0 0 0 0 0 0 0 3
+        0 0 2 0 6 0 0 0
+        0 0 0 0 0 0 0 0"""
+    ordinary = _position(rows, "0-0 S - s mtaji 50")
+    assert _moves(ordinary) == ["A3<", "A3>", "A5<", "A5>"]
+    relayed = _after(ordinary, "A3>")
+    assert _rows(relayed)[2:] == ["0 0 0 1 0 1 1 1", "0 0 0 0 1 1 1 1"]
+    assert relayed.text().split()[2] == "-"
+    house = _position(rows, "0-0 S - s mtaji 50", kept)
+    assert _moves(house) == ["A3<", "A3>"], "the house starts a takasa only if nothing else can"
+    stopped = _after(house, "A3>")
+    assert _rows(stopped)[2] == "0 0 0 1 7 0 0 0"
+    assert stopped.text().split()[2] == "S"
+    capture = """
+        0 0 0 0 0 0 0 0
+        0 0 0 1 3 1 6 0
+        0 3 2 1 1 0 1 0
+        0 0 0 0 0 2 3 1"""
+    assert _after(_position(capture, "0-0 S - s mtaji 44"), "A2>").text().split()[2] == "S"
+    lost = _after(_position(capture, "0-0 S - s mtaji 44", kept), "A2>")
+    assert lost.text().split()[2] == "-", "South's first mtaji capture ends its house"
