@@ -216,7 +216,7 @@ def _sow(
     seen: set[tuple[object, ...]] = set()
     laps = 0
     while not game_over:
-        for _ in range(seeds):
+        for dropped in range(1, seeds + 1):
             x = (x + d) % PITS
             pits[mine + x] += 1
             if x < FRONT:
@@ -224,7 +224,10 @@ def _sow(
             elif front == 0:
                 if rules.own_front_row_emptying_illegal:
                     return EMPTIES_FRONT_ROW
-                game_over = True  # bao hamna: the mover has emptied their own front row
+                # Bao hamna: the mover has emptied their own front row and lost; the seeds
+                # still in hand go back to the store.
+                stores[p] += seeds - dropped
+                game_over = True
                 break
         if game_over:
             break
