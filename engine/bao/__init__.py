@@ -5,12 +5,13 @@ from engine.bao.board import Board
 from engine.bao.game import BAO, BaoGame
 from engine.bao.notation import CCW, CW, Move
 from engine.bao.position import BaoPosition
-from engine.bao.rules import RECOMMENDED, BaoRules, MtajiHouse, NamuaTakasaStart
+from engine.bao.rules import KUJIFUNZA, RECOMMENDED, BaoRules, MtajiHouse, NamuaTakasaStart
 
 __all__ = [
     "BAO",
     "CCW",
     "CW",
+    "KUJIFUNZA",
     "RECOMMENDED",
     "BaoGame",
     "BaoPosition",

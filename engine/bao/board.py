@@ -48,8 +48,11 @@ class Board(NamedTuple):
         return self.stores[self.mover if player is None else player] > 0
 
 
-def start_board() -> Board:
-    """South to move; each side has 6 in the house, 2 in F6 and F7, and 22 in store."""
+def start_board(rules: BaoRules | None = None) -> Board:
+    """South to move; each side has 6 in the house, 2 in F6 and F7, and 22 in store (in Bao
+    la Kujifunza 2 in every pit, nothing in store and no house)."""
+    if rules is not None and rules.kujifunza:
+        return Board((2,) * (2 * PITS), (0, 0), (False, False), 0, NO_PIT, 0)
     ring = [0] * PITS
     ring[HOUSE], ring[5], ring[6] = 6, 2, 2
     return Board(tuple(ring + ring), (22, 22), (True, True), 0, NO_PIT, 0)
@@ -274,7 +277,7 @@ def _sow(
     after = Board(
         tuple(pits), (stores[0], stores[1]), (owned[0], owned[1]), o, NO_PIT, board.ply + 1
     )
-    if not namua and not capture and rules.takasia:
+    if not namua and not capture and rules.takasia and not rules.kujifunza:
         after = after._replace(blocked=_takasia(after, pits, rules))
     return _Sown(after, reached_house)
 

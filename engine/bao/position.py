@@ -47,7 +47,7 @@ class BaoPosition:
     __slots__ = ("_history", "_legal", "board", "rules")
 
     def __init__(self, board: Board | None = None, rules: BaoRules = RECOMMENDED) -> None:
-        self.board = start_board() if board is None else _checked(board)
+        self.board = start_board(rules) if board is None else _checked(board)
         self.rules = rules
         self._history: list[tuple[Board, Move]] = []
         self._legal: dict[Move, Board] | None = None

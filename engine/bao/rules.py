@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-__all__ = ["RECOMMENDED", "BaoRules", "MtajiHouse", "NamuaTakasaStart"]
+__all__ = ["KUJIFUNZA", "RECOMMENDED", "BaoRules", "MtajiHouse", "NamuaTakasaStart"]
 
 
 class NamuaTakasaStart(Enum):
@@ -49,12 +49,15 @@ class BaoRules:
     # A6: a move that would empty the mover's own front row is illegal (False: it is legal
     # and the mover loses at once).
     own_front_row_emptying_illegal: bool = True
-    # Section 7: takasia is played at all (off for Bao la Kujifunza).
+    # Section 7: takasia is played at all.
     takasia: bool = True
     # A8: a pit holding one seed can be takasia'd.
     takasia_of_singletons: bool = False
     # A10: takasia only when the blocked side has no capture.
     takasia_needs_no_capture: bool = True
+    # A15: Bao la Kujifunza, the learners' game: 2 seeds in every pit, nothing in store (so
+    # no namua), no houses and no takasia.
+    kujifunza: bool = False
     # Section 8 has no draw rule: a game still going after this many plies is adjudicated a
     # draw (not a rule of Bao; every game must end somewhere).
     ply_cap: int = 600
@@ -69,3 +72,4 @@ class BaoRules:
 
 
 RECOMMENDED: Final = BaoRules()
+KUJIFUNZA: Final = BaoRules(kujifunza=True)

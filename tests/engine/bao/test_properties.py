@@ -6,8 +6,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bao import BAO, BaoGame, BaoPosition, BaoRules, Move
-from engine.bao.board import front_seeds
+from engine.bao import BAO, KUJIFUNZA, BaoGame, BaoPosition, BaoRules, Move
+from engine.bao.board import NO_PIT, front_seeds
 from engine.bao.position import SEEDS
 
 SUICIDE_ALLOWED = BaoRules(own_front_row_emptying_illegal=False)
@@ -79,3 +79,23 @@ def test_a_game_reaching_the_ply_cap_ends_there_drawn(seed: int, cap: int) -> No
     if position.winner() is None:
         assert len(played) == cap
         assert position.returns() == (0.0, 0.0)
+
+
+def test_kujifunza_starts_with_two_seeds_in_every_pit_and_no_store() -> None:
+    start = BaoGame(KUJIFUNZA).new_state()
+    assert start.text() == "/".join(["2,2,2,2,2,2,2,2"] * 4) + " 0-0 - - s mtaji 0"
+    # Every sowing toward the front row lands on an occupied marker: 16 captures.
+    front = ["A1>", "A2>", "A3>", "A3<", "A4>", "A4<", "A5>", "A5<", "A6>", "A6<", "A7<", "A8<"]
+    back = ["B8<", "B7<", "B2>", "B1>"]
+    assert sorted(str(move) for move in start.legal_moves) == sorted(front + back)
+
+
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+@settings(max_examples=30, deadline=None)
+def test_kujifunza_games_keep_64_seeds_and_never_takasia(seed: int) -> None:
+    game = BaoGame(KUJIFUNZA)
+    position, played = _random_game(game, seed)
+    assert position.winner() is not None
+    for _ in played:
+        position.undo()
+        assert position.board.blocked == NO_PIT
