@@ -24,7 +24,8 @@ _FIXED_TEXT: Final = 32 * 2 + 28 + 3 + len(" 64-64 SN A8 n namua ")
 
 
 class BaoGame:
-    """Bao la Kiswahili (Zanzibar rules) played by `rules`: South (player 0) moves first."""
+    """Bao la Kiswahili (Zanzibar rules) played by `rules`: South (player 0, white on the
+    wire) moves first."""
 
     def __init__(self, rules: BaoRules = RECOMMENDED) -> None:
         self.rules = rules
@@ -36,7 +37,8 @@ class BaoGame:
             max_utility=1.0,
             setups=SETUPS,
             default_setup=SETUPS[0],
-            player_names=("south", "north"),
+            # The protocol's colours: white is South, who moves first; black is North.
+            player_names=("white", "black"),
             max_plies=rules.ply_cap,
             max_move_text=MAX_MOVE_TEXT,
             max_position_text=_FIXED_TEXT + len(str(rules.ply_cap)),
