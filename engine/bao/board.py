@@ -34,7 +34,8 @@ RECORD_FROM_LAP = 24
 class Board(NamedTuple):
     """Both players' 16 pits (player p's ring at p*16 .. p*16+15), the stores, which houses are
     still owned, the side to move (0 South, 1 North), the pit of the side to move takasia'd
-    for this move (NO_PIT for none) and the plies played."""
+    for this move (NO_PIT for none), the plies played, and the opponent's pit the side to move
+    must capture first (NO_PIT for none; only with the A7 option)."""
 
     pits: tuple[int, ...]
     stores: tuple[int, int]
@@ -42,6 +43,7 @@ class Board(NamedTuple):
     mover: int
     blocked: int
     ply: int
+    duty: int = NO_PIT
 
     def in_namua(self, player: int | None = None) -> bool:
         """Whether `player` (the mover by default) is in the namua stage: seeds left in store."""
@@ -80,6 +82,11 @@ def _mtaji_captures(pits: tuple[int, ...] | list[int], player: int) -> list[tupl
                 if end < FRONT and pits[mine + end] and pits[theirs + 7 - end]:
                     found.append((pit, direction))
     return found
+
+
+def _first_target(pits: tuple[int, ...] | list[int], player: int, pit: int, d: int) -> int:
+    """The opponent's pit (their ring index) that an mtaji capture from `pit` takes first."""
+    return 7 - (pit + d * pits[player * PITS + pit]) % PITS
 
 
 def _namua_captures(pits: tuple[int, ...] | list[int], player: int) -> list[int]:
@@ -141,6 +148,10 @@ def move_starts(board: Board, rules: BaoRules) -> Starts:
             candidates = [k for k in occupied if pits[base + k] >= 2] or occupied
         return Starts([(k, d) for k in candidates for d in both], capture=False, tax=False)
     mtaji_caps = _mtaji_captures(pits, p)
+    if board.duty != NO_PIT:
+        mtaji_caps = [
+            (pit, d) for pit, d in mtaji_caps if _first_target(pits, p, pit, d) == board.duty
+        ] or mtaji_caps
     if mtaji_caps:
         return Starts(mtaji_caps, capture=True, tax=False)
     front = [k for k in range(FRONT) if pits[base + k] >= 2 and k != board.blocked]
@@ -279,6 +290,16 @@ def _sow(
     )
     if not namua and not capture and rules.takasia and not rules.kujifunza:
         after = after._replace(blocked=_takasia(after, pits, rules))
+    if (
+        rules.takasia_binds_blocker
+        and board.blocked != NO_PIT
+        and after.blocked == NO_PIT
+        and not game_over
+        and any(
+            _first_target(pits, o, i, dd) == board.blocked for i, dd in _mtaji_captures(pits, o)
+        )
+    ):
+        after = after._replace(duty=board.blocked)
     return _Sown(after, reached_house)
 
 
@@ -292,7 +313,7 @@ def _takasia(after: Board, pits: list[int], rules: BaoRules) -> int:
         return NO_PIT
     if rules.takasia_needs_no_capture and _has_capture(after, pits, o):
         return NO_PIT
-    targets = {7 - (pit + d * pits[p * PITS + pit]) % PITS for pit, d in _mtaji_captures(pits, p)}
+    targets = {_first_target(pits, p, pit, d) for pit, d in _mtaji_captures(pits, p)}
     if len(targets) != 1:
         return NO_PIT
     (target,) = targets

@@ -4,7 +4,8 @@ moves that led to it; position text and bytes.
 Position text is one line (docs/bao.md): the four rows as seen from South, top to bottom
 (North back, North front, South front, South back), each pit's seeds from column a to h
 separated by commas, then the stores (South-North), the houses still owned (`SN`, `S`, `N` or
-`-`), the takasia'd pit of the side to move (`-` or `A1`..`A8`), the side to move (`s` or `n`),
+`-`), the takasia field (`-`, the pit of the side to move blocked, or `x` and the opponent pit
+it must capture first under the A7 option), the side to move (`s` or `n`),
 the stage of the side to move (`namua` or `mtaji`) and the plies played.
 """
 
@@ -149,6 +150,8 @@ class BaoPosition:
         )
         houses = "".join(letter for letter, kept in zip("SN", board.owned, strict=True) if kept)
         blocked = "-" if board.blocked == NO_PIT else pit_label(board.blocked)
+        if board.duty != NO_PIT:
+            blocked = f"x{pit_label(board.duty)}"
         stage = "namua" if board.in_namua() else "mtaji"
         return (
             f"{rows} {board.stores[0]}-{board.stores[1]} {houses or '-'} {blocked} "
@@ -193,8 +196,14 @@ class BaoPosition:
         if side not in SIDES:
             raise NotationError(f"side to move {side!r} must be s (South) or n (North)")
         mover = SIDES.index(side)
-        blocked = NO_PIT
-        if blocked_text != "-":
+        blocked = duty = NO_PIT
+        if blocked_text[:1] in ("x", "X"):
+            duty = pit_of_label(blocked_text[1:])
+            if duty >= FRONT:
+                raise NotationError(
+                    f"capture duty {blocked_text!r}: only a front pit (A1-A8) is ever blocked"
+                )
+        elif blocked_text != "-":
             blocked = pit_of_label(blocked_text)
             if blocked >= FRONT:
                 raise NotationError(
@@ -209,6 +218,7 @@ class BaoPosition:
             mover,
             blocked,
             int(ply_text),
+            duty,
         )
         expected = "namua" if board.in_namua() else "mtaji"
         if stage.lower() != expected:
@@ -221,11 +231,14 @@ class BaoPosition:
 
     def to_bytes(self) -> bytes:
         """32 pits (South's ring then North's), the two stores, a byte of flags (bit 0 South's
-        house owned, bit 1 North's, bit 2 North to move), the takasia'd pit (255 none) and
+        house owned, bit 1 North's, bit 2 North to move), the takasia'd pit (8 + the pit for a
+        capture duty, 255 none) and
         the plies played (2 bytes, big-endian): 38 bytes."""
         board = self.board
         flags = board.owned[0] | board.owned[1] << 1 | board.mover << 2
         blocked = 255 if board.blocked == NO_PIT else board.blocked
+        if board.duty != NO_PIT:
+            blocked = FRONT + board.duty
         return bytes((*board.pits, *board.stores, flags, blocked)) + board.ply.to_bytes(2, "big")
 
     @classmethod
@@ -234,15 +247,16 @@ class BaoPosition:
         if len(data) != 2 * PITS + 6:
             raise NotationError(f"Bao position bytes are {2 * PITS + 6} long, not {len(data)}")
         flags, blocked = data[2 * PITS + 2], data[2 * PITS + 3]
-        if flags > 7 or not (blocked < FRONT or blocked == 255):
+        if flags > 7 or not (blocked < 2 * FRONT or blocked == 255):
             raise NotationError("Bao position bytes: bad flags or takasia pit")
         board = Board(
             tuple(data[: 2 * PITS]),
             (data[2 * PITS], data[2 * PITS + 1]),
             (bool(flags & 1), bool(flags & 2)),
             flags >> 2,
-            NO_PIT if blocked == 255 else blocked,
+            blocked if blocked < FRONT else NO_PIT,
             int.from_bytes(data[2 * PITS + 4 :], "big"),
+            blocked - FRONT if FRONT <= blocked < 2 * FRONT else NO_PIT,
         )
         return cls(board, rules)
 
@@ -263,6 +277,16 @@ def _checked(board: Board) -> Board:
             raise NotationError(
                 f"{SIDE_NAMES[player]}'s house is marked owned but empty: an emptied house "
                 "is lost for good"
+            )
+    if board.duty != NO_PIT:
+        if board.in_namua():
+            raise NotationError(
+                f"capture duty x{pit_label(board.duty)} in namua: takasia is an mtaji rule"
+            )
+        if board.pits[(1 - board.mover) * PITS + board.duty] == 0:
+            raise NotationError(
+                f"capture duty x{pit_label(board.duty)} on an empty pit: the blocked pit must "
+                "still hold seeds to be captured"
             )
     if board.blocked != NO_PIT:
         if board.in_namua():

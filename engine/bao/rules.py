@@ -51,6 +51,9 @@ class BaoRules:
     own_front_row_emptying_illegal: bool = True
     # Section 7: takasia is played at all.
     takasia: bool = True
+    # A7: the blocker's next move, if it can capture the blocked pit, must take it with its
+    # first capture (the BGA pdf, Polovynka); the mark itself lasts one move either way.
+    takasia_binds_blocker: bool = False
     # A8: a pit holding one seed can be takasia'd.
     takasia_of_singletons: bool = False
     # A10: takasia only when the blocked side has no capture.

@@ -269,3 +269,22 @@ def test_a_house_kept_in_mtaji_stops_takasa_laps_until_its_owners_first_capture(
     assert _after(_position(capture, "0-0 S - s mtaji 44"), "A2>").text().split()[2] == "S"
     lost = _after(_position(capture, "0-0 S - s mtaji 44", kept), "A2>")
     assert lost.text().split()[2] == "-", "South's first mtaji capture ends its house"
+
+
+def test_a_blocker_bound_to_capture_must_take_the_blocked_pit_first() -> None:
+    rows = """
+        1 0 5 2 2 2 1 0
+        0 2 4 3 2 3 4 1
+        1 1 3 0 0 2 3 1
+        1 5 1 2 2 1 1 2"""
+    # North's A2 (column g) is blocked; North plays A3> and South may then capture.
+    free = _after(_position(rows, "0-0 - A2 n mtaji 50"), "A3>")
+    assert free.text().split()[3] == "-"
+    assert _moves(free) == ["A6>", "B8<"]
+    bound_rules = BaoRules(takasia_binds_blocker=True)
+    bound = _after(_position(rows, "0-0 - A2 n mtaji 50", bound_rules), "A3>")
+    assert bound.text().split()[3] == "xA2", "South must capture North's A2 first"
+    assert _moves(bound) == ["B8<"]
+    assert BaoPosition.parse(bound.text(), bound_rules).text() == bound.text()
+    assert BaoPosition.from_bytes(bound.to_bytes(), bound_rules).text() == bound.text()
+    assert _after(bound, "B8<").text().split()[3] == "-", "the duty lasts one move"

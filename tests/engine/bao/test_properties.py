@@ -109,3 +109,10 @@ def test_the_game_describes_itself_for_the_server_without_being_registered() -> 
     assert info.player_names == ("white", "black")
     assert info.max_plies == BaoRules().ply_cap
     assert "bao" not in game_names(), "registered only once the clients can draw the board"
+
+
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+@settings(max_examples=30, deadline=None)
+def test_games_with_a_bound_blocker_round_trip_their_texts(seed: int) -> None:
+    position, _ = _random_game(BaoGame(BaoRules(takasia_binds_blocker=True)), seed)
+    assert position.winner() is not None
