@@ -19,8 +19,8 @@ __all__ = ["BAO", "BaoGame"]
 SETUPS: Final = ("zanzibar",)
 # `B8<+`: a pit, an arrow, the safari mark.
 MAX_MOVE_TEXT: Final = len("B8<+")
-# 32 pits of up to 2 digits, 28 commas, 3 slashes; then `64-64 SN A8 n namua ` and the ply.
-_FIXED_TEXT: Final = 32 * 2 + 28 + 3 + len(" 64-64 SN A8 n namua ")
+# 32 pits of up to 2 digits, 28 commas, 3 slashes; then `64-64 SN xA8 n namua ` and the ply.
+_FIXED_TEXT: Final = 32 * 2 + 28 + 3 + len(" 64-64 SN xA8 n namua ")
 
 
 class BaoGame:

@@ -100,6 +100,7 @@ def test_a_finished_game_refuses_every_move() -> None:
         (START.replace("namua", "mtaji"), "South has 22 seeds in store, so is in namua"),
         (START.replace(" - s", " A4 s"), "takasia mark A4 in namua: takasia is an mtaji rule"),
         (START.replace(" - s", " B4 s"), "only a front pit \\(A1-A8\\) can be takasia'd"),
+        (START.replace(" - s", " xA4 s"), "capture duty xA4 in namua: takasia is an mtaji rule"),
         (START.replace("6,2,2,0/", "0,2,2,6/"), "South's house is marked owned but empty"),
         (START.replace(" 0", " -1").replace(",-1", ",0"), "plies played '-1' must be"),
     ],
