@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import itertools
-import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench.serving import arena_serve
 from server.clock import now_ms
 from server.games import open_redis
 from server.ladder.anchors import anchors_of
@@ -40,7 +40,6 @@ from server.redis_embedded import SOCKET_NAME
 TIERS = (("random",), ("mobility", "greedy"), ("mcts",), ("alphabeta",), ("invader",))
 PREFIX = "b-"  # their accounts' names: `b-random`, ...; the house bots' own names are anchors'
 MARGIN = 100.0  # Elo: every interval's half-width should be under this
-SERVING = re.compile(r"serving on (ws://\S+)")
 
 
 def main() -> None:
@@ -53,7 +52,10 @@ def main() -> None:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ladder-run-") as folder:
         data = Path(folder)
-        with _server(data, args.workers) as url, _bots(data, url, args.ladder):
+        with (
+            arena_serve(data, args.workers, data / "serve.log") as url,
+            _bots(data, url, args.ladder),
+        ):
             print(f"server {url}, ladder {args.ladder}, {args.games} games", file=sys.stderr)
             deadline = started + args.hours * 3600
             table, results = asyncio.run(_wait(data, args.ladder, args.games, deadline))
@@ -123,25 +125,6 @@ async def _wait(data: Path, ladder: str, games: int, deadline: float) -> tuple[T
 
 def _arena(*args: str) -> list[str]:
     return [sys.executable, "-m", "server.cli", *args]
-
-
-@contextlib.contextmanager
-def _server(data: Path, workers: int) -> Iterator[str]:
-    server = subprocess.Popen(
-        _arena("serve", "--port", "0", "--workers", str(workers), "--data-dir", str(data)),
-        stdout=subprocess.PIPE,
-        stderr=(data / "serve.log").open("w"),
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        found = SERVING.search(server.stdout.readline())
-        if found is None:
-            raise SystemExit(f"arena serve did not start: see {data / 'serve.log'}")
-        yield found.group(1)
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 @contextlib.contextmanager

@@ -27,8 +27,9 @@ import tempfile  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from bench.serving import arena_serve  # noqa: E402
+
 SIZE = (100, 32)
-SERVING = re.compile(r"serving on (ws://\S+)")
 
 
 def main() -> None:
@@ -110,23 +111,8 @@ def _rss_mb() -> float:
 
 @contextlib.contextmanager
 def _server() -> Iterator[str]:
-    with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
-        server = subprocess.Popen(
-            [*command, "--workers", "0", "--data-dir", folder],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            assert server.stdout is not None
-            found = SERVING.search(server.stdout.readline())
-            if found is None:
-                raise SystemExit("arena serve did not start")
-            yield found.group(1)
-        finally:
-            server.terminate()
-            server.wait(20)
+    with tempfile.TemporaryDirectory() as folder, arena_serve(Path(folder)) as url:
+        yield url
 
 
 if __name__ == "__main__":

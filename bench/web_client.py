@@ -24,18 +24,18 @@ import contextlib
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 from playwright.async_api import Browser, Response, async_playwright
 
+from bench.serving import arena_serve
 from clients import ArenaClient
 from engine.amazons import Position
 from server.protocol import Seek, TimeControl
 
-SERVING = re.compile(r"serving on (ws://\S+)")
 SETUP = "6x6"
 SEED = 7
 WAIT_MS = 15_000
@@ -171,23 +171,8 @@ async def _game(browser: Browser, http: str) -> list[float]:
 
 @contextlib.contextmanager
 def _server() -> Iterator[str]:
-    with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
-        server = subprocess.Popen(
-            [*command, "--workers", "0", "--data-dir", folder],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            assert server.stdout is not None
-            found = SERVING.search(server.stdout.readline())
-            if found is None:
-                raise SystemExit("arena serve did not start")
-            yield found.group(1)
-        finally:
-            server.terminate()
-            server.wait(20)
+    with tempfile.TemporaryDirectory() as folder, arena_serve(Path(folder)) as url:
+        yield url
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@ random games, a side played out at random against a bot, a house-bot worker."""
 
 import asyncio
 import contextlib
+import os
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import pytest
 from redis.asyncio import Redis
 from websockets.asyncio.server import serve
 
@@ -128,3 +131,32 @@ async def house_worker(redis: Redis, name: str) -> AsyncIterator[None]:
     finally:
         stop.set()
         await asyncio.wait_for(worker, 5)
+
+
+async def until(condition: Callable[[], Awaitable[bool]], what: str, seconds: float = 300) -> None:
+    """Wait for `condition`, looked at five times a second, failing the test after `seconds`
+    (generous by default: a loaded two-core machine plays slowly)."""
+    try:
+        async with asyncio.timeout(seconds):
+            while not await condition():
+                await asyncio.sleep(0.2)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+async def standings_rows(redis_url: str, ladder: str) -> dict[str, list[str]]:
+    """`arena ladder standings LADDER` on the Redis at `redis_url`: its rows split into cells,
+    by bot (the table only, not the ladder's last games printed under it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "server.cli", "ladder", "standings", ladder),
+        *("--redis-url", redis_url),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    rows = [line.split() for line in out.decode().splitlines() if line.strip()]
+    last_games = next((i for i, cells in enumerate(rows) if cells[:1] == ["game"]), len(rows))
+    return {cells[1]: cells for cells in rows[1:last_games]}

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
@@ -26,23 +25,11 @@ from server.ladder.scheduler import Scheduler
 from server.ladder.store import LadderStore
 from server.protocol import GameStatus, PlayerKind
 from server.worker import WORKERS
-from tests.server.endpoint import arena_serving, house_worker
+from tests.server.endpoint import arena_serving, house_worker, standings_rows, until
 
 ROUND_SECONDS = 0.2  # short rounds: the tests wait for games, not for the clock
 LEASE_MS = 10_000
-DEADLINE_SECONDS = 300  # generous: a loaded two-core machine plays slowly
-COMMAND_SECONDS = 60
 FAST = {anchor.bot: anchor for anchor in ANCHORS["fast"]}
-
-
-async def _until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
-    """Wait for `condition`, looked at often, failing after DEADLINE_SECONDS."""
-    try:
-        async with asyncio.timeout(DEADLINE_SECONDS):
-            while not await condition():
-                await asyncio.sleep(0.2)
-    except TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 async def _ladder_games(redis: Redis) -> list[StoredGame]:
@@ -76,25 +63,6 @@ def _at_most_limit_at_once(games: list[StoredGame]) -> None:
             assert at_once <= anchor.games, f"{name} played {at_once} games at once"
 
 
-async def _standings(redis_url: str) -> list[list[str]]:
-    """`arena ladder standings fast`, the rows of its table (above the last games) split into
-    cells."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
-    command = [sys.executable, "-m", "server.cli", "ladder", "standings", "fast"]
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        "--redis-url",
-        redis_url,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), COMMAND_SECONDS)
-    assert process.returncode == 0, err.decode()
-    table = out.decode().split("\n\n")[0]
-    return [line.split() for line in table.splitlines()[1:]]
-
-
 @pytest.mark.asyncio
 async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fixed(
     redis: Redis, redis_url: str
@@ -115,7 +83,7 @@ async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fi
             unrated = set(await LadderStore(redis).unrated("fast"))
             return len(ended) >= 3 and not ended & unrated
 
-        await _until(played_and_rated, "three games against the anchors, ended and rated")
+        await until(played_and_rated, "three games against the anchors, ended and rated")
     games = await _ladder_games(redis)
     for game in games:
         anchor, bot = (
@@ -134,7 +102,7 @@ async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fi
             assert ratings[name] == anchor_rating(FAST[name].rating)
     assert ratings["Ada"] != Rating()
     assert ratings["Ada"].deviation < 350
-    rows = {row[1]: row for row in await _standings(redis_url)}
+    rows = await standings_rows(redis_url, "fast")
     anchors = set(ratings) - {"Ada"}
     assert anchors
     assert set(rows) == anchors | {"Ada"}

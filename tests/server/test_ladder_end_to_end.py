@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -27,23 +27,13 @@ from server.ladder.anchors import ANCHORS
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.offers import TimeControls
 from server.protocol import Colour, GameStatus
-from tests.server.endpoint import arena_serving, house_worker
+from tests.server.endpoint import arena_serving, house_worker, standings_rows, until
 
 LADDER = "e2e"
 ROUNDS = 3  # games each bot plays at least
-DEADLINE_SECONDS = 300  # generous: a loaded two-core machine plays slowly
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
 ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["fast"]}  # a new ladder has the fast ones
-
-
-async def _until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
-    try:
-        async with asyncio.timeout(DEADLINE_SECONDS):
-            while not await condition():
-                await asyncio.sleep(0.2)
-    except TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 async def _games(redis: Redis) -> list[StoredGame]:
@@ -108,24 +98,6 @@ def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
     return played, won
 
 
-async def _standings_command(redis_url: str) -> dict[str, list[str]]:
-    """`arena ladder standings`'s rows, split into cells, by bot (not the last games under
-    them)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "server.cli", "ladder", "standings", LADDER),
-        *("--redis-url", redis_url),
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode == 0, err.decode()
-    rows = [line.split() for line in out.decode().splitlines() if line.strip()]
-    last_games = next(i for i, cells in enumerate(rows) if cells[:1] == ["game"])
-    return {cells[1]: cells for cells in rows[1:last_games]}
-
-
 @pytest.mark.asyncio
 async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_them(
     redis: Redis, redis_url: str, tmp_path: Path
@@ -154,7 +126,7 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
                 anchors = {name for name in played if name in ANCHOR_NAMES}
                 return all(played[bot] >= ROUNDS for bot in bots) and len(anchors) >= 2
 
-            await _until(rounds_played, f"{ROUNDS} games for each bot, against two anchors")
+            await until(rounds_played, f"{ROUNDS} games for each bot, against two anchors")
 
         # The bots are gone: their last games end by the rules (on time, or aborted before
         # a first move) and are rated.
@@ -163,7 +135,7 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
             ended = all(game.status is GameStatus.ENDED for game in games)
             return ended and not await store.unrated(LADDER)
 
-        await _until(all_rated, "every ladder game ended and rated")
+        await until(all_rated, "every ladder game ended and rated")
     games = await _games(redis)
     played, won = _counted(games)
     assert set(played) - ANCHOR_NAMES == bots
@@ -187,7 +159,7 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
         "Bea": "greedy",
         "Cy": "random-example",
     }
-    rows = await _standings_command(redis_url)
+    rows = await standings_rows(redis_url, LADDER)
     for name in played:
         assert rows[name][4:6] == [str(played[name]), str(won[name])], rows[name]
     assert rows["Cy"][-1] == "random-example"
