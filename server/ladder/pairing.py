@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "CANDIDATES",
+    "FAR_CHANCE",
+    "FAR_GAP",
     "MIN_SPREAD",
+    "PATIENCE",
     "REMATCH_PENALTY",
     "SPREAD_NEIGHBOURS",
     "Member",
@@ -35,18 +38,30 @@ CANDIDATES = 6
 # neighbours the pair that has met least plays.
 REMATCH_PENALTY = 60.0
 
+# Two bots further apart than this in rating (Elo: a 91% expected score) make a lopsided game,
+# which tells the rating list little. Such a pair may meet in a round only by a draw of
+# FAR_CHANCE, or once one of the two has waited PATIENCE rounds for an opponent: a bot whose
+# game ends while only much weaker or much stronger bots are free waits a few rounds for a
+# nearer one (on a live ladder the slow games of the strong bots end one at a time), and far
+# pairs still meet now and then.
+FAR_GAP = 400.0
+FAR_CHANCE = 0.25
+PATIENCE = 5
+
 
 @dataclass(frozen=True)
 class Member:
     """A ladder member connected now: its `name`, its `owner` (the account it plays for), its
-    `rating` (Elo, the ladder's Glicko-2 rating), the games it is `playing` now and the `limit`
-    of games it plays at once (1 unless the bot says it plays more)."""
+    `rating` (Elo, the ladder's Glicko-2 rating), the games it is `playing` now, the `limit`
+    of games it plays at once (1 unless the bot says it plays more) and the rounds it has
+    `waited` with a free place and no game."""
 
     name: str
     owner: str
     rating: float
     playing: int = 0
     limit: int = 1
+    waited: int = 0
 
     def __post_init__(self) -> None:
         if self.limit < 1:
@@ -124,7 +139,9 @@ def pair_round(
     Every member gets as many games as it has free places (`Member.free`) where opponents allow,
     each against a different opponent, never itself. Ratings shifted by random noise are sorted,
     and each bot in turn plays the cheapest of the next CANDIDATES free bots of other owners, the
-    cost being the shifted rating gap plus REMATCH_PENALTY per earlier meeting. Passes repeat
+    cost being the shifted rating gap plus REMATCH_PENALTY per earlier meeting; two bots more
+    than FAR_GAP apart are candidates only by a draw (FAR_CHANCE a round) or once one of them
+    has waited PATIENCE rounds. Passes repeat
     while they start games, for bots that play several at once. Only then may two bots of one
     owner meet, each with a free place that no bot of another owner can fill: every bot of
     another owner is full or has met it this round, so it would sit out otherwise. Whoever had
@@ -143,6 +160,15 @@ def pair_round(
     free = {member.name: member.free for member in playing}
     met: set[tuple[str, str]] = set()
     games: list[Pairing] = []
+    far_drawn: dict[tuple[str, str], bool] = {}
+
+    def may_meet(a: Member, b: Member) -> bool:
+        if abs(a.rating - b.rating) <= FAR_GAP or max(a.waited, b.waited) >= PATIENCE:
+            return True
+        pair = _pair(a.name, b.name)
+        if pair not in far_drawn:
+            far_drawn[pair] = rng.random() < FAR_CHANCE
+        return far_drawn[pair]
 
     def one_pass(owners_may_meet: bool) -> bool:
         waiting = [member for member in order if free[member.name] > 0]
@@ -158,6 +184,8 @@ def pair_round(
                 if taken[j] or _pair(member.name, other.name) in met:
                     continue
                 if member.owner == other.owner and not owners_may_meet:
+                    continue
+                if not may_meet(member, other):
                     continue
                 cost = abs(shifted[other.name] - shifted[member.name])
                 cost += REMATCH_PENALTY * history.meetings(member.name, other.name)

@@ -96,6 +96,9 @@ class Scheduler:
         self.token = secrets.token_hex(8)
         self.holding = False
         self._refused: set[str] = set()  # ladders already logged as not offered here
+        # Rounds each member of each ladder has waited with a free place and no game (kept by
+        # the process that pairs: a new lease holder starts counting afresh).
+        self._waited: dict[str, Counter[str]] = {}
 
     async def run(self) -> None:
         """Play rounds while holding the lease, and try for it while not, until cancelled."""
@@ -135,11 +138,12 @@ class Scheduler:
         ratings = await self.store.ratings(ladder.name)
         limits = await self.store.members(ladder.name, now_ms())
         owner = await owners(self.store.redis, limits)
+        waited = self._waited.setdefault(ladder.name, Counter())
         members = []
         for bot, limit in limits.items():
             playing = len(await self.games.games_of(bot))
             rating = ratings.get(bot, Rating()).rating
-            members.append(Member(bot, owner[bot], rating, playing=playing, limit=limit))
+            members.append(Member(bot, owner[bot], rating, playing, limit, waited=waited[bot]))
         # An anchor's moves come from a worker: with none ready its games would stand still.
         if await workers_ready(self.store.redis, now_ms()):
             house_bots = self.offered.terms(ladder.game).house_bots
@@ -150,15 +154,24 @@ class Scheduler:
                     anchor.rating,
                     playing=under_way[anchor.bot],
                     limit=anchor.games,
+                    waited=waited[anchor.bot],
                 )
                 for anchor in anchors.values()
                 if anchor.bot in house_bots
             ]
         history = await self.store.history(ladder.name)
         started: list[GameStarted] = []
-        for pairing in pair_round(members, history, self.rng):
-            if pairing.white in anchors and pairing.black in anchors:
-                continue  # it would move no rating: both are fixed
+        # Two anchors are never played: the game would move no rating, both being fixed.
+        pairings = [
+            pairing
+            for pairing in pair_round(members, history, self.rng)
+            if not (pairing.white in anchors and pairing.black in anchors)
+        ]
+        paired = {name for pairing in pairings for name in (pairing.white, pairing.black)}
+        self._waited[ladder.name] = Counter(
+            {m.name: waited[m.name] + 1 for m in members if m.free and m.name not in paired}
+        )
+        for pairing in pairings:
             # Renewed before each game: a process that lost the lease while pairing (stalled
             # past it) starts nothing the new holder may also start.
             if not await self.store.take_lease(self.token, self.lease_ms):

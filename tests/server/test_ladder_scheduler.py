@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -20,8 +21,9 @@ from server.app import Arena
 from server.clock import now_ms
 from server.games import GameStore, StoredGame
 from server.identity import create_account, create_bot_token
+from server.ladder.pairing import FAR_GAP, PATIENCE
 from server.ladder.scheduler import Scheduler
-from server.ladder.store import LadderStore
+from server.ladder.store import LadderStore, ratings_key
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
 from server.protocol import Clocks, GameStarted, GameStatus, Player, TimeControl
 from server.worker import HOUSE_BOTS
@@ -251,6 +253,38 @@ async def test_two_bots_of_one_owner_meet_only_when_the_third_is_busy(redis: Red
     assert len(starter.pairs) == 2, starter.pairs
     assert frozenset(("Ada", "Bea")) in starter.pairs
     assert any("Cy" in pair for pair in starter.pairs)
+
+
+class _NoLuck(random.Random):
+    """A generator whose draws never fall under a chance: a far pair meets only by waiting."""
+
+    def random(self) -> float:
+        return 0.999
+
+
+@pytest.mark.asyncio
+async def test_a_bot_waits_a_few_rounds_before_it_plays_one_far_from_its_rating(
+    redis: Redis,
+) -> None:
+    """Low and High are more than FAR_GAP apart: each round they are the only two free, and
+    they meet once one of them has waited PATIENCE rounds; the count starts again after."""
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    for bot, rating in (("Low", 1500.0), ("High", 1501.0 + FAR_GAP)):
+        await create_bot_token(redis, bot)
+        await redis.hset(ratings_key("fast"), bot, json.dumps([rating, 60.0, 0.06]))
+        await store.join("fast", bot, 1, now_ms())
+    offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
+    starter = _Recorder()
+    scheduler = Scheduler(store, starter, GameStore(redis), offered, rng=_NoLuck())
+    ladder = await store.get("fast")
+    rounds = []
+    for round_number in range(2 * PATIENCE + 2):
+        before = len(starter.pairs)
+        await scheduler.play_round(ladder)  # no worker is ready: no anchors
+        if len(starter.pairs) > before:
+            rounds.append(round_number)
+    assert rounds == [PATIENCE, 2 * PATIENCE + 1]
 
 
 class _Recorder:

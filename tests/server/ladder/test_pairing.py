@@ -1,7 +1,7 @@
 """The pairing of a round: the rules every round keeps (no self-pairs, no bot over its limit,
-same owner only when nobody else is left, White to whoever had it less), checked on random
-rounds, and over hundreds of rounds of a simulated ladder (colours balanced, anchors fixed,
-everyone meets everyone)."""
+same owner only when nobody else is left, a far pair only by chance or after a wait, White to
+whoever had it less), checked on random rounds, and over hundreds of rounds of a simulated
+ladder (colours balanced, anchors fixed, everyone meets everyone)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.glicko import Rating
-from server.ladder.pairing import Member, PairHistory, Pairing, pair_round
+from server.ladder.pairing import (
+    FAR_CHANCE,
+    FAR_GAP,
+    PATIENCE,
+    Member,
+    PairHistory,
+    Pairing,
+    pair_round,
+)
 from server.ladder.rating import anchor_rating, rate_ladder_game
+
+
+def _may_be_held(a: Member, b: Member) -> bool:
+    """Whether `a` and `b` are a far pair that a round may keep apart."""
+    return abs(a.rating - b.rating) > FAR_GAP and max(a.waited, b.waited) < PATIENCE
 
 
 def _check_round(members: list[Member], history: PairHistory, games: list[Pairing]) -> None:
@@ -32,14 +45,16 @@ def _check_round(members: list[Member], history: PairHistory, games: list[Pairin
     met = {(a, b) for pair in pairs for a, b in itertools.permutations(pair)}
     for a, b in itertools.combinations(members, 2):
         if left[a.name] > 0 and left[b.name] > 0:
-            assert (a.name, b.name) in met, f"{a.name} and {b.name} both sit out a free place"
+            # Only a far pair may both sit out, and only while neither has waited long.
+            assert _may_be_held(a, b) or (a.name, b.name) in met, f"{a.name}, {b.name} sit out"
     for game in games:
         white, black = by_name[game.white], by_name[game.black]
         if white.owner == black.owner:
             for bot in (white, black):
                 for other in members:
                     if other.owner != bot.owner:
-                        assert left[other.name] == 0 or (bot.name, other.name) in met, (
+                        could = left[other.name] > 0 and not _may_be_held(bot, other)
+                        assert not could or (bot.name, other.name) in met, (
                             f"{game} share an owner while {other.name} could play {bot.name}"
                         )
         assert history.whites(game.white, game.black) <= history.whites(game.black, game.white)
@@ -54,6 +69,7 @@ members = st.lists(
         rating=st.floats(500.0, 2500.0),
         playing=st.integers(0, 2),
         limit=st.integers(1, 3),
+        waited=st.integers(0, PATIENCE + 1),
     ),
     max_size=12,
     unique_by=lambda member: member.name,
@@ -122,6 +138,18 @@ def test_white_goes_to_whoever_had_it_less_often() -> None:
         pair_round([a, b], PairHistory(), random.Random(seed))[0].white for seed in range(200)
     )
     assert 70 < whites["a"] < 130  # a tie is a coin toss
+
+
+def test_a_far_pair_meets_by_chance_or_once_one_has_waited() -> None:
+    near = Member("near", "ann", 1500.0)
+    far = Member("far", "bob", 1500.0 + FAR_GAP + 1)
+    rng = random.Random(8)
+    met = sum(bool(pair_round([near, far], PairHistory(), rng)) for _ in range(1000))
+    assert abs(met / 1000 - FAR_CHANCE) < 0.05
+    waited = Member("far", "bob", 1500.0 + FAR_GAP + 1, waited=PATIENCE)
+    assert all(pair_round([near, waited], PairHistory(), rng) for _ in range(100))
+    close = Member("close", "bob", 1500.0 + FAR_GAP)
+    assert all(pair_round([near, close], PairHistory(), rng) for _ in range(100))
 
 
 def test_a_name_listed_twice_is_refused() -> None:
