@@ -35,7 +35,10 @@ __all__ = [
 ]
 
 SETTLE_SECONDS = 0.3  # on a position before the analyst is asked: stepping through asks nothing
-BUSY_ATTEMPTS = 5  # answers of "busy" before the panel stops asking for this position
+# How long the panel keeps asking about a position while the analyst answers busy: the first
+# analysis of a server starts its analyst's child process, which may take many seconds before
+# its own 3 s of work on a loaded machine, and every position asked for meanwhile waits.
+BUSY_SECONDS = 120.0
 KEPT_ANALYSES = 500  # positions whose analysis is kept, so stepping back shows it at once
 
 
@@ -151,7 +154,10 @@ class AnalysisPanel(VerticalScroll):
         assert self.analyst is not None
         await asyncio.sleep(SETTLE_SECONDS)
         why = ""
-        for attempt in range(1, BUSY_ATTEMPTS + 1):
+        deadline = asyncio.get_running_loop().time() + BUSY_SECONDS
+        attempt = 0
+        while asyncio.get_running_loop().time() < deadline:
+            attempt += 1
             try:
                 analysis = await self.analyst.analyze(text, self.game)
             except ProtocolError as error:

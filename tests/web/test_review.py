@@ -27,7 +27,7 @@ from tests.web.test_pages import WAIT_MS, http_url, open_page
 from tests.web.test_play import online_name, position_after, shoot
 
 RECONNECT_MS = 40_000  # the page retries at 0.5 s, doubling: a restart takes a few of those
-ANALYSIS_MS = 30_000  # the analysis child process starts (and imports the engine) on first use
+ANALYSIS_MS = 90_000  # the analysis child process starts (and imports the engine) on first use
 
 
 def free_port() -> int:

@@ -27,7 +27,7 @@ from server.protocol import (
     Seek,
     TimeControl,
 )
-from tests.clients.tui.test_app import keys, until
+from tests.clients.tui.test_app import ANALYSIS_WAIT_SECONDS, keys, until
 from tests.clients.tui.test_game import play_the_bot
 from tests.server.endpoint import guest, house_worker, random_game, serving
 
@@ -240,7 +240,12 @@ async def test_a_finished_game_is_fetched_from_the_server_and_analysed_there(
                 "white wins: resignation"
             )
             # The server's analysis of the position after the one move.
-            await until(pilot, lambda: "Sum " in review.panel.text, "the server's values")
+            await until(
+                pilot,
+                lambda: "Sum " in review.panel.text,
+                "the server's values",
+                ANALYSIS_WAIT_SECONDS,
+            )
             assert mobility_line(record, 1) in review.panel.text
         for client in (white, black, viewer):
             await client.close()

@@ -21,7 +21,15 @@ from clients.tui.lobby import LobbyScreen
 from engine.amazons import Position
 from server.cli import main
 from server.protocol import Colour, GameList, GameStatus, ListGames, PlayMove, Termination
-from tests.clients.tui.test_app import SIZE, as_guest, keys, playing, rows, until
+from tests.clients.tui.test_app import (
+    ANALYSIS_WAIT_SECONDS,
+    SIZE,
+    as_guest,
+    keys,
+    playing,
+    rows,
+    until,
+)
 from tests.server.endpoint import random_game, serving, start_game
 
 
@@ -105,7 +113,9 @@ async def test_a_game_watched_from_the_lobby_shows_every_move_and_the_end(
             after.apply(after.parse_move(move))
         mobility = AmazonsNotes(after).lines(None)[0]
         assert mobility.startswith("Mobility")
-        await until(pilot, lambda: "Sum " in panel.text, "the server's values")
+        await until(
+            pilot, lambda: "Sum " in panel.text, "the server's values", ANALYSIS_WAIT_SECONDS
+        )
         assert panel.text.splitlines()[0] == mobility
         await play_and_see(pilot, game, (white, black), moves, first=4)
         await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the end")
