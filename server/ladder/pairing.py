@@ -43,7 +43,8 @@ REMATCH_PENALTY = 60.0
 # FAR_CHANCE, or once one of the two has waited PATIENCE rounds for an opponent: a bot whose
 # game ends while only much weaker or much stronger bots are free waits a few rounds for a
 # nearer one (on a live ladder the slow games of the strong bots end one at a time), and far
-# pairs still meet now and then.
+# pairs still meet now and then. A bot whose rating is still provisional is never held back:
+# its rating is a guess, and games across the whole ladder place it fastest.
 FAR_GAP = 400.0
 FAR_CHANCE = 0.25
 PATIENCE = 5
@@ -53,8 +54,8 @@ PATIENCE = 5
 class Member:
     """A ladder member connected now: its `name`, its `owner` (the account it plays for), its
     `rating` (Elo, the ladder's Glicko-2 rating), the games it is `playing` now, the `limit`
-    of games it plays at once (1 unless the bot says it plays more) and the rounds it has
-    `waited` with a free place and no game."""
+    of games it plays at once (1 unless the bot says it plays more), the rounds it has
+    `waited` with a free place and no game, and whether its rating is still `provisional`."""
 
     name: str
     owner: str
@@ -62,6 +63,7 @@ class Member:
     playing: int = 0
     limit: int = 1
     waited: int = 0
+    provisional: bool = False
 
     def __post_init__(self) -> None:
         if self.limit < 1:
@@ -140,8 +142,8 @@ def pair_round(
     each against a different opponent, never itself. Ratings shifted by random noise are sorted,
     and each bot in turn plays the cheapest of the next CANDIDATES free bots of other owners, the
     cost being the shifted rating gap plus REMATCH_PENALTY per earlier meeting; two bots more
-    than FAR_GAP apart are candidates only by a draw (FAR_CHANCE a round) or once one of them
-    has waited PATIENCE rounds. Passes repeat
+    than FAR_GAP apart, neither provisional, are candidates only by a draw (FAR_CHANCE a
+    round) or once one of them has waited PATIENCE rounds. Passes repeat
     while they start games, for bots that play several at once. Only then may two bots of one
     owner meet, each with a free place that no bot of another owner can fill: every bot of
     another owner is full or has met it this round, so it would sit out otherwise. Whoever had
@@ -164,6 +166,8 @@ def pair_round(
 
     def may_meet(a: Member, b: Member) -> bool:
         if abs(a.rating - b.rating) <= FAR_GAP or max(a.waited, b.waited) >= PATIENCE:
+            return True
+        if a.provisional or b.provisional:
             return True
         pair = _pair(a.name, b.name)
         if pair not in far_drawn:

@@ -23,6 +23,7 @@ from server.glicko import Rating
 from server.identity import owners
 from server.ladder.anchors import ANCHOR_OWNER, Anchor, anchors_of
 from server.ladder.pairing import Member, Pairing, pair_round
+from server.ladder.rating import is_provisional
 from server.ladder.store import Ladder, LadderStore
 from server.offers import Offered
 from server.protocol import (
@@ -142,8 +143,18 @@ class Scheduler:
         members = []
         for bot, limit in limits.items():
             playing = len(await self.games.games_of(bot))
-            rating = ratings.get(bot, Rating()).rating
-            members.append(Member(bot, owner[bot], rating, playing, limit, waited=waited[bot]))
+            rating = ratings.get(bot, Rating())
+            members.append(
+                Member(
+                    bot,
+                    owner[bot],
+                    rating.rating,
+                    playing,
+                    limit,
+                    waited=waited[bot],
+                    provisional=is_provisional(rating),
+                )
+            )
         # An anchor's moves come from a worker: with none ready its games would stand still.
         if await workers_ready(self.store.redis, now_ms()):
             house_bots = self.offered.terms(ladder.game).house_bots

@@ -29,7 +29,11 @@ from server.ladder.rating import anchor_rating, rate_ladder_game
 
 def _may_be_held(a: Member, b: Member) -> bool:
     """Whether `a` and `b` are a far pair that a round may keep apart."""
-    return abs(a.rating - b.rating) > FAR_GAP and max(a.waited, b.waited) < PATIENCE
+    return (
+        abs(a.rating - b.rating) > FAR_GAP
+        and max(a.waited, b.waited) < PATIENCE
+        and not (a.provisional or b.provisional)
+    )
 
 
 def _check_round(members: list[Member], history: PairHistory, games: list[Pairing]) -> None:
@@ -70,6 +74,7 @@ members = st.lists(
         playing=st.integers(0, 2),
         limit=st.integers(1, 3),
         waited=st.integers(0, PATIENCE + 1),
+        provisional=st.booleans(),
     ),
     max_size=12,
     unique_by=lambda member: member.name,
@@ -140,7 +145,7 @@ def test_white_goes_to_whoever_had_it_less_often() -> None:
     assert 70 < whites["a"] < 130  # a tie is a coin toss
 
 
-def test_a_far_pair_meets_by_chance_or_once_one_has_waited() -> None:
+def test_a_far_pair_meets_by_chance_or_once_one_has_waited_or_is_new() -> None:
     near = Member("near", "ann", 1500.0)
     far = Member("far", "bob", 1500.0 + FAR_GAP + 1)
     rng = random.Random(8)
@@ -150,6 +155,8 @@ def test_a_far_pair_meets_by_chance_or_once_one_has_waited() -> None:
     assert all(pair_round([near, waited], PairHistory(), rng) for _ in range(100))
     close = Member("close", "bob", 1500.0 + FAR_GAP)
     assert all(pair_round([near, close], PairHistory(), rng) for _ in range(100))
+    new = Member("new", "bob", 1500.0 + FAR_GAP + 1, provisional=True)
+    assert all(pair_round([near, new], PairHistory(), rng) for _ in range(100))
 
 
 def test_a_name_listed_twice_is_refused() -> None:
