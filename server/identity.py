@@ -46,7 +46,6 @@ __all__ = [
     "create_account",
     "create_bot_token",
     "find",
-    "house_key",
     "list_bot_tokens",
     "new_guest",
     "open_session",
@@ -54,6 +53,7 @@ __all__ = [
     "player_in",
     "rating_fields",
     "rating_in",
+    "rating_key",
     "resume_session",
     "revoke_bot_token",
     "session_origin",
@@ -198,9 +198,10 @@ def rating_fields(game: str) -> tuple[str, ...]:
     return tuple(f"{field}:{game}" for field in RATING_FIELDS)
 
 
-def house_key(spec: str) -> str:
-    """The key of the hash of a house bot at one strength (`invader@5`): its ratings."""
-    return HOUSE_KEY.format(spec.lower())
+def rating_key(name: str, house: str | None = None) -> str:
+    """The key of the hash holding the ratings of the account `name`, or of the house bot at
+    one strength whose spec (`invader@5`) is `house` when given."""
+    return user_key(name) if house is None else HOUSE_KEY.format(house.lower())
 
 
 async def stored_rating(
@@ -208,9 +209,7 @@ async def stored_rating(
 ) -> list[str | None]:
     """The rating, deviation and volatility in `game` as stored (None where absent) of the
     account `name`, or of the house bot whose spec is `house` when given."""
-    return _stored_rating(
-        await _fields(r, user_key(name) if house is None else house_key(house)), game
-    )
+    return _stored_rating(await _fields(r, rating_key(name, house)), game)
 
 
 async def rating_in(

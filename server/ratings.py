@@ -15,10 +15,9 @@ from server.glicko import Rating, rate_game
 from server.identity import (
     RATING_FIELDS,
     UNSUFFIXED_GAME,
-    house_key,
     rating_fields,
+    rating_key,
     stored_rating,
-    user_key,
 )
 from server.protocol import DEFAULT_GAME, Colour, PlayerKind
 
@@ -61,10 +60,7 @@ async def settle(
         kind is PlayerKind.HOUSE and spec is None for kind, spec in zip(kinds, house, strict=True)
     )
     rated = winner is not None and PlayerKind.GUEST not in kinds and not unknown_house
-    keys = tuple(
-        user_key(name) if spec is None else house_key(spec)
-        for name, spec in ((white, house[0]), (black, house[1]))
-    )
+    keys = (rating_key(white, house[0]), rating_key(black, house[1]))
     async with redis.pipeline(transaction=True) as pipe:
         while True:
             try:
