@@ -1,5 +1,5 @@
-"""Matches between bots: games with alternating colours, a running score, a final table with
-an Elo difference and its 95% interval, and a record of every game."""
+"""Matches between bots in any registered game: games with alternating colours, a running score,
+a final table with an Elo difference and its 95% interval, and a record of every game."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from engine.amazons import Position
+from engine.errors import NotationError
+from engine.game import get_game
 from engine.records import GameRecord, new_game_id, utc_date
 from engine.search.bot import Budget
-from engine.search.registry import make_bot
+from engine.search.registry import BOTS, bots_for, make_bot
 
 __all__ = ["GameTask", "MatchResult", "elo_interval", "play_game", "run_match"]
 
@@ -30,14 +31,15 @@ class GameTask:
     setup: str
     seconds: float
     seed: int
+    game: str = "amazons"
 
 
 def play_game(task: GameTask) -> GameRecord:
     """Play one game between two bot specs, each seeded from the task."""
-    position = Position.setup(task.setup)
+    position = get_game(task.game).new_state(task.setup)
     bots = (make_bot(task.white, seed=task.seed), make_bot(task.black, seed=task.seed + 1))
     record = GameRecord(
-        game="amazons",
+        game=task.game,
         start=position.text(),
         white=bots[0].spec,
         black=bots[1].spec,
@@ -55,12 +57,15 @@ def play_game(task: GameTask) -> GameRecord:
         record.seconds.append(round(time.perf_counter() - start, 4))
         record.nodes.append(decision.nodes)
         move = decision.move
-        position.apply(move)  # type: ignore[arg-type]
+        position.apply(move)
         record.moves.append(str(move))
-    winner = position.winner
-    assert winner is not None
-    record.winner = str(winner)
-    record.termination = "no legal move"
+    white, black = position.returns()
+    if white == black:
+        # Only a game's own adjudication (Bao's ply cap) ends a game level.
+        record.termination = "adjudicated"
+    else:
+        record.winner = "white" if white > black else "black"
+        record.termination = "no legal move"
     return record
 
 
@@ -89,18 +94,23 @@ class MatchResult:
     wins_black: int = 0
     games_white: int = 0  # games A played as White
     games_black: int = 0
+    draws_white: int = 0  # drawn games A played as White
+    draws_black: int = 0
     seconds: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
     nodes: tuple[list[int], list[int]] = field(default_factory=lambda: ([], []))
 
     def add(self, record: GameRecord, a_is_white: bool) -> None:
         """Count a finished game (A's moves and B's, by who had White)."""
         a_won = record.winner == ("white" if a_is_white else "black")
+        drawn = record.winner is None
         if a_is_white:
             self.games_white += 1
             self.wins_white += a_won
+            self.draws_white += drawn
         else:
             self.games_black += 1
             self.wins_black += a_won
+            self.draws_black += drawn
         first = 0 if a_is_white else 1  # A's moves are the even plies when A is White
         self.seconds[0].extend(record.seconds[first::2])
         self.seconds[1].extend(record.seconds[1 - first :: 2])
@@ -115,10 +125,19 @@ class MatchResult:
     def wins(self) -> int:
         return self.wins_white + self.wins_black
 
+    @property
+    def draws(self) -> int:
+        return self.draws_white + self.draws_black
+
+    @property
+    def points(self) -> float:
+        """A's points: a win each, half a draw."""
+        return self.wins + self.draws / 2
+
     def table(self) -> str:
         if not self.games:
             return "no game finished"
-        score = self.wins / self.games
+        score = self.points / self.games
         elo, low, high = elo_interval(score, self.games)
         rows = [
             f"{'bot':<28} {'as white':>9} {'as black':>9} {'score':>7} {'ms/move':>8} "
@@ -129,8 +148,8 @@ class MatchResult:
                 (self.a, self.wins_white, self.wins_black, self.games_white, self.games_black),
                 (
                     self.b,
-                    self.games_black - self.wins_black,
-                    self.games_white - self.wins_white,
+                    self.games_black - self.wins_black - self.draws_black,
+                    self.games_white - self.wins_white - self.draws_white,
                     self.games_black,
                     self.games_white,
                 ),
@@ -139,13 +158,14 @@ class MatchResult:
             ms = 1000 * _mean(self.seconds[i])
             longest = 1000 * max(self.seconds[i], default=0.0)
             nodes = _mean([float(n) for n in self.nodes[i]])
-            share = (won_w + won_b) / self.games
+            share = (won_w + won_b + self.draws / 2) / self.games
             rows.append(
                 f"{name:<28} {won_w:>4}/{n_w:<4} {won_b:>4}/{n_b:<4} {share:>7.1%} {ms:>8.1f} "
                 f"{longest:>7.0f} {nodes:>10.0f}"
             )
+        drawn = f" ({self.draws} drawn)" if self.draws else ""
         rows.append(
-            f"{self.games} games: {self.a} scores {score:.1%}, Elo difference "
+            f"{self.games} games{drawn}: {self.a} scores {score:.1%}, Elo difference "
             f"{_elo_text(elo)} (95% interval {_elo_text(low)} to {_elo_text(high)})"
         )
         return "\n".join(rows)
@@ -220,15 +240,26 @@ def run_match(
     out: TextIO | None = None,
     progress: Callable[[str], None] | None = None,
     seed: int = 0,
+    game: str = "amazons",
 ) -> MatchResult:
-    """Play `games` games of A against B, A White in the even-numbered ones. Each finished
-    game is written to `out` at once; Ctrl-C stops the match and keeps what finished."""
+    """Play `games` games of `game` (a registered game's name) of A against B, A White in the
+    even-numbered ones. Each finished game is written to `out` at once; Ctrl-C stops the
+    match and keeps what finished."""
+    get_game(game).new_state(setup)  # an unknown game or setup fails before any bot is made
+    playing = bots_for(game)
     for spec in (a, b):
+        name = spec.strip().partition(":")[0]
+        if name in BOTS and name not in playing:
+            raise NotationError(
+                f"bot {name!r} does not play {game}: the bots of {game} are {', '.join(playing)}"
+            )
         # Fails on a bad spec before any game starts, and compiles the bot's kernels once,
         # before the clock runs and before workers are forked.
         make_bot(spec).prepare()
     tasks = [
-        GameTask(i, a if i % 2 == 0 else b, b if i % 2 == 0 else a, setup, seconds, seed + 2 * i)
+        GameTask(
+            i, a if i % 2 == 0 else b, b if i % 2 == 0 else a, setup, seconds, seed + 2 * i, game
+        )
         for i in range(games)
     ]
     result = MatchResult(a, b)
@@ -261,6 +292,7 @@ def _progress_line(result: MatchResult, games: int, elapsed: float) -> str:
     bar = "=" * (width * done // games) + " " * (width - width * done // games)
     eta = elapsed / done * (games - done) if done else 0.0
     return (
-        f"[{bar}] {done}/{games}  {result.a} {result.wins} - {done - result.wins} {result.b}"
+        f"[{bar}] {done}/{games}  {result.a} {result.points:g} - {done - result.points:g} "
+        f"{result.b}"
         f"  ETA {eta:.0f}s"
     )

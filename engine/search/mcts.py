@@ -1,5 +1,6 @@
-"""Monte Carlo tree search (UCT) for Amazons, with the tree in flat arrays and the iterations in
-numba: `mcts` plays random playouts to the end of the game.
+"""Monte Carlo tree search (UCT), the `mcts` bot: random playouts to the end of the game. For
+Amazons the tree is in flat arrays and the iterations in numba; any other game is searched
+through the generic interface (`engine.search.uct`).
 
 Each iteration descends by UCT through nodes whose moves have all been tried, tries one new move
 (untried moves are taken in a random order kept as a stride through the move index, so nodes
@@ -10,6 +11,7 @@ and stops at the deadline.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +22,9 @@ from numba import njit
 
 from engine.amazons import Position, kernels
 from engine.game import GameState
-from engine.search.basic import amazons_position
-from engine.search.bot import Budget, Decision, now
+from engine.search.bot import Budget, Decision, now, require_moves
 from engine.search.timing import move_time
+from engine.search.uct import uct_search
 
 __all__ = ["MctsBot", "Tree", "drive", "init_node", "link_child", "seed_state", "uct_child"]
 
@@ -238,17 +240,21 @@ class Tree:
 
 
 class MctsBot:
-    """UCT with uniformly random playouts to the end of the game."""
+    """UCT with uniformly random playouts to the end of the game, for any game."""
 
     def __init__(self, c: float = 0.8, playouts: int = 0, seed: int = 0) -> None:
         self.spec = f"mcts:c={c},playouts={playouts},seed={seed}"
         self.c = c
         self.playouts = playouts
         self._rng = np.array([seed_state(seed)], dtype=np.uint64)
+        self._py = random.Random(seed)
 
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
-        position = amazons_position(state, self.spec)
+        require_moves(state)
+        if not isinstance(state, Position):
+            return uct_search(state, budget, self.c, self._py, self.playouts)
+        position = state
         deadline = start + move_time(budget, position)
         tree = search(position, self.c, self._rng, deadline, self.playouts)
         return tree.decision(position, start)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from engine.errors import NotationError
 from engine.game import get_game
 from engine.search.alphabeta import AlphaBetaBot, GreedyBot
+from engine.search.bao_bots import BaoAlphaBetaBot, BaoDeepBot
 from engine.search.basic import MobilityBot, RandomBot
 from engine.search.bot import Bot
 from engine.search.invader import InvaderBot
@@ -80,6 +81,7 @@ BOTS: dict[str, BotType] = {
                 SEED,
             ),
             MctsBot,
+            (ANY_GAME,),
         ),
         BotType(
             "invader",
@@ -118,6 +120,22 @@ BOTS: dict[str, BotType] = {
                 ),
             ),
             InvaderBot,
+        ),
+        BotType(
+            "bao-alphabeta",
+            "the earlier Bao program's alpha-beta over its six-term evaluation, deepened while "
+            "time allows",
+            (Param("depth", int, 0, "plies to search, 0 for as deep as time allows"), SEED),
+            BaoAlphaBetaBot,
+            ("bao",),
+        ),
+        BotType(
+            "bao-deep",
+            "negamax alpha-beta with a transposition table, captures and killers first, over "
+            "seeds owned and captures threatened",
+            (Param("depth", int, 0, "plies to search, 0 for as deep as time allows"), SEED),
+            BaoDeepBot,
+            ("bao",),
         ),
         BotType(
             "openspiel-mcts",

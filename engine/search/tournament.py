@@ -19,13 +19,13 @@ class TournamentResult:
     bots: list[str]
     matches: dict[tuple[int, int], MatchResult]  # (i, j), i < j: i is the match's A
 
-    def score(self, i: int, j: int) -> tuple[int, int]:
-        """(wins of bot i against bot j, games between them)."""
+    def score(self, i: int, j: int) -> tuple[float, int]:
+        """(points of bot i against bot j, a win each and half a draw; games between them)."""
         if i == j:
             return (0, 0)
         if i < j:
             result = self.matches.get((i, j))
-            return (result.wins, result.games) if result else (0, 0)
+            return (result.points, result.games) if result else (0, 0)
         wins, games = self.score(j, i)
         return games - wins, games
 
@@ -35,7 +35,8 @@ class TournamentResult:
         lines = [f"{'':<4}{'bot':<{width}}{labels}{'total':>9}"]
         for i, bot in enumerate(self.bots):
             cells = []
-            won = played = 0
+            won = 0.0
+            played = 0
             for j in range(len(self.bots)):
                 wins, games = self.score(i, j)
                 won += wins
@@ -54,7 +55,7 @@ class TournamentResult:
         return "\n".join(lines)
 
 
-def fit_ratings(wins: list[list[int]], iterations: int = 2000) -> list[float]:
+def fit_ratings(wins: list[list[float]], iterations: int = 2000) -> list[float]:
     """Elo ratings (mean 0) that best explain `wins[i][j]` (wins of i over j), by the
     minorise-maximise iteration for Bradley-Terry. Each pair that met also counts one virtual
     draw, so that a bot that won or lost every game still gets a finite rating."""
@@ -85,13 +86,22 @@ def run_tournament(
     jobs: int = 1,
     out: TextIO | None = None,
     progress: Callable[[str], None] | None = None,
+    game: str = "amazons",
 ) -> TournamentResult:
     """Every pair plays `games` games, colours alternating. Ctrl-C ends the current match and
     the tournament with what has finished."""
     result = TournamentResult(list(bots), {})
     for i, j in combinations(range(len(bots)), 2):
         match = run_match(
-            bots[i], bots[j], games, seconds, setup, jobs=jobs, out=out, progress=progress
+            bots[i],
+            bots[j],
+            games,
+            seconds,
+            setup,
+            jobs=jobs,
+            out=out,
+            progress=progress,
+            game=game,
         )
         result.matches[(i, j)] = match
         if match.games < games:

@@ -95,7 +95,8 @@ def test_bots_lists_every_bot_with_its_games_and_parameters(
 ) -> None:
     assert main(["bots"]) == 0
     out = capsys.readouterr().out
-    assert "mcts (amazons): UCT with random playouts" in out
+    assert "mcts (every game): UCT with random playouts" in out
+    assert "bao-alphabeta (bao): the earlier Bao program's alpha-beta" in out
     assert "c=0.8 (exploration constant)" in out
     assert out.splitlines()[0].startswith("random (every game): ")
 
@@ -106,7 +107,16 @@ def test_bots_lists_every_bot_with_its_games_and_parameters(
         (["match", "random", "alphazero"], "unknown bot 'alphazero': bots are random"),
         (["match", "random", "mcts:c=x"], "bot parameter c='x' is not a number"),
         (["match", "random", "random", "--games", "0"], "argument --games: 0 is not positive"),
-        (["match", "random", "random", "--setup", "9x9"], "invalid choice: '9x9'"),
+        (
+            ["match", "random", "random", "--setup", "9x9"],
+            "unknown amazons setup '9x9': its setups are 10x10, 8x8, 6x6",
+        ),
+        (
+            ["match", "invader", "random", "--game", "bao"],
+            "bot 'invader' does not play bao: the bots of bao are random, mobility, mcts, "
+            "bao-alphabeta, bao-deep",
+        ),
+        (["match", "random", "random", "--game", "chess"], "unknown game 'chess'"),
         (["tournament", "random"], "a tournament needs two bots or more"),
     ],
 )
