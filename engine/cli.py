@@ -1,5 +1,5 @@
 """The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament,
-fit). A position comes from a setup, position text or a file of game records.
+explain, fit). A position comes from a setup, position text or a file of game records.
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -17,8 +17,10 @@ from typing import TextIO
 from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
+from engine.game import game_names, get_game
 from engine.records import read_records
 from engine.records_cli import add_record_options, recorded_position
+from engine.search.explain import MAX_EXPLAIN_DEPTH, explain
 from engine.search.fitting import fit_records
 from engine.search.match import run_match
 from engine.search.registry import BOTS, make_bot
@@ -92,6 +94,35 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     _add_match_options(tournament)
     tournament.set_defaults(run=_tournament)
 
+    explain_parser = commands.add_parser(
+        "explain",
+        help="print an alpha-beta search tree: the states considered and the cut-offs",
+        description="Search a position with plain alpha-beta DEPTH plies deep and print the "
+        "tree: each state considered with its move and value, indented by ply, and each "
+        "cut-off with the bound that caused it and the moves it spared.",
+    )
+    explain_parser.add_argument(
+        "--game", default="amazons", metavar="NAME", help="game: amazons (default) or bao"
+    )
+    explain_parser.add_argument(
+        "--fen", default=None, metavar="TEXT", help="position text (default: the game's start)"
+    )
+    explain_parser.add_argument(
+        "--depth",
+        type=int,
+        default=2,
+        metavar="D",
+        help=f"plies to search, 1 to {MAX_EXPLAIN_DEPTH} (default 2)",
+    )
+    explain_parser.add_argument(
+        "--lines",
+        type=_positive(int),
+        default=200,
+        metavar="N",
+        help="lines of tree printed at most (default 200)",
+    )
+    explain_parser.set_defaults(run=_explain)
+
     fit = commands.add_parser(
         "fit",
         help="fit the evaluation's weights to the results of recorded games",
@@ -113,6 +144,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def _add_match_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--game",
+        default="amazons",
+        metavar="NAME",
+        help="game: " + ", ".join(game_names()) + " (default amazons)",
+    )
+    parser.add_argument(
         "--games", type=_positive(int), default=10, metavar="N", help="games a pair (default 10)"
     )
     parser.add_argument(
@@ -124,10 +161,10 @@ def _add_match_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--setup",
-        default="10x10",
+        default=None,
         metavar="NAME",
-        choices=list(SETUPS),
-        help="start position: " + ", ".join(SETUPS) + " (default 10x10)",
+        help="start position: for amazons " + ", ".join(SETUPS) + " (default 10x10); for "
+        "another game one of its setups (default its usual start)",
     )
     parser.add_argument(
         "--jobs",
@@ -256,11 +293,12 @@ def _match(args: argparse.Namespace) -> int:
             args.bot_b,
             games=args.games,
             seconds=args.time,
-            setup=args.setup,
+            setup=_match_setup(args),
             jobs=args.jobs,
             out=out,
             seed=args.seed,
             progress=_progress_printer(),
+            game=args.game,
         )
     print(result.table())
     return 0
@@ -276,14 +314,33 @@ def _tournament(args: argparse.Namespace) -> int:
             args.bots,
             games=args.games,
             seconds=args.time,
-            setup=args.setup,
+            setup=_match_setup(args),
             jobs=args.jobs,
             out=out,
             progress=_progress_printer(),
+            game=args.game,
         )
     print(result.cross_table())
     print()
     print(result.rating_list())
+    return 0
+
+
+def _match_setup(args: argparse.Namespace) -> str:
+    """The setup a match or tournament plays: --setup, checked against the game's setups, or
+    the game's default one."""
+    info = get_game(args.game).info
+    if args.setup is None:
+        return info.default_setup
+    if args.setup not in info.setups:
+        raise NotationError(
+            f"unknown {args.game} setup {args.setup!r}: its setups are {', '.join(info.setups)}"
+        )
+    return str(args.setup)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    print(explain(args.game, args.fen, args.depth, args.lines))
     return 0
 
 
