@@ -21,7 +21,7 @@ from engine.bao.rules import BaoRules
 from engine.game import GameState
 from engine.search.bao_evaluation import earlier_score, material_score
 from engine.search.bot import Budget, Decision, now, require_moves
-from engine.search.minimax import OutOfTimeError, SearchTrace, alpha_beta
+from engine.search.minimax import OutOfTimeError, alpha_beta
 from engine.search.timing import think_time
 
 __all__ = [
@@ -39,7 +39,7 @@ MAX_DEPTH: Final = 32
 # A won game scores WIN less the plies to it: beyond any evaluation, and sooner is better.
 WIN: Final = 1000.0
 DRAWN: Final = 50.0  # the earlier evaluation's middle: the ply cap reached
-CHECK_EVERY: Final = 16  # nodes between reads of the clock
+CHECK_EVERY: Final = 4  # nodes between reads of the clock (a node costs far more)
 
 
 def bao_position(state: GameState[Any], spec: str) -> BaoPosition:
@@ -74,11 +74,14 @@ class EarlierTree:
     def __init__(self, rules: BaoRules, player: int) -> None:
         self.rules = rules
         self.player = player
+        self.nodes = 0  # boards whose moves were listed or that were scored
 
     def children(self, node: Board) -> Sequence[tuple[str, Board]]:
+        self.nodes += 1
         return [(str(move), board) for move, board in legal_moves(node, self.rules).items()]
 
     def value(self, node: Board, ply: int) -> float:
+        self.nodes += 1
         winner = _winner(node, self.rules)
         if winner is not None:
             return _won(winner, self.player, ply)
@@ -145,14 +148,15 @@ class BaoAlphaBetaBot:
             return Decision(position.parse_move(moves[0]), seconds=now() - start, pv=moves)
         deadline = math.inf if self.depth else start + think_time(budget, BAO_MOVES_LEFT)
         stop = None if self.depth else _Clock(deadline)
-        best, score, completed = moves[0], None, 0
-        trace = SearchTrace(limit=0)
+        best, score, completed, nodes = moves[0], None, 0, 0
         for depth in range(self.depth or 1, (self.depth or MAX_DEPTH) + 1):
             tree = _Ordered(position.rules, root.mover, root, [best, *moves])
             try:
-                value, move = alpha_beta(tree, root, depth, trace=trace, stop=stop)
+                value, move = alpha_beta(tree, root, depth, stop=stop)
             except OutOfTimeError:
+                nodes += tree.nodes
                 break
+            nodes += tree.nodes
             assert move is not None
             best, score, completed = move, value, depth
             if abs(value) > WIN / 2:
@@ -160,7 +164,7 @@ class BaoAlphaBetaBot:
         return Decision(
             position.parse_move(best),
             seconds=now() - start,
-            nodes=trace.nodes,
+            nodes=nodes,
             depth=completed,
             score=score,
             pv=[best],

@@ -74,10 +74,11 @@ def alpha_beta(
     ply: int = 0,
     trace: SearchTrace | None = None,
     stop: Callable[[], bool] | None = None,
+    move: str = "",
 ) -> tuple[float, str | None]:
     """The minimax value of `node` searched `depth` plies deep within (alpha, beta), fail-soft,
     and the best move's text (None at a leaf). `stop` is asked at every node; OutOfTimeError when
-    it says so."""
+    it says so. `move` is the text of the move into `node`, for the trace."""
     if stop is not None and stop():
         raise OutOfTimeError
     if trace is not None:
@@ -88,21 +89,19 @@ def alpha_beta(
     if not children:
         return tree.outcome(node, ply), None
     maximising = ply % 2 == 0
+    if trace is not None and ply > 0:
+        to_move = "max" if maximising else "min"
+        trace.write(
+            ply - 1, f"{ply} {move}  ({to_move} to move, window {_text(alpha)}..{_text(beta)})"
+        )
     best = -math.inf if maximising else math.inf
     best_move: str | None = None
-    for index, (move, child) in enumerate(children):
+    for index, (move_text, child) in enumerate(children):
+        value, _ = alpha_beta(tree, child, depth - 1, alpha, beta, ply + 1, trace, stop, move_text)
         if trace is not None:
-            to_move = "min" if maximising else "max"
-            if depth > 1 and tree.children(child):
-                trace.write(
-                    ply,
-                    f"{ply + 1} {move}  ({to_move} to move, window {_text(alpha)}..{_text(beta)})",
-                )
-        value, _ = alpha_beta(tree, child, depth - 1, alpha, beta, ply + 1, trace, stop)
-        if trace is not None:
-            trace.write(ply, f"{ply + 1} {move} = {_text(value)}")
+            trace.write(ply, f"{ply + 1} {move_text} = {_text(value)}")
         if (value > best) if maximising else (value < best):
-            best, best_move = value, move
+            best, best_move = value, move_text
         if maximising:
             alpha = max(alpha, value)
         else:
