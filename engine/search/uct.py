@@ -3,7 +3,9 @@
 
 The tree is plain Python nodes; each iteration plays its moves on one working copy of the root
 state and takes them all back afterwards, so a playout costs only the game's own `apply` and
-`undo`. A drawn playout counts half a win to each side.
+`undo`. A drawn playout counts half a win to each side, and so does one cut off after
+PLAYOUT_LIMIT moves: a playout that long has wandered far from any game a player would play
+(and in Bao into positions whose moves can take seconds to generate).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = ["GENERIC_MOVES_LEFT", "UctNode", "uct_search"]
 
 # Moves a side is expected still to make in a game the time manager knows nothing about.
 GENERIC_MOVES_LEFT: Final = 20
+PLAYOUT_LIMIT: Final = 100  # random moves a playout plays at most before it counts as drawn
 
 
 class UctNode:
@@ -101,10 +104,14 @@ def uct_search(
             child = UctNode(move, mover, node, _shuffled(work, rng))
             node.children.append(child)
             node = child
-        while not work.is_terminal():
+        ended = work.is_terminal()
+        for _ in range(PLAYOUT_LIMIT):
+            if ended:
+                break
             work.apply(rng.choice(list(work.legal_moves)))
             played += 1
-        result = work.returns()
+            ended = work.is_terminal()
+        result = work.returns() if ended else (0.0, 0.0)
         for _ in range(played):
             work.undo()
         walk: UctNode | None = node
