@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.records import read_records
 
 START = "3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w"
 
@@ -145,3 +146,30 @@ def test_match_prints_the_table(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "2 games: mobility scores" in result.stdout
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_match_plays_bao_and_records_it(tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    assert (
+        main(
+            [
+                "match",
+                "bao-deep:depth=1",
+                "random",
+                "--game",
+                "bao",
+                "--games",
+                "2",
+                "--time",
+                "0.05",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    records = read_records(out)
+    assert [(r.game, r.setup) for r in records] == [("bao", "zanzibar")] * 2
+    assert {r.white.partition(":")[0] for r in records} == {"bao-deep", "random"}
+    for record in records:
+        assert record.replay().is_terminal()
