@@ -277,7 +277,9 @@ class GameScreen(Screen[None]):
             counted = f"{spectators} spectator{'' if spectators == 1 else 's'}"
         if self.me is None:
             counted = ", ".join(filter(None, ("watching", counted)))
-        self.query_one("#audience", Static).update(counted)
+        # A count that comes back as the screen is being closed finds no label: nothing to do.
+        for label in self.query("#audience").results(Static):
+            label.update(counted)
 
     # What the user does
 
