@@ -7,7 +7,7 @@
 // game: the server refuses it). An ended game is shown for review: any position by its move
 // number, each with its analysis, and its record to save as a file.
 import { boardPoint, boardSvg, squareAt } from "./board.js";
-import { clock, make, playerName, result, timeControl } from "./describe.js";
+import { clock, make, playerName, playerPath, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
 import { Position, squareName } from "./position.js";
 import { download, gameRecord } from "./record.js";
@@ -82,7 +82,7 @@ export class GamePage {
     for (const side of ["white", "black"]) {
       this.clocks[side] = make("span", { class: "clock", id: `clock-${side}` });
       this.players[side] = make("div", { class: `player ${side}` }, [
-        make("span", { class: "name" }),
+        make("a", { class: "name" }),
         this.clocks[side],
       ]);
     }
@@ -689,7 +689,11 @@ export class GamePage {
       const holder = this.players[side];
       holder.classList.toggle("to-move", toMove);
       const name = playerName(game[side]);
-      if (holder.firstElementChild.textContent !== name) holder.firstElementChild.textContent = name;
+      const link = holder.firstElementChild;
+      if (link.textContent !== name) {
+        link.textContent = name;
+        link.setAttribute("href", playerPath(game[side].name));
+      }
       const text = clock(ms);
       if (this.clocks[side].textContent !== text) this.clocks[side].textContent = text;
       this.clocks[side].classList.toggle("low", toMove && ms < 10000);

@@ -1,10 +1,10 @@
 // The lobby: who the page plays as (a guest, or an account signed in by name and password),
 // the terms of a new game and the ways to start one (a seek, quick pairing, a house bot, a
 // challenge to a user by name), the open seeks (pushed by the server once asked for), the
-// challenges to and from the user, the live games (asked for again every few seconds), and a
-// way to a bot ladder's standings by its name.
+// challenges to and from the user, the live games (asked for again every few seconds), and
+// ways to a bot ladder's standings and to a player's page by name (players' names link there).
 // Only what the server offers (`welcome.offers`) is offered; a refusal shows its message.
-import { make, playerName, timeControl } from "./describe.js";
+import { make, playerLink, playerName, timeControl } from "./describe.js";
 
 const GAMES_POLL_MS = 5000;
 // Time controls offered when the server gives a range rather than a list: base s, increment s.
@@ -15,7 +15,7 @@ const DEFAULT_TIME = "300+0";
 const STRENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const DEFAULT_STRENGTH = 5;
 const DEFAULT_LADDER = "fast"; // the ladder `arena serve` creates first
-const LADDER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+const PAGE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 export class Lobby {
   // `openGame(gameId, started)` is called when a game of the user's starts; `openPath(path)`
@@ -227,34 +227,45 @@ export class Lobby {
         make("section", { class: "panel" }, [make("h2", { text: "Open seeks" }), this.seekList]),
         make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
         this.#ladderPanel(),
+        this.#playerPanel(),
       ]),
     ];
   }
 
   #ladderPanel() {
+    return this.#byName("ladder", "Bot ladders", "Ladder", DEFAULT_LADDER, "Standings", "ladder-standings");
+  }
+
+  #playerPanel() {
+    return this.#byName("player", "Players", "Name", "", "Profile", "player-open");
+  }
+
+  // A panel that opens `/KIND/NAME` for the name typed (a ladder's or a player's: the same
+  // characters), or says in one line why it cannot be one.
+  #byName(kind, heading, label, value, button, buttonId) {
     const name = make("input", {
-      id: "ladder-name",
-      value: DEFAULT_LADDER,
+      id: `${kind}-name`,
+      value,
       maxlength: "32",
       autocomplete: "off",
       spellcheck: "false",
     });
-    const note = make("p", { class: "lobby-message error", id: "ladder-message", role: "alert" });
-    const form = make("form", { class: "ladder-form", id: "ladder-form" }, [
-      make("label", { class: "field" }, ["Ladder", name]),
-      make("button", { type: "submit", id: "ladder-standings", text: "Standings" }),
+    const note = make("p", { class: "lobby-message error", id: `${kind}-message`, role: "alert" });
+    const form = make("form", { class: "ladder-form", id: `${kind}-form` }, [
+      make("label", { class: "field" }, [label, name]),
+      make("button", { type: "submit", id: buttonId, text: button }),
     ]);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const wanted = name.value.trim();
-      if (!LADDER_NAME.test(wanted)) {
-        note.textContent = "A ladder's name is 1 to 32 letters, digits, _ or -";
+      if (!PAGE_NAME.test(wanted)) {
+        note.textContent = `A ${kind}'s name is 1 to 32 letters, digits, _ or -`;
         return;
       }
       note.textContent = "";
-      this.openPath(`/ladder/${wanted}`);
+      this.openPath(`/${kind}/${wanted}`);
     });
-    return make("section", { class: "panel" }, [make("h2", { text: "Bot ladders" }), form, note]);
+    return make("section", { class: "panel" }, [make("h2", { text: heading }), form, note]);
   }
 
   // Fill the choices with what the server offers.
@@ -352,7 +363,7 @@ export class Lobby {
           ? this.#rowButton("Cancel", { t: "cancel_seek", seek_id: seek.seek_id })
           : this.#rowButton("Accept", { t: "accept_seek", seek_id: seek.seek_id });
         return make("li", { class: "row seek", "data-seek": seek.seek_id }, [
-          make("span", { class: "who", text: playerName(seek.player) }),
+          make("span", { class: "who" }, [playerLink(seek.player)]),
           make("span", { class: "what", text: terms(seek) }),
           make("span", {
             class: "colour",
@@ -371,8 +382,8 @@ export class Lobby {
         const id = challenge.challenge_id;
         const incoming = challenge.opponent.name === me;
         const text = incoming
-          ? `from ${playerName(challenge.challenger)}`
-          : `to ${playerName(challenge.opponent)}`;
+          ? ["from ", playerLink(challenge.challenger)]
+          : ["to ", playerLink(challenge.opponent)];
         const actions = incoming
           ? [
               this.#rowButton("Accept", { t: "accept_challenge", challenge_id: id }),
@@ -382,7 +393,7 @@ export class Lobby {
         const colour =
           challenge.colour === "random" ? "" : `${challenge.challenger.name} plays ${challenge.colour}`;
         return make("li", { class: "row challenge", "data-challenge": id }, [
-          make("span", { class: "who", text }),
+          make("span", { class: "who" }, text),
           make("span", { class: "what", text: terms(challenge) }),
           make("span", { class: "colour", text: colour }),
           ...actions,
