@@ -20,6 +20,7 @@ from engine.bao.board import (
     Board,
     front_seeds,
     legal_moves,
+    perft,
     start_board,
     why_illegal,
 )
@@ -133,13 +134,11 @@ class BaoPosition:
 
     def perft(self, depth: int) -> int:
         """Leaves of the move tree `depth` plies deep; finished games add nothing."""
-        return _perft(self.board, self.rules, depth)
+        return perft(self.board, self.rules, depth)
 
     def divide(self, depth: int) -> list[tuple[Move, int]]:
         """Perft below each legal move, for finding where two move generators differ."""
-        return [
-            (move, _perft(after, self.rules, depth - 1)) for move, after in self.moves().items()
-        ]
+        return [(move, perft(after, self.rules, depth - 1)) for move, after in self.moves().items()]
 
     # -- text and bytes ------------------------------------------------------------------------
 
@@ -299,10 +298,3 @@ def _checked(board: Board) -> Board:
                 "pit with seeds is takasia'd"
             )
     return board
-
-
-def _perft(board: Board, rules: BaoRules, depth: int) -> int:
-    moves = legal_moves(board, rules)
-    if depth <= 1:
-        return len(moves) if depth == 1 else 1
-    return sum(_perft(after, rules, depth - 1) for after in moves.values())
