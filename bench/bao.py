@@ -1,7 +1,8 @@
-"""Bao speed: perft from the start to a depth (each depth's leaves, time and leaves a second),
-and random games from the start a second, one thread, three ways in the same run: the numba
-kernels playing whole games (`engine.bao.kernels.random_game`), the Python API on the kernels
-(`BaoPosition`), and the same rules in plain Python (bench/bao_python.py), with the ratios.
+"""Bao speed: perft from the start to a depth (each depth's leaves, time and leaves a second;
+the deepest again by the plain-Python rules), and random games from the start a second, one
+thread, three ways in the same run: the numba kernels playing whole games
+(`engine.bao.kernels.random_game`), the Python API on the kernels (`BaoPosition`), and the same
+rules in plain Python (bench/bao_python.py), with the ratios.
 
 Run from the repository root: python -m bench.bao [--depth N] [--games N] [--plain-games N].
 Prints figures only.
@@ -18,7 +19,7 @@ import time
 import numpy as np
 
 from bench import bao_python
-from engine.bao import BAO, BaoPosition, BaoRules
+from engine.bao import BAO, BaoPosition, BaoRules, Board
 from engine.bao import kernels as bao_kernels
 from engine.bao.board import board_array, rule_array, start_board
 
@@ -43,6 +44,13 @@ def main(argv: list[str] | None = None) -> None:
         check = "" if expected is None else (" ok" if leaves == expected else f" != {expected}")
         rate = leaves / seconds if seconds else float("inf")
         print(f"perft {depth}: {leaves}{check} in {seconds:.3f} s ({rate:,.0f} leaves/s)")
+    began = time.perf_counter()
+    leaves = _plain_perft(start_board(), BaoRules(), args.depth)
+    plain_seconds = time.perf_counter() - began
+    print(
+        f"plain Python perft {args.depth}: {leaves} in {plain_seconds:.3f} s "
+        f"({plain_seconds / seconds:,.0f}x the kernels' time)"
+    )
 
     kernel_rate = _report("numba kernels", *_kernel_games(args.games))
     api_rate = _report("BaoPosition API", *_api_games(args.api_games))
@@ -59,6 +67,13 @@ def _report(name: str, games: int, plies: int, seconds: float) -> float:
         f"{games / seconds:,.0f} games/s, {plies / seconds:,.0f} plies/s"
     )
     return games / seconds
+
+
+def _plain_perft(board: Board, rules: BaoRules, depth: int) -> int:
+    moves = bao_python.legal_moves(board, rules)
+    if depth <= 1:
+        return len(moves) if depth == 1 else 1
+    return sum(_plain_perft(after, rules, depth - 1) for after in moves.values())
 
 
 def _kernel_games(games: int) -> tuple[int, int, float]:
