@@ -157,6 +157,38 @@ class BaoPosition:
             f"{SIDES[board.mover]} {stage} {board.ply}"
         )
 
+    def diagram(self) -> str:
+        """The board as seen from South, North's rows on top: each pit's seeds under its column,
+        `*` after an owned house, `!` after the takasia'd pit; each row named by the owner's
+        labels; the stores, and who is to move in which stage."""
+        board = self.board
+        lines = ["      " + "".join(f"{column:>4}" for column in "abcdefgh")]
+        for (side, pits), name in zip(_ROWS, _ROW_NAMES, strict=True):
+            cells = []
+            for pit in pits:
+                mark = " "
+                if pit == HOUSE and board.owned[side]:
+                    mark = "*"
+                if side == board.mover and pit == board.blocked:
+                    mark = "!"
+                cells.append(f"{board.pits[side * PITS + pit]:>3}{mark}")
+            labels = f"{pit_label(pits[0])}..{pit_label(pits[-1])}"
+            lines.append(
+                f"{name.split()[0][0]} {name.split()[1]:<5}" + "".join(cells) + f"  {labels}"
+            )
+        stage = "namua" if board.in_namua() else "mtaji"
+        lines.append(
+            f"stores: South {board.stores[0]}, North {board.stores[1]}; "
+            f"{SIDE_NAMES[board.mover]} to move ({stage}), ply {board.ply}"
+        )
+        return "\n".join(lines)
+
+    def result(self) -> str:
+        """How the game stands, in words: who is to move, or who won and why."""
+        if not self.is_terminal():
+            return f"{SIDE_NAMES[self.board.mover]} to move, {len(self.moves())} legal moves"
+        return f"game over: {self._result()}"
+
     def __str__(self) -> str:
         return self.text()
 
