@@ -119,7 +119,10 @@ def board_array(board: Board) -> np.ndarray:
 
 def board_of_array(state: np.ndarray) -> Board:
     """The board a kernel wrote into `state`."""
-    values: list[int] = state.tolist()
+    return _board_of_row(state.tolist())
+
+
+def _board_of_row(values: list[int]) -> Board:
     return Board(
         tuple(values[: 2 * PITS]),
         (values[kernels.STORE], values[kernels.STORE + 1]),
@@ -158,6 +161,15 @@ _REASONS = {
 }
 
 
+# Every move by the kernels' row (pit, direction, safari), made once.
+_MOVES: dict[tuple[int, int, int], Move] = {
+    (pit, direction, safari): Move(pit, direction, bool(safari))
+    for pit in range(PITS)
+    for direction in (kernels.CW, kernels.CCW)
+    for safari in (0, 1)
+}
+
+
 def legal_moves(board: Board, rules: BaoRules) -> dict[Move, Board]:
     """Every legal move of the side to move and the board it leaves, in a fixed order; empty
     when the game is over (a front row empty, no move, or the ply cap reached)."""
@@ -167,9 +179,9 @@ def legal_moves(board: Board, rules: BaoRules) -> dict[Move, Board]:
     saved = np.empty(STATE_SIZE, dtype=np.int64)
     count = kernels.legal_moves(board_array(board), rule_array(rules), moves, boards, pairs, saved)
     return {
-        Move(pit, direction, bool(safari)): board_of_array(after)
+        _MOVES[pit, direction, safari]: _board_of_row(after)
         for (pit, direction, safari), after in zip(
-            moves[:count].tolist(), boards[:count], strict=True
+            moves[:count].tolist(), boards[:count].tolist(), strict=True
         )
     }
 
