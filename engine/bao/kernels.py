@@ -113,33 +113,47 @@ def first_target(state: np.ndarray, player: int, pit: int, direction: int) -> in
 
 
 @njit(cache=True)
-def _targets(state: np.ndarray, player: int, wanted: int) -> tuple[int, int, bool]:
-    """Of `player`'s mtaji captures: how many there are, the pit the first one takes, whether
-    they all take the same pit, and whether any takes `wanted` (folded into the third value
-    when `wanted` is not NO_PIT)."""
+def _capture_targets(state: np.ndarray, player: int) -> tuple[int, int, bool]:
+    """Of `player`'s mtaji captures: how many there are, the opponent pit the first one takes,
+    and whether they all take that pit."""
     mine = player * PITS
     theirs = (1 - player) * PITS
     count = 0
     target = NO_PIT
     same = True
-    hits = False
     for pit in range(PITS):
         seeds = state[mine + pit]
         if 2 <= seeds <= 15:
             for direction in (CW, CCW):
                 end = (pit + direction * seeds) % PITS
                 if end < FRONT and state[mine + end] > 0 and state[theirs + 7 - end] > 0:
-                    taken = 7 - end
                     if count == 0:
-                        target = taken
-                    elif taken != target:
+                        target = 7 - end
+                    elif 7 - end != target:
                         same = False
-                    if taken == wanted:
-                        hits = True
                     count += 1
-    if wanted != NO_PIT:
-        return count, target, hits
     return count, target, same
+
+
+@njit(cache=True)
+def _can_take(state: np.ndarray, player: int, wanted: int) -> bool:
+    """Whether one of `player`'s mtaji captures takes the opponent pit `wanted` first."""
+    mine = player * PITS
+    theirs = (1 - player) * PITS
+    found = False
+    for pit in range(PITS):
+        seeds = state[mine + pit]
+        if 2 <= seeds <= 15:
+            for direction in (CW, CCW):
+                end = (pit + direction * seeds) % PITS
+                if (
+                    7 - end == wanted
+                    and end < FRONT
+                    and state[mine + end] > 0
+                    and state[theirs + 7 - end] > 0
+                ):
+                    found = True
+    return found
 
 
 @njit(cache=True)
@@ -152,7 +166,7 @@ def _has_capture(state: np.ndarray, player: int) -> bool:
             if state[mine + k] > 0 and state[theirs + 7 - k] > 0:
                 markers += 1
         return markers > 0
-    count, _, _ = _targets(state, player, NO_PIT)
+    count, _, _ = _capture_targets(state, player)
     return count > 0
 
 
@@ -441,10 +455,9 @@ def sow(
         and state[BLOCKED] != NO_PIT
         and after[BLOCKED] == NO_PIT
         and not game_over
+        and _can_take(after, o, state[BLOCKED])
     ):
-        _, _, hits = _targets(after, o, state[BLOCKED])
-        if hits:
-            after[DUTY] = state[BLOCKED]
+        after[DUTY] = state[BLOCKED]
     return SOWN_TO_HOUSE if reached_house else SOWN
 
 
@@ -458,7 +471,7 @@ def takasia(after: np.ndarray, rules: np.ndarray) -> int:
         return NO_PIT
     if rules[R_TAKASIA_NEEDS_NO_CAPTURE] != 0 and _has_capture(after, o):
         return NO_PIT
-    count, target, same = _targets(after, p, NO_PIT)
+    count, target, same = _capture_targets(after, p)
     if count == 0 or not same:
         return NO_PIT
     if target == HOUSE and functional_house(after, o, rules):
