@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from engine.amazons import Position
+from engine.errors import NotationError
+from engine.game import get_game
 from engine.records import GameRecord, new_game_id, utc_date
 from engine.search.bot import Budget
-from engine.search.registry import make_bot
+from engine.search.registry import BOTS, bots_for, make_bot
 
 __all__ = ["GameTask", "MatchResult", "elo_interval", "play_game", "run_match"]
 
@@ -30,14 +31,16 @@ class GameTask:
     setup: str
     seconds: float
     seed: int
+    game: str = "amazons"
 
 
 def play_game(task: GameTask) -> GameRecord:
     """Play one game between two bot specs, each seeded from the task."""
-    position = Position.setup(task.setup)
+    rules = get_game(task.game)
+    position = rules.new_state(task.setup)
     bots = (make_bot(task.white, seed=task.seed), make_bot(task.black, seed=task.seed + 1))
     record = GameRecord(
-        game="amazons",
+        game=task.game,
         start=position.text(),
         white=bots[0].spec,
         black=bots[1].spec,
@@ -55,12 +58,14 @@ def play_game(task: GameTask) -> GameRecord:
         record.seconds.append(round(time.perf_counter() - start, 4))
         record.nodes.append(decision.nodes)
         move = decision.move
-        position.apply(move)  # type: ignore[arg-type]
-        record.moves.append(str(move))
-    winner = position.winner
-    assert winner is not None
-    record.winner = str(winner)
-    record.termination = "no legal move"
+        record.moves.append(position.format_move(move))
+        position.apply(move)
+    white, black = position.returns()
+    if white == black:
+        record.termination = "drawn at the ply cap"
+    else:
+        record.winner = rules.info.player_names[0 if white > black else 1]
+        record.termination = "no legal move"
     return record
 
 
@@ -220,15 +225,27 @@ def run_match(
     out: TextIO | None = None,
     progress: Callable[[str], None] | None = None,
     seed: int = 0,
+    game: str = "amazons",
 ) -> MatchResult:
-    """Play `games` games of A against B, A White in the even-numbered ones. Each finished
-    game is written to `out` at once; Ctrl-C stops the match and keeps what finished."""
+    """Play `games` games of `game` of A against B, A White (the first player) in the
+    even-numbered ones. Each finished game is written to `out` at once; Ctrl-C stops the match
+    and keeps what finished."""
+    get_game(game).new_state(setup)  # an unknown game or setup fails before any bot is made
+    playing = bots_for(game)
+    for spec in (a, b):
+        name = spec.strip().partition(":")[0]
+        if name in BOTS and name not in playing:
+            raise NotationError(
+                f"bot {name!r} does not play {game}: bots for {game} are {', '.join(playing)}"
+            )
     for spec in (a, b):
         # Fails on a bad spec before any game starts, and compiles the bot's kernels once,
         # before the clock runs and before workers are forked.
         make_bot(spec).prepare()
     tasks = [
-        GameTask(i, a if i % 2 == 0 else b, b if i % 2 == 0 else a, setup, seconds, seed + 2 * i)
+        GameTask(
+            i, a if i % 2 == 0 else b, b if i % 2 == 0 else a, setup, seconds, seed + 2 * i, game
+        )
         for i in range(games)
     ]
     result = MatchResult(a, b)

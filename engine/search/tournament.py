@@ -85,13 +85,22 @@ def run_tournament(
     jobs: int = 1,
     out: TextIO | None = None,
     progress: Callable[[str], None] | None = None,
+    game: str = "amazons",
 ) -> TournamentResult:
     """Every pair plays `games` games, colours alternating. Ctrl-C ends the current match and
     the tournament with what has finished."""
     result = TournamentResult(list(bots), {})
     for i, j in combinations(range(len(bots)), 2):
         match = run_match(
-            bots[i], bots[j], games, seconds, setup, jobs=jobs, out=out, progress=progress
+            bots[i],
+            bots[j],
+            games,
+            seconds,
+            setup,
+            jobs=jobs,
+            out=out,
+            progress=progress,
+            game=game,
         )
         result.matches[(i, j)] = match
         if match.games < games:

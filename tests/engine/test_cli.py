@@ -106,7 +106,10 @@ def test_bots_lists_every_bot_with_its_games_and_parameters(
         (["match", "random", "alphazero"], "unknown bot 'alphazero': bots are random"),
         (["match", "random", "mcts:c=x"], "bot parameter c='x' is not a number"),
         (["match", "random", "random", "--games", "0"], "argument --games: 0 is not positive"),
-        (["match", "random", "random", "--setup", "9x9"], "invalid choice: '9x9'"),
+        (
+            ["match", "random", "random", "--setup", "9x9"],
+            "arena match: error: unknown setup '9x9': known setups are 10x10, 8x8, 6x6",
+        ),
         (["tournament", "random"], "a tournament needs two bots or more"),
     ],
 )
