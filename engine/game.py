@@ -134,6 +134,7 @@ class GameRules(Protocol[M]):
 # Games by name: "module:attribute" imported on first use, or the game itself once registered.
 _REGISTRY: dict[str, str | GameRules[object]] = {
     "amazons": "engine.amazons.game:AMAZONS",
+    "bao": "engine.bao.game:BAO",
 }
 
 

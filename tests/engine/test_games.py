@@ -54,13 +54,13 @@ def test_random_games_follow_the_interface(name: str) -> None:
 
 
 def test_the_test_suite_registers_a_second_game() -> None:
-    assert game_names() == ["amazons", "takeaway"]
+    assert game_names() == ["amazons", "bao", "takeaway"]
     assert get_game("takeaway") is TAKEAWAY
 
 
 def test_unknown_game_names_the_registered_ones() -> None:
     with pytest.raises(
-        NotationError, match="unknown game 'chess': registered games are amazons, takeaway"
+        NotationError, match="unknown game 'chess': registered games are amazons, bao, takeaway"
     ):
         get_game("chess")
 
