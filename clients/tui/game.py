@@ -94,7 +94,7 @@ class GameScreen(Screen[None]):
         self.me = me
         self.view = view
         self.premove = Premove()
-        self.board: BoardWidget = board_for(view.game)(id="board")
+        self.board: BoardWidget = board_for(view.game)(ascii=self.arena.ascii, id="board")
         self.board.player = None if me is None else COLOURS.index(me)
         self.board.flipped = me is Colour.BLACK  # the user's side at the bottom
         self._confirming: tuple[str, float] | None = None
@@ -357,7 +357,11 @@ class GameScreen(Screen[None]):
         self.dismiss()
 
     def action_review(self) -> None:
-        self.app.push_screen(ReviewScreen(self.view.record(), ServerAnalyst(self.arena.request)))
+        self.app.push_screen(
+            ReviewScreen(
+                self.view.record(), ServerAnalyst(self.arena.request), ascii=self.arena.ascii
+            )
+        )
 
     @work(group="game-requests")
     async def _send(self, request: Request) -> None:

@@ -68,13 +68,15 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "back", "Leave", tooltip="close the move field, else leave the review"),
     ]
 
-    def __init__(self, record: GameRecord, analyst: Analyst | None, about: str = "") -> None:
+    def __init__(
+        self, record: GameRecord, analyst: Analyst | None, about: str = "", *, ascii: bool = False
+    ) -> None:
         super().__init__()
         self.record = record
         self.about = about
         self.states = _states(record)
         self.ply = len(self.states) - 1
-        self.board: BoardWidget = board_for(record.game)(id="board")
+        self.board: BoardWidget = board_for(record.game)(ascii=ascii, id="board")
         # Nothing is played here: the board takes no focus, so the arrow keys step.
         self.board.can_focus = False
         # A game with no analysis (notes_for gives none) has no panel.

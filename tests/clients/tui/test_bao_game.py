@@ -145,11 +145,14 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
         final = position_of(ended)
         assert final.is_terminal()
         shown = shown_lines(board)
-        assert shown[:9] == bao_text(
-            final,
-            last_move=Move.parse(ended.moves[-1]),
-            changed=changed_pits(final),
-        )[:9]
+        assert (
+            shown[:9]
+            == bao_text(
+                final,
+                last_move=Move.parse(ended.moves[-1]),
+                changed=changed_pits(final),
+            )[:9]
+        )
         assert any(line.endswith("won") for line in shown)
 
         # The review: no analysis panel, the board follows the moves.
@@ -164,9 +167,12 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
         await pilot.press("right")
         after_one = BaoPosition()
         after_one.apply(after_one.parse_move("A6>"))
-        assert shown_lines(start)[5:7] == bao_text(
-            after_one, last_move=Move.parse("A6>"), changed=changed_pits(after_one)
-        )[5:7]
+        assert (
+            shown_lines(start)[5:7]
+            == bao_text(after_one, last_move=Move.parse("A6>"), changed=changed_pits(after_one))[
+                5:7
+            ]
+        )
 
 
 @pytest.mark.asyncio
@@ -211,7 +217,8 @@ async def test_a_spectator_follows_a_bao_game(redis_url: str, redis: Redis) -> N
     async with serving(redis_url) as url:
         south, north = await guest(url), await guest(url)
         added = await south.request(
-            Seek(TimeControl(300, 0), setup="zanzibar", colour=ColourPreference.WHITE, game="bao"), SeekAdded
+            Seek(TimeControl(300, 0), setup="zanzibar", colour=ColourPreference.WHITE, game="bao"),
+            SeekAdded,
         )
         started = await north.request(AcceptSeek(added.seek.seek_id), GameStarted)
         game_id = started.game_id
