@@ -136,12 +136,10 @@ def changed_pits(position: BaoPosition) -> frozenset[Pit]:
 def _side_line(
     position: BaoPosition, side: int, glyphs: BaoGlyphs, *, over: bool
 ) -> tuple[str, tuple[str, ...]]:
-    """One side's name and colour, store, house, stage, and whether it is to move (or, once
-    the game is over, has won or lost)."""
+    """One side's name and colour, store, stage, and whether it is to move (or, once the game
+    is over, has won or lost)."""
     board = position.board
     words = [f"{SIDE_NAMES[side]} ({COLOUR_NAMES[side]})", f"store {board.stores[side]}"]
-    if board.owned[side]:
-        words.append(f"house {glyphs.house}")
     words.append("namua" if board.in_namua(side) else "mtaji")
     moving = board.mover == side and not over
     if moving:
@@ -164,11 +162,13 @@ def bao_rows(
     choice: int = 0,
     cursor: Pit | None = None,
     glyphs: BaoGlyphs = UNICODE,
+    shade: bool = True,
 ) -> list[Row]:
     """The board seen from side `bottom` as lines of (text, kinds) pieces. `last_move` (made by
     the side not to move) marks its pit, `changed` the pits it sowed into or emptied;
     `targets` are the mover's pits (ring indices) a move may start from, `picked` the one
-    picked, `choices` the moves it may make with `choice` the one under the cursor."""
+    picked, `choices` the moves it may make with `choice` the one under the cursor. Without
+    `shade` (a terminal in colour) the sown pits have no marks: their colour shows them."""
     board = position.board
     over = position.is_terminal()
     mover = board.mover
@@ -214,7 +214,7 @@ def bao_rows(
                 marks = glyphs.target
             elif pit == last:
                 marks = glyphs.last
-            elif pit in changed:
+            elif shade and pit in changed:
                 marks = glyphs.sown
             cell = tuple(kinds)
             row.append((marks[0], cell))
@@ -379,6 +379,7 @@ class BaoBoard(BoardWidget):
             choice=self.choice,
             cursor=self.cursor_pit() if entering and self.has_focus else None,
             glyphs=self.glyphs,
+            shade=self.app.no_color,
         )
 
     def render(self) -> Text:

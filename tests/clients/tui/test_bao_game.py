@@ -151,6 +151,7 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
                 final,
                 last_move=Move.parse(ended.moves[-1]),
                 changed=changed_pits(final),
+                shade=app.no_color,
             )[:9]
         )
         assert any(line.endswith("won") for line in shown)
@@ -163,15 +164,18 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
         assert not review.query(AnalysisPanel)
         await pilot.press("home")
         start = review.query_one(BaoBoard)
-        assert shown_lines(start)[5] == bao_text(BaoPosition())[5]
+        assert shown_lines(start)[5] == bao_text(BaoPosition(), shade=app.no_color)[5]
         await pilot.press("right")
         after_one = BaoPosition()
         after_one.apply(after_one.parse_move("A6>"))
         assert (
             shown_lines(start)[5:7]
-            == bao_text(after_one, last_move=Move.parse("A6>"), changed=changed_pits(after_one))[
-                5:7
-            ]
+            == bao_text(
+                after_one,
+                last_move=Move.parse("A6>"),
+                changed=changed_pits(after_one),
+                shade=app.no_color,
+            )[5:7]
         )
 
 
@@ -241,7 +245,7 @@ async def test_a_spectator_follows_a_bao_game(redis_url: str, redis: Redis) -> N
                 await until(pilot, lambda p=ply: game.view.ply > p, f"move {ply + 1}")
                 await pilot.pause()
                 assert shown_lines(board) == bao_text(
-                    position, last_move=move, changed=changed_pits(position)
+                    position, last_move=move, changed=changed_pits(position), shade=app.no_color
                 )
             screen = app.screen.region
             for part in ("#board", "#moves-pane", "#turn", "#audience"):
