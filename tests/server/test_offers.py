@@ -67,7 +67,8 @@ DEFAULT = TimeControls.parse(DEFAULT_TIME_CONTROLS)
 
 def test_every_registered_game_is_offered_amazons_first_with_the_bots_that_play_it() -> None:
     offered = Offered.every_game(DEFAULT, HOUSE_BOTS)
-    amazons, takeaway_terms = offered.games
+    amazons, bao, takeaway_terms = offered.games
+    assert (bao.game, bao.setups, bao.default_setup) == ("bao", ("zanzibar",), "zanzibar")
     assert (amazons.game, amazons.setups, amazons.default_setup) == (
         "amazons",
         get_game("amazons").info.setups,
@@ -99,8 +100,8 @@ def test_welcome_shows_amazons_and_the_offer_list_every_game() -> None:
     )
     listed = offered.every_game_offers(shown)
     assert listed.games is not None
-    assert [g.game for g in listed.games] == ["amazons", "takeaway"]
-    assert listed.games[1] == GameOffers(
+    assert [g.game for g in listed.games] == ["amazons", "bao", "takeaway"]
+    assert listed.games[2] == GameOffers(
         "takeaway", ("10", "21"), "21", 60, 60, 0, (TimeControl(60, 0),), ("random", "mobility")
     )
 
@@ -120,7 +121,7 @@ def test_a_request_gets_its_game_default_setup_and_bad_fields_name_the_choices()
     assert offered.terms("amazons").check(None, TimeControl(60, 0)) == "10x10"
     assert _refused(lambda: offered.terms("chess")) == (
         "game",
-        "unknown game 'chess': registered games are amazons, takeaway",
+        "unknown game 'chess': registered games are amazons, bao, takeaway",
     )
     assert _refused(lambda: takeaway_terms.check("10x10", TimeControl(60, 0))) == (
         "setup",
@@ -158,7 +159,8 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
         wire = await Wire.guest(url)
         listed = await wire.call("list_offers")
         assert listed["t"] == "offer_list"
-        amazons, takeaway = listed["offers"].pop("games")
+        amazons, bao, takeaway = listed["offers"].pop("games")
+        assert (bao["game"], bao["setups"]) == ("bao", ["zanzibar"])
         welcome = next(frame for frame in wire.frames if frame["t"] == "welcome")
         assert listed["offers"] == welcome["offers"]
         assert amazons == {
@@ -186,7 +188,7 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
             assert (refused["code"], refused["field"], refused["message"]) == (
                 "bad_field",
                 "game",
-                "unknown game 'chess': registered games are amazons, takeaway",
+                "unknown game 'chess': registered games are amazons, bao, takeaway",
             )
         added = await wire.call("seek", time=time)
         assert (added["seek"]["game"], added["seek"]["setup"]) == ("amazons", "10x10")
