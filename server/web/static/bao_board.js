@@ -59,7 +59,12 @@ export class PitChoice {
     if (this.pit === null) {
       return { picked: null, targets: [...new Set(position.moves().map((m) => m.pit))], choices: [] };
     }
-    const choices = position.moves().filter((move) => move.pit === this.pit).map(moveText);
+    // `<` (to the left along the player's front row) first, each way's safari after it.
+    const choices = position
+      .moves()
+      .filter((move) => move.pit === this.pit)
+      .sort((a, b) => a.direction - b.direction || a.safari - b.safari)
+      .map(moveText);
     return { picked: this.pit, targets: [], choices };
   }
 }
@@ -119,8 +124,8 @@ export function baoBoardSvg(position, lastMove, changed, marks = null, bottom = 
         element("rect", { x: column + 0.06, y: y + 0.06, width: 0.88, height: 0.88, rx: 0.3 }),
         text(column + 0.5, y + 0.66, String(seeds), seeds ? "seeds" : "seeds empty"),
       );
-      if (house) group.append(text(column + 0.8, y + 0.3, "⌂", "house-mark"));
-      if (blocked) group.append(text(column + 0.2, y + 0.3, "×", "takasia-mark"));
+      if (house) group.append(text(column + 0.18, y + 0.3, "⌂", "house-mark"));
+      if (blocked) group.append(text(column + 0.82, y + 0.3, "×", "takasia-mark"));
       svg.append(group);
     });
   }
