@@ -4,9 +4,11 @@ pits, and moves picked by pit and direction with the keys and the mouse, from ei
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Input
 
 from clients.tui.bao_board import ASCII, LINES, WIDTH, BaoBoard, Pit, bao_text, changed_pits
 from clients.tui.board import board_for
+from clients.tui.move_input import MoveInput
 from engine.bao import BaoPosition, Move
 from tests.clients.tui.host import BoardHost
 
@@ -113,7 +115,7 @@ async def test_a_spectator_and_the_side_not_to_move_pick_nothing() -> None:
             board = app.query_one(BaoBoard)
             await pilot.press(*["right"] * 5, "enter", "enter")
             assert board.picked is None
-            assert "*" not in "".join(board.render().plain)
+            assert "\u2022" not in board.render().plain  # no pit offered
         assert app.chosen == []
 
 
@@ -121,11 +123,13 @@ async def test_a_spectator_and_the_side_not_to_move_pick_nothing() -> None:
 async def test_a_typed_move_is_checked_by_the_engine() -> None:
     app = BoardHost(BaoPosition(), game="bao")
     async with app.run_test() as pilot:
-        app.query_one("#move-text").focus()
+        field = app.query_one("#move-text", Input)
+        field.focus()
         await pilot.press(*"a3>", "enter")
-        reason = str(app.query_one("#move-reason").render())
-        assert "A3" in reason
-        app.query_one("#move-text").value = ""  # type: ignore[attr-defined]
+        reason = app.query_one(MoveInput).reason
+        assert reason.startswith("pit A3")
+        assert field.value == "a3>"
+        field.value = ""
         await pilot.press(*"a7 <", "enter")
     assert app.chosen == ["A7<"]
 
