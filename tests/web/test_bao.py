@@ -62,6 +62,30 @@ async def play(page: Page, move: Move) -> None:
         await choice.click()
 
 
+async def see_the_sowing(page: Page, after: BaoPosition, move: str, shot: Path) -> None:
+    """Step through the last move's sowing with the buttons: each step differs from the one
+    before, the steps end in the position, and past the end the position shows again."""
+    at = page.locator("#sowing-at")
+    await expect(at).to_contain_text(f"Sowing of {move}:")
+    steps = int((await at.text_content() or "").split(": ")[1].split()[0])
+    assert steps >= 2
+    seen = [await seeds_drawn(page)]
+    for step in range(1, steps):
+        await page.click("#sowing-next")
+        await expect(at).to_have_text(f"Sowing of {move}: step {step} of {steps}")
+        seen.append(await seeds_drawn(page))
+        assert seen[-1] != seen[-2]
+        if step == 1:
+            await page.screenshot(path=str(shot), full_page=True)
+    await page.click("#sowing-next")
+    await expect(at).to_have_text(f"Sowing of {move}: {steps} steps")
+    assert await seeds_drawn(page) == seeds_of(after)
+    await page.click("#sowing-back")
+    await expect(at).to_have_text(f"Sowing of {move}: step {steps - 1} of {steps}")
+    await page.click("#sowing-next")
+    assert await seeds_drawn(page) == seeds_of(after)
+
+
 @pytest.mark.asyncio
 async def test_a_guest_plays_a_whole_bao_game_against_the_house_bot_and_reviews_it(
     browser: Browser, redis: Redis, redis_url: str, artifacts: Path
@@ -119,6 +143,8 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_house_bot_and_reviews_
             assert await seeds_drawn(page) == seeds_of(position)
             legal = sorted(position.legal_moves)
             assert await marked(page, "#board .pit.movable") == {pit_label(m.pit) for m in legal}
+            if len(moves) == 2:
+                await see_the_sowing(page, position, moves[-1], artifacts / "bao-sowing.png")
             move = chooser.choice(legal)
             await play(page, move)
             await expect(page.locator("#moves .move").nth(len(moves))).to_have_text(str(move))

@@ -1,6 +1,7 @@
 """The web page's copy of Bao's rules (`bao_position.js`), run in Chromium, against the engine:
 the same perft from the start, and the same position and number of legal moves after every
-move of random games (captures, relays, safaris, takasia and game ends among them)."""
+move of random games (captures, relays, safaris, takasia and game ends among them), each legal
+move's sowing, step by step, ending where the move does."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ GAMES = 60
 
 REPLAY = """
 async ([start, games]) => {
-  const { BaoPosition } = await import("/static/bao_position.js");
+  const { BaoPosition, moveText } = await import("/static/bao_position.js");
   const perft = (position, depth) =>
     depth === 1
       ? position.moves().length
@@ -27,6 +28,13 @@ async ([start, games]) => {
   const replayed = games.map((moves) => {
     let position = BaoPosition.parse(start);
     return moves.map((move) => {
+      // Every legal move's sowing, step by step, ends in the position the move leaves.
+      for (const legal of position.moves()) {
+        const steps = position.sowing(moveText(legal));
+        if (steps.at(-1).pits.join() !== legal.after.pits.join()) {
+          return `the sowing of ${moveText(legal)} before ${move}`;
+        }
+      }
       position = position.after(move);
       const { pits, stores, owned, mover, blocked } = position;
       return [pits, stores, owned, mover, blocked, position.moves().length, position.winner()];

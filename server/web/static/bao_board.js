@@ -82,8 +82,10 @@ export function changedPits(before, after) {
 }
 
 // `marks`: PitChoice.marks while the page's player moves (else null); `bottom`: the side drawn
-// at the bottom (0 South, 1 North); `changed`: changedPits of the last move.
-export function baoBoardSvg(position, lastMove, changed, marks = null, bottom = 0) {
+// at the bottom (0 South, 1 North); `changed`: changedPits of the last move. With `frame`, a
+// step of the last move's sowing (`BaoPosition.sowing`), `position` is the one the move was
+// made in and the board shows the step: its seeds, the pits it sowed and the pit it captured.
+export function baoBoardSvg(position, lastMove, changed, marks = null, bottom = 0, frame = null) {
   const over = position.isOver();
   const choices = marks?.choices ?? [];
   const height = HEIGHT + (choices.length ? CHOICES_HEIGHT : 0);
@@ -96,18 +98,23 @@ export function baoBoardSvg(position, lastMove, changed, marks = null, bottom = 
   });
   const mover = position.mover;
   const targets = new Set(marks?.targets ?? []);
-  const last = lastMove ? `${1 - mover},${parseLast(lastMove)}` : null;
+  const sower = frame === null ? 1 - mover : mover;
+  const last = lastMove ? `${sower},${parseLast(lastMove)}` : null;
+  const key = (index) => `${Math.floor(index / PITS)},${index % PITS}`;
+  if (frame !== null) changed = new Set(frame.sown.map(key));
+  const taken = frame === null || frame.taken < 0 ? null : key(frame.taken);
   svg.append(sideLine(position, 1 - bottom, 0.62, over));
   for (const [place, y, ring] of ROWS) {
     const side = place === 0 ? bottom : 1 - bottom;
     svg.append(text(-LEFT / 2, y + 0.58, ring[0] < 8 ? "A" : "B", "coordinate"));
     ring.forEach((pit, column) => {
-      const seeds = position.seeds(side, pit);
-      const key = `${side},${pit}`;
+      const seeds = frame === null ? position.seeds(side, pit) : frame.pits[side * PITS + pit];
+      const here = `${side},${pit}`;
       const classes = ["pit", SIDE_NAMES[side].toLowerCase()];
-      const mine = marks !== null && side === mover && !over;
-      if (changed.has(key)) classes.push("sown");
-      if (key === last) classes.push("last");
+      const mine = marks !== null && side === mover && !over && frame === null;
+      if (changed.has(here)) classes.push("sown");
+      if (here === last) classes.push("last");
+      if (here === taken) classes.push("taken");
       if (mine && targets.has(pit)) classes.push("movable");
       if (mine && marks.picked === pit) classes.push("picked");
       const house = pit === HOUSE && position.owned[side];

@@ -110,6 +110,16 @@ export class BaoPosition {
     return found.after;
   }
 
+  // The steps of move text `text`'s sowing from here (see `sow`); null when it is not legal.
+  sowing(text) {
+    const move = parseMove(text);
+    if (move === null || !this.moves().some((m) => moveText(m) === moveText(move))) return null;
+    const starts = moveStarts(this);
+    const trace = [];
+    sow(this, move.pit, move.direction, starts, move.safari, trace);
+    return trace;
+  }
+
   isOver() {
     return this.moves().length === 0;
   }
@@ -201,8 +211,10 @@ function moveStarts(board) {
 }
 
 // One move: {after, reachedHouse}, or null when it is illegal (it would empty the mover's
-// front row, or never end).
-function sow(board, pit, direction, kind, safari) {
+// front row, or never end). With `trace`, each step of the sowing is pushed on it as
+// `{pits, sown, taken}`: the pits after the step, the pits (indices of `pits`) it sowed into,
+// and the pit it captured (or -1); the first step is the seeds lifted (or the namua seed laid).
+function sow(board, pit, direction, kind, safari, trace = null) {
   const p = board.mover;
   const o = 1 - p;
   const mine = p * PITS;
@@ -250,19 +262,27 @@ function sow(board, pit, direction, kind, safari) {
     if (pit < FRONT) front -= seeds;
     if (pit === HOUSE) owned[p] = false;
   }
+  const step = (sown, taken = -1) => trace?.push({ pits: [...pits], sown, taken });
+  step([], namua && capture ? theirs + 7 - pit : -1);
   const seen = new Set();
   let laps = 0;
   while (!gameOver) {
+    const sown = [];
     for (let dropped = 1; dropped <= seeds; dropped++) {
       x = (((x + d) % PITS) + PITS) % PITS;
       pits[mine + x] += 1;
+      sown.push(mine + x);
       if (x < FRONT) front += 1;
       else if (front === 0) return null; // a lone kichwa sown toward the back row
     }
     const end = x;
-    if (pits[mine + end] === 1) break;
-    if (capture && end < FRONT && pits[theirs + 7 - end]) {
+    const ends = pits[mine + end] === 1;
+    const captures = !ends && capture && end < FRONT && pits[theirs + 7 - end] > 0;
+    if (!captures) step(sown);
+    if (ends) break;
+    if (captures) {
       seeds = take(7 - end);
+      step(sown, theirs + 7 - end);
       if (!anyFront(theirs)) {
         stores[p] += seeds;
         break;

@@ -39,6 +39,8 @@ export class GamePage {
     this.drag = null;
     this.sound = new Sound();
     this.shownPly = null; // the move number shown in review; null: the latest position
+    this.sowing = null; // Bao: the last move's sowing, worked out for the position shown
+    this.sowingStep = null; // the step of it shown; null: the position itself
     this.analysisOn = false;
     this.analyses = new Map(); // ply -> the server's analysis of the position after it
     this.analysisAsked = null; // the ply whose analysis is on its way
@@ -153,6 +155,18 @@ export class GamePage {
       "show analysis (region values)",
     ]);
     this.analysisNote = make("p", { class: "analysis-note", id: "analysis-note" });
+    // Bao: the last move's sowing, step by step (a lap at a time, and each capture).
+    const stepButton = (id, text, delta, label) => {
+      const node = make("button", { type: "button", id, text, "aria-label": label });
+      node.addEventListener("click", () => this.#stepSowing(delta));
+      return node;
+    };
+    this.sowingAt = make("span", { class: "sowing-at", id: "sowing-at" });
+    this.sowingBar = make("div", { class: "sowing", id: "sowing" }, [
+      stepButton("sowing-back", "◀", -1, "the sowing's step before"),
+      this.sowingAt,
+      stepButton("sowing-next", "▶", 1, "the sowing's next step"),
+    ]);
     root.replaceChildren(
       make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
       make("section", { class: "game-view" }, [
@@ -165,6 +179,7 @@ export class GamePage {
           this.heading,
           this.terms,
           this.status,
+          this.sowingBar,
           this.presence,
           this.spectators,
           this.controls,
@@ -231,8 +246,34 @@ export class GamePage {
     this.#show(ply);
   }
 
+  // The last move of the position shown (Bao), with the position it was made in and the
+  // steps of its sowing; null at the start.
+  #lastSowing() {
+    const ply = this.#shownPly();
+    if (this.game.kind !== "bao" || ply === 0) return null;
+    if (this.sowing?.ply !== ply || this.sowing.version !== this.game.version) {
+      const before = this.#positionAt(ply - 1);
+      const move = this.game.moves[ply - 1];
+      this.sowing = { ply, version: this.game.version, before, move, steps: before.sowing(move) };
+    }
+    return this.sowing.steps === null ? null : this.sowing;
+  }
+
+  // Step through the last move's sowing: from the position shown, ▶ starts at its first step
+  // and ◀ at its last but one; past either end the position itself shows again.
+  #stepSowing(delta) {
+    const sowing = this.#lastSowing();
+    if (sowing === null) return;
+    const steps = sowing.steps.length;
+    const step = this.sowingStep === null ? (delta > 0 ? 0 : steps - 2) : this.sowingStep + delta;
+    this.sowingStep = step < 0 || step >= steps - 1 ? null : step;
+    this.render();
+    this.#renderBoard();
+  }
+
   // Show the position after `ply` moves, in review.
   #show(ply) {
+    this.sowingStep = null;
     const moves = this.game.moves.length;
     this.shownPly = Math.max(0, Math.min(moves, ply));
     this.error.textContent = "";
@@ -389,6 +430,7 @@ export class GamePage {
       away: {}, // side -> performance.now() at which a claim is allowed
     };
     this.choice = state.game === "bao" ? new PitChoice() : new MoveChoice();
+    this.sowingStep = null;
     this.moveText.placeholder = MOVE_EXAMPLES[this.game.kind] ?? "";
   }
 
@@ -405,6 +447,7 @@ export class GamePage {
         return;
       }
       game.moves.push(event.move);
+      this.sowingStep = null;
       game.toMove = event.to_move ?? (game.toMove === "white" ? "black" : "white");
       if (this.pendingMove?.ply === event.ply) this.pendingMove = null;
       this.choice.clear();
@@ -550,6 +593,7 @@ export class GamePage {
   // Bao: a click on one of the mover's pits picks it (its only move is made at once), a click
   // on one of the picked pit's moves makes it, a click elsewhere takes the pick back.
   #pressPit(event) {
+    this.sowingStep = null;
     const position = this.#position();
     const choice = event.target.closest?.("[data-choice]");
     const pit = event.target.closest?.("[data-pit]");
@@ -638,6 +682,15 @@ export class GamePage {
           ? `The start, before move 1 of ${game.moves.length}`
           : `After move ${shown} of ${game.moves.length}: ${game.moves[shown - 1]}`;
     }
+    const sowing = this.#lastSowing();
+    this.sowingBar.hidden = sowing === null;
+    if (sowing !== null) {
+      const steps = sowing.steps.length;
+      this.sowingAt.textContent =
+        this.sowingStep === null
+          ? `Sowing of ${sowing.move}: ${steps} steps`
+          : `Sowing of ${sowing.move}: step ${this.sowingStep + 1} of ${steps}`;
+    }
     this.analysisToggle.hidden = !this.#mayAnalyse();
     if (!this.#mayAnalyse()) this.analysisBox.checked = this.analysisOn = false;
     this.#renderAnalysis();
@@ -658,7 +711,13 @@ export class GamePage {
     const pending = this.pendingMove?.ply === game.moves.length ? this.pendingMove.text : null;
     const last = reviewed === null ? (pending ?? game.moves.at(-1)) : game.moves[reviewed - 1];
     const flipped = this.#mine() === "black";
-    if (game.kind === "bao") {
+    const sowing = this.sowingStep === null ? null : this.#lastSowing();
+    if (sowing !== null) {
+      const frame = sowing.steps[this.sowingStep];
+      this.boardHolder.replaceChildren(
+        baoBoardSvg(sowing.before, sowing.move, null, null, flipped ? 1 : 0, frame),
+      );
+    } else if (game.kind === "bao") {
       const plies = reviewed ?? game.moves.length + (pending === null ? 0 : 1);
       const before = plies > 0 ? this.#positionAt(plies - 1) : null;
       const marks = this.#myTurn() ? this.choice.marks(position) : null;
