@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from rich.style import Style
 from rich.text import Text
@@ -252,9 +252,9 @@ def choice_spans(choices: Sequence[str], picked: int) -> list[tuple[int, int]]:
     return spans
 
 
-def bao_text(position: BaoPosition, **marks: object) -> list[str]:
+def bao_text(position: BaoPosition, **marks: Any) -> list[str]:
     """The board as plain lines, with the marks `bao_rows` takes (trailing spaces dropped)."""
-    rows = bao_rows(position, **marks)  # type: ignore[arg-type]
+    rows = bao_rows(position, **marks)
     return ["".join(text for text, _ in row).rstrip() for row in rows]
 
 
