@@ -122,25 +122,26 @@ def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of the background server's Redis, when no URL is given "
         "(default: $ARENA_DATA_DIR or ./.arena)",
     )
+    parser.add_argument("--ascii", action="store_true", help="draw the boards in ASCII")
 
 
 def _play(args: argparse.Namespace) -> int:
     """`arena play`, and `arena watch` (which has a `game_id`)."""
     run_as_python()  # the client only shows positions: no numba (engine/jit.py)
     if args.url:
-        return _play_on(args.url, args.game_id)
+        return _play_on(args.url, args.game_id, ascii=args.ascii)
     with _background_server(args.data_dir) as url:
-        return _play_on(url, args.game_id)
+        return _play_on(url, args.game_id, ascii=args.ascii)
 
 
-def _play_on(url: str, watch: str | None = None) -> int:
+def _play_on(url: str, watch: str | None = None, *, ascii: bool = False) -> int:
     """Connect first (and, to watch a game, sign in as a guest and ask for it), so that a
     server that cannot be reached, or has no such game, is one line and status 2 before the
     app takes the screen (the errors are ValueErrors: `main` says them)."""
 
     async def play() -> None:
         async with connected(url, watch) as client:
-            await ArenaApp(url, client, watch).run_async()
+            await ArenaApp(url, client, watch, ascii=ascii).run_async()
 
     asyncio.run(play())
     return 0

@@ -68,6 +68,7 @@ DEFAULT = TimeControls.parse(DEFAULT_TIME_CONTROLS)
 def test_every_registered_game_is_offered_amazons_first_with_the_bots_that_play_it() -> None:
     offered = Offered.every_game(DEFAULT, HOUSE_BOTS)
     amazons, bao, takeaway_terms = offered.games
+    assert (bao.game, bao.setups, bao.default_setup) == ("bao", ("zanzibar",), "zanzibar")
     assert (amazons.game, amazons.setups, amazons.default_setup) == (
         "amazons",
         get_game("amazons").info.setups,
@@ -160,6 +161,7 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
         listed = await wire.call("list_offers")
         assert listed["t"] == "offer_list"
         amazons, bao, takeaway = listed["offers"].pop("games")
+        assert (bao["game"], bao["setups"]) == ("bao", ["zanzibar"])
         welcome = next(frame for frame in wire.frames if frame["t"] == "welcome")
         assert listed["offers"] == welcome["offers"]
         assert amazons == {

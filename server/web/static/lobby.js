@@ -46,6 +46,11 @@ export class Lobby {
     this.myGames = welcome.games ?? [];
     this.pairing = false;
     this.#offer(welcome.offers);
+    // `welcome` shows the default game's offers; `list_offers` has every game's.
+    this.connection
+      .request({ t: "list_offers" })
+      .then((reply) => this.#offer(reply.offers))
+      .catch(() => {});
     this.#listGames();
     clearInterval(this.timer);
     this.timer = setInterval(() => this.#listGames(), GAMES_POLL_MS);
@@ -121,6 +126,10 @@ export class Lobby {
   #terms() {
     const [base, increment] = this.fields.time.value.split("+").map(Number);
     const terms = { time: { base, increment }, setup: this.fields.setup.value };
+    // Amazons is the server's default game: its requests name no game, as before games were many.
+    if (this.fields.game.value && this.fields.game.value !== "amazons") {
+      terms.game = this.fields.game.value;
+    }
     if (this.fields.rated.checked && !this.fields.rated.disabled) terms.rated = true;
     return terms;
   }
@@ -133,6 +142,7 @@ export class Lobby {
       return node;
     };
     this.fields = {
+      game: make("select", { id: "game" }),
       setup: make("select", { id: "setup" }),
       time: make("select", { id: "time" }),
       colour: make("select", { id: "colour" }),
@@ -198,6 +208,7 @@ export class Lobby {
         this.asGuest,
         make("h3", { text: "New game" }),
         make("div", { class: "fields" }, [
+          (this.gameField = field("Game", this.fields.game)),
           field("Board", this.fields.setup),
           field("Time", this.fields.time),
           field("Colour", this.fields.colour),
@@ -268,13 +279,32 @@ export class Lobby {
     return make("section", { class: "panel" }, [make("h2", { text: heading }), form, note]);
   }
 
-  // Fill the choices with what the server offers.
+  // Fill the choices with what the server offers: its games (the choice shown only when
+  // there are several), and the chosen game's setups, time controls and house bots.
   #offer(offers) {
+    if (!offers) return;
+    const games = offers.games?.length ? offers.games : [{ game: "amazons", ...offers }];
+    this.gameOffers = new Map(games.map((g) => [g.game, g]));
+    const { game } = this.fields;
+    const kept = game.value;
+    game.replaceChildren(...games.map((g) => make("option", { value: g.game, text: g.game })));
+    game.value = this.gameOffers.has(kept) ? kept : games[0].game;
+    this.gameField.hidden = games.length < 2;
+    if (!game.dataset.listening) {
+      game.dataset.listening = "yes";
+      game.addEventListener("change", () => this.#offerGame(this.gameOffers.get(game.value)));
+    }
+    this.#offerGame(this.gameOffers.get(game.value));
+  }
+
+  #offerGame(offers) {
     if (!offers) return;
     const { setup, time, bot } = this.fields;
     const keep = { setup: setup.value, time: time.value, bot: bot.value };
     setup.replaceChildren(...offers.setups.map((name) => make("option", { value: name, text: name })));
-    setup.value = offers.setups.includes(keep.setup) ? keep.setup : offers.setups[0] ?? "";
+    setup.value = offers.setups.includes(keep.setup)
+      ? keep.setup
+      : (offers.default_setup ?? offers.setups[0] ?? "");
     let times = (offers.time_controls ?? []).map((t) => [t.base, t.increment]);
     if (times.length === 0) {
       times = USUAL_TIMES.filter(
