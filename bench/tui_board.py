@@ -28,8 +28,12 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
-from clients.tui.amazons_board import AmazonsBoard
-from engine.game import GameState, get_game
+from engine.jit import run_as_python
+
+run_as_python()  # the engine's kernels as `arena play` runs them: plain Python (engine/jit.py)
+
+from clients.tui.amazons_board import AmazonsBoard  # noqa: E402
+from engine.game import GameState, get_game  # noqa: E402
 
 # A middle game: moves that leave every amazon free, so the board has many targets to mark.
 BOARD = "10x10 board, "

@@ -1,5 +1,7 @@
 """The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament,
-explain, fit). A position comes from a setup, position text or a file of game records.
+explain, fit). A position comes from a setup, position text or a file of game records;
+`--game` picks a registered game other than Amazons (`perft`, `show`, `moves` and `explain`
+reach it through the generic interface of `engine.game`).
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -12,14 +14,14 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO, runtime_checkable
 
 from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
-from engine.game import game_names, get_game
+from engine.game import GameRules, GameState, get_game
 from engine.records import read_records
-from engine.records_cli import add_record_options, recorded_position
+from engine.records_cli import add_record_options, game_option, recorded_position
 from engine.search.explain import MAX_EXPLAIN_DEPTH, explain
 from engine.search.fitting import fit_records
 from engine.search.match import run_match
@@ -144,12 +146,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def _add_match_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game",
-        default="amazons",
-        metavar="NAME",
-        help="game: " + ", ".join(game_names()) + " (default amazons)",
-    )
-    parser.add_argument(
         "--games", type=_positive(int), default=10, metavar="N", help="games a pair (default 10)"
     )
     parser.add_argument(
@@ -160,11 +156,17 @@ def _add_match_options(parser: argparse.ArgumentParser) -> None:
         help="time a move (default 1)",
     )
     parser.add_argument(
+        "--game",
+        default="amazons",
+        metavar="GAME",
+        type=str.lower,
+        help="the game the bots play (default amazons; bao too)",
+    )
+    parser.add_argument(
         "--setup",
         default=None,
         metavar="NAME",
-        help="start position: for amazons " + ", ".join(SETUPS) + " (default 10x10); for "
-        "another game one of its setups (default its usual start)",
+        help="start position: " + ", ".join(SETUPS) + " (default 10x10); for bao: zanzibar",
     )
     parser.add_argument(
         "--jobs",
@@ -180,13 +182,16 @@ def _add_match_options(parser: argparse.ArgumentParser) -> None:
 def _add_position_options(parser: argparse.ArgumentParser, allow_stdin: bool) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
-        "--setup", default=None, metavar="NAME", help="named start: 10x10 (default), 8x8, 6x6"
+        "--setup",
+        default=None,
+        metavar="NAME",
+        help="named start: 10x10 (default), 8x8, 6x6; for --game bao: zanzibar",
     )
     group.add_argument(
         "--fen",
         default=None,
         metavar="TEXT",
-        help="position text, e.g. '3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w'"
+        help="position text of the game, e.g. '3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w'"
         + (" (- reads one per line from stdin)" if allow_stdin else ""),
     )
     add_record_options(parser, group)
@@ -232,7 +237,127 @@ def _positions(args: argparse.Namespace) -> Iterator[Position]:
         yield Position.setup(args.setup or "10x10")
 
 
+@runtime_checkable
+class _CountsItsTree(Protocol):
+    """A state with its own (fast) perft and divide, as Amazons' and Bao's positions have."""
+
+    def perft(self, depth: int) -> int: ...
+
+    def divide(self, depth: int) -> Sequence[tuple[object, int]]: ...
+
+
+@runtime_checkable
+class _Drawn(Protocol):
+    """A state that draws itself as a board diagram."""
+
+    def diagram(self) -> str: ...
+
+
+@runtime_checkable
+class _Reported(Protocol):
+    """A state that says in its own words who is to move or how the game ended."""
+
+    def result(self) -> str: ...
+
+
+def _states(args: argparse.Namespace, game: GameRules[object]) -> Iterator[GameState[object]]:
+    """The positions of a game other than Amazons that the options name."""
+    recorded_position(args)  # refuses --record and --ply with a game named
+    if args.fen == "-":
+        for number, line in enumerate(sys.stdin, 1):
+            if line.strip():
+                try:
+                    yield game.parse_state(line.strip())
+                except NotationError as error:
+                    raise NotationError(f"stdin line {number}: {error}") from None
+    elif args.fen is not None:
+        yield game.parse_state(args.fen)
+    else:
+        yield game.new_state(args.setup)
+
+
+def _walk(state: GameState[object], depth: int) -> int:
+    """Perft through the generic interface: apply and undo every move."""
+    if depth == 0:
+        return 1
+    moves = list(state.legal_moves)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        state.apply(move)
+        total += _walk(state, depth - 1)
+        state.undo()
+    return total
+
+
+def _divide(state: GameState[object], depth: int) -> list[tuple[object, int]]:
+    if isinstance(state, _CountsItsTree):
+        return list(state.divide(depth))
+    divided: list[tuple[object, int]] = []
+    for move in list(state.legal_moves):
+        state.apply(move)
+        divided.append((move, _walk(state, depth - 1)))
+        state.undo()
+    return divided
+
+
+def _game_result(state: GameState[object], game: GameRules[object]) -> str:
+    if isinstance(state, _Reported):
+        return state.result()
+    names = game.info.player_names
+    if not state.is_terminal():
+        return f"{names[state.current_player]} to move, {len(state.legal_moves)} legal moves"
+    returns = state.returns()
+    if returns[0] == returns[1]:
+        return "game over: drawn"
+    return f"game over: {names[0 if returns[0] > returns[1] else 1]} wins"
+
+
+def _perft_game(args: argparse.Namespace, game: GameRules[object]) -> int:
+    for state in _states(args, game):
+        if args.divide:
+            divided = _divide(state, args.depth)
+            for move, count in divided:
+                print(f"{state.format_move(move)} {count}")
+            print(f"total {sum(count for _, count in divided)}", flush=True)
+        elif isinstance(state, _CountsItsTree):
+            print(state.perft(args.depth), flush=args.fen == "-")
+        else:
+            print(_walk(state, args.depth), flush=args.fen == "-")
+    return 0
+
+
+def _show_game(args: argparse.Namespace, game: GameRules[object]) -> int:
+    (state,) = _states(args, game)
+    if isinstance(state, _Drawn):
+        print(state.diagram())
+    print(state.text())
+    print(_game_result(state, game))
+    return 0
+
+
+def _moves_game(args: argparse.Namespace, game: GameRules[object]) -> int:
+    (state,) = _states(args, game)
+    if state.is_terminal():
+        # On stderr: standard output stays one legal move a line, none here.
+        print(_game_result(state, game), file=sys.stderr)
+    for move in state.legal_moves:
+        print(state.format_move(move))
+    return 0
+
+
+def _other_game(args: argparse.Namespace) -> GameRules[object] | None:
+    """The game `--game` names when it is not Amazons (an unknown name is an error)."""
+    name = game_option(args)
+    game = get_game(name)
+    return None if name == "amazons" else game
+
+
 def _perft(args: argparse.Namespace) -> int:
+    game = _other_game(args)
+    if game is not None:
+        return _perft_game(args, game)
     for position in _positions(args):
         if args.divide:
             divided = sorted(position.divide(args.depth), key=lambda item: _move_order(item[0]))
@@ -245,6 +370,9 @@ def _perft(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    game = _other_game(args)
+    if game is not None:
+        return _show_game(args, game)
     (position,) = _positions(args)
     print(position.diagram())
     print(position.text())
@@ -268,6 +396,9 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _moves(args: argparse.Namespace) -> int:
+    game = _other_game(args)
+    if game is not None:
+        return _moves_game(args, game)
     (position,) = _positions(args)
     if position.is_terminal():
         # On stderr: standard output stays one legal move a line, none here.
@@ -327,16 +458,11 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _match_setup(args: argparse.Namespace) -> str:
-    """The setup a match or tournament plays: --setup, checked against the game's setups, or
-    the game's default one."""
-    info = get_game(args.game).info
-    if args.setup is None:
-        return info.default_setup
-    if args.setup not in info.setups:
-        raise NotationError(
-            f"unknown {args.game} setup {args.setup!r}: its setups are {', '.join(info.setups)}"
-        )
-    return str(args.setup)
+    """The setup named, or the game's default; an unknown game or setup is an error."""
+    game = get_game(args.game)
+    setup: str = args.setup or game.info.default_setup
+    game.new_state(setup)
+    return setup
 
 
 def _explain(args: argparse.Namespace) -> int:

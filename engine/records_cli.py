@@ -1,5 +1,6 @@
 """`--record FILE --game N --ply K`: the options that take a position from a file of game
-records (match --out, archive), for `arena show`, `moves`, `perft` and `analyze`."""
+records (match --out, archive), for `arena show`, `moves`, `perft` and `analyze`. Without
+--record, `--game` names the game instead (`--game bao`; see `game_option`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from engine.amazons import Position
 from engine.errors import NotationError
 from engine.records import read_record
 
-__all__ = ["add_record_options", "recorded_position"]
+__all__ = ["add_record_options", "game_option", "recorded_position"]
+
+DEFAULT_GAME = "amazons"
 
 
 def add_record_options(
@@ -22,10 +25,11 @@ def add_record_options(
     )
     parser.add_argument(
         "--game",
-        type=int,
+        type=_game_or_number,
         default=None,
-        metavar="N",
-        help="with --record: the game, counted from 1 (default 1)",
+        metavar="GAME",
+        help=f"the game by name (default {DEFAULT_GAME}); with --record, the game in the file "
+        "by number, counted from 1 (default 1)",
     )
     parser.add_argument(
         "--ply",
@@ -36,8 +40,26 @@ def add_record_options(
     )
 
 
+def _game_or_number(text: str) -> int | str:
+    """A record's number in its file (digits) or a game's name (anything else)."""
+    return int(text) if text.strip().lstrip("-").isdigit() else text.strip().lower()
+
+
+def game_option(args: argparse.Namespace) -> str:
+    """The game that `--game` names (amazons when it names none, or a record's number)."""
+    return args.game if isinstance(args.game, str) else DEFAULT_GAME
+
+
 def recorded_position(args: argparse.Namespace) -> Position | None:
     """The position the options name, or None when there is no --record."""
+    if isinstance(args.game, str):
+        if args.record is not None:
+            raise NotationError(
+                f"--game {args.game} with --record: name the game in the file by its number"
+            )
+        if args.ply is not None:
+            raise NotationError("--ply needs --record FILE")
+        return None
     if args.record is None:
         if args.game is not None or args.ply is not None:
             raise NotationError("--game and --ply need --record FILE")

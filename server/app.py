@@ -31,6 +31,7 @@ from server.handlers import (
     Dispatch,
     LadderServices,
     LobbyServices,
+    PlayersServices,
     PlayServices,
     dispatch,
 )
@@ -194,6 +195,7 @@ class Arena:
             PlayServices(self.store, self.metrics),
             AnalysisServices(self.store, self.analyst),
             LadderServices(self.ladders, self.offered),
+            PlayersServices(self.redis, self.store, self.ladders, HOUSE_BOTS),
         )
 
     # Games

@@ -31,6 +31,7 @@ from clients.tui.analysis import ServerAnalyst
 from clients.tui.app import ArenaApp, open_connection, open_watching
 from clients.tui.review import ReviewApp
 from clients.view import GameView
+from engine.jit import run_as_python
 from engine.records import GameRecord, read_record, read_records
 from server.analysis import Analyst
 from server.protocol import ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
@@ -121,24 +122,26 @@ def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of the background server's Redis, when no URL is given "
         "(default: $ARENA_DATA_DIR or ./.arena)",
     )
+    parser.add_argument("--ascii", action="store_true", help="draw the boards in ASCII")
 
 
 def _play(args: argparse.Namespace) -> int:
     """`arena play`, and `arena watch` (which has a `game_id`)."""
+    run_as_python()  # the client only shows positions: no numba (engine/jit.py)
     if args.url:
-        return _play_on(args.url, args.game_id)
+        return _play_on(args.url, args.game_id, ascii=args.ascii)
     with _background_server(args.data_dir) as url:
-        return _play_on(url, args.game_id)
+        return _play_on(url, args.game_id, ascii=args.ascii)
 
 
-def _play_on(url: str, watch: str | None = None) -> int:
+def _play_on(url: str, watch: str | None = None, *, ascii: bool = False) -> int:
     """Connect first (and, to watch a game, sign in as a guest and ask for it), so that a
     server that cannot be reached, or has no such game, is one line and status 2 before the
     app takes the screen (the errors are ValueErrors: `main` says them)."""
 
     async def play() -> None:
         async with connected(url, watch) as client:
-            await ArenaApp(url, client, watch).run_async()
+            await ArenaApp(url, client, watch, ascii=ascii).run_async()
 
     asyncio.run(play())
     return 0
@@ -180,7 +183,9 @@ def _add_review_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 def _review(args: argparse.Namespace) -> int:
     """A file when there is one of that name (or the name cannot be a game id), else a game on
-    the server; either is checked, and any problem said in one line, before the app starts."""
+    the server; either is checked, and any problem said in one line, before the app starts.
+    The analysis of a file's positions runs compiled, in the analyst's own process."""
+    run_as_python()
     path = Path(args.game)
     if path.exists() or not GAME_ID.fullmatch(args.game):
         record, about = _record_to_review(path, args.number or 1)

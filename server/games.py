@@ -40,10 +40,12 @@ from server.storage import (
     AI_STREAM,
     ARCHIVE,
     DEADLINES,
+    FINISHED_GAMES,
     LIVE,
     SPECTATORS,
     GameStorage,
     channel,
+    finished_games_key,
     game_key,
     game_of,
     open_redis,
@@ -350,9 +352,32 @@ class GameStore:
                 winner=str(game.winner),
                 ply=game.ply,
             )
+            await self._file_ended(game)
             if game.rated:
                 await self.rate(game)
         return done
+
+    async def _file_ended(self, game: StoredGame) -> None:
+        """Put the game, which has just ended, first in each player's finished games. After the
+        commit, not in it: the move's script stays as it is, and a process that stops right
+        between the two costs the players a line on their pages, not a game."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player in (game.white, game.black):
+                key = finished_games_key(player.name)
+                pipe.lpush(key, game.game_id)
+                pipe.ltrim(key, 0, FINISHED_GAMES - 1)
+            await pipe.execute()
+
+    async def finished_games(self, name: str) -> list[StoredGame]:
+        """The last FINISHED_GAMES games `name` played to an end, the latest first."""
+        ids = await self.redis.lrange(finished_games_key(name), 0, -1)
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hget(game_key(game_id.decode()), "doc")
+            docs = await pipe.execute()
+        return [StoredGame.from_bytes(data) for data in docs if data is not None]
 
     async def rate(self, game: StoredGame) -> None:
         """Update the players' ratings for an ended rated game, once."""
@@ -365,6 +390,8 @@ class GameStore:
             (game.white.kind, game.black.kind),
             game=game.game,
             house=game.house,
+            setup=game.setup,
+            ended=game.ended,
         )
 
     async def rate_leftovers(self) -> None:

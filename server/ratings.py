@@ -11,6 +11,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 from redis.exceptions import WatchError
 
+from server.clock import now_ms
 from server.glicko import Rating, rate_game
 from server.identity import (
     RATING_FIELDS,
@@ -20,6 +21,7 @@ from server.identity import (
     stored_rating,
 )
 from server.protocol import DEFAULT_GAME, Colour, PlayerKind
+from server.rating_history import RatingPoint, append_point, game_history_key
 
 __all__ = ["UNRATED", "rating_of", "settle"]
 
@@ -47,10 +49,14 @@ async def settle(
     *,
     game: str = DEFAULT_GAME,
     house: tuple[str | None, str | None] = (None, None),
+    setup: str | None = None,
+    ended: int | None = None,
 ) -> tuple[Rating, Rating] | None:
     """Rate the game (of `game`, whose ratings it moves) if it is still waiting to be rated: the
     players' new ratings there, or None when another process rated it or nobody won (an aborted
     game). A house player is rated at its strength, by its spec in `house` (`invader@5`).
+    Each new rating is added to its player's history in `game` (`server.rating_history`), with
+    the game's `setup` and when it `ended` (server ms; now when not given).
 
     Reading the ratings and writing the new ones is one optimistic transaction on both players
     and the set of games to rate, tried again when either changed meanwhile: two games of one
@@ -61,6 +67,11 @@ async def settle(
     )
     rated = winner is not None and PlayerKind.GUEST not in kinds and not unknown_house
     keys = (rating_key(white, house[0]), rating_key(black, house[1]))
+    histories = (
+        game_history_key(white, game, house[0]),
+        game_history_key(black, game, house[1]),
+    )
+    at = now_ms() if ended is None else ended
     async with redis.pipeline(transaction=True) as pipe:
         while True:
             try:
@@ -77,11 +88,13 @@ async def settle(
                 pipe.multi()
                 pipe.srem(UNRATED, game_id)
                 if after is not None:
-                    for key, rating in zip(keys, after, strict=True):
+                    for key, history, rating in zip(keys, histories, after, strict=True):
                         values = map(repr, (rating.rating, rating.deviation, rating.volatility))
                         pipe.hset(key, mapping=dict(zip(rating_fields(game), values, strict=True)))
                         if game == UNSUFFIXED_GAME:
                             pipe.hdel(key, *RATING_FIELDS)  # read no more: the game's own are set
+                        point = RatingPoint(at, game_id, rating.rating, rating.deviation, setup)
+                        append_point(pipe, history, point)
                 await pipe.execute()
                 return after
             except WatchError:

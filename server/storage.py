@@ -22,6 +22,7 @@ __all__ = [
     "ARCHIVE",
     "COMMIT",
     "DEADLINES",
+    "FINISHED_GAMES",
     "LIVE",
     "SPECTATORS",
     "CommitArgs",
@@ -29,6 +30,7 @@ __all__ = [
     "GameStorage",
     "channel",
     "events_key",
+    "finished_games_key",
     "game_key",
     "game_of",
     "online_key",
@@ -42,6 +44,7 @@ DEADLINES = "games:deadlines"  # sorted set: game id -> server ms when it must b
 ARCHIVE = "games:archive"  # sorted set: game id -> server ms when it ended
 AI_STREAM = "ai:requests"  # stream of house-bot move requests
 SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
+FINISHED_GAMES = 30  # ended games a player's page lists (`finished_games_key`)
 REDIS_CONNECTIONS = 64  # a process's connections to Redis; more commands wait their turn
 REDIS_WAIT_SECONDS = 10
 
@@ -70,6 +73,11 @@ def online_key(game_id: str) -> str:
 
 def user_games_key(name: str) -> str:
     return f"user-games:{name.lower()}"
+
+
+def finished_games_key(name: str) -> str:
+    """List: the ids of a player's last FINISHED_GAMES ended games, the latest first."""
+    return f"user-finished:{name.lower()}"
 
 
 def channel(game_id: str) -> str:

@@ -6,8 +6,14 @@ from pathlib import Path
 
 import pytest
 
+import engine.amazons.kernels  # noqa: F401  (see below)
 from engine.game import register
 from tests.games.takeaway import TAKEAWAY
+
+# The engine's kernels are compiled in the test process from the start, so a client command
+# run in-process (`main(["play", ...])`, which asks for plain-Python kernels) changes nothing:
+# engine/jit.py keeps a process compiling once numba is loaded. tests/engine/test_jit.py tests
+# the plain-Python kernels in a process of their own.
 
 
 @pytest.fixture(autouse=True)

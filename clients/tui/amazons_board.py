@@ -278,6 +278,7 @@ class AmazonsBoard(BoardWidget):
     as it stands (the app queues it: `clients.tui.premove`)."""
 
     DEFAULT_CSS = _CSS_PATH.read_text()
+    MOVE_EXAMPLE: ClassVar[str] = "d1-d7/g7"
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         f"board--{kind}"
         for kind in (

@@ -133,10 +133,17 @@ class ArenaApp(App[None]):
     user: reactive[Player | None] = reactive(None)
 
     def __init__(
-        self, url: str, client: ArenaClient | None = None, watch: str | None = None
+        self,
+        url: str,
+        client: ArenaClient | None = None,
+        watch: str | None = None,
+        *,
+        ascii: bool = False,
     ) -> None:
         super().__init__()
         self.url = url
+        # The boards draw in ASCII (`arena play --ascii`).
+        self.ascii = ascii
         self.client = client
         self._watch_first = watch
         self.offers: Offers | None = None

@@ -10,6 +10,7 @@ made a move. A new game adds its widget to `_BOARDS`; the screens do not change.
 from __future__ import annotations
 
 import importlib
+from typing import ClassVar
 
 from textual.message import Message
 from textual.reactive import reactive
@@ -36,6 +37,8 @@ class BoardWidget(Widget):
     move, which the widget posts as `MoveChosen`. With `ascii` the board draws in ASCII."""
 
     can_focus = True
+    # A move in the game's own spelling, shown in the empty move field as an example.
+    MOVE_EXAMPLE: ClassVar[str] = ""
 
     # The player index the user moves for; None for a spectator, who picks nothing.
     player: reactive[int | None] = reactive(None)
@@ -120,6 +123,7 @@ class BoardWidget(Widget):
 # Board widgets by game name: "module:class", imported on first use.
 _BOARDS: dict[str, str] = {
     "amazons": "clients.tui.amazons_board:AmazonsBoard",
+    "bao": "clients.tui.bao_board:BaoBoard",
 }
 
 

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Input, Static
 
 from clients.changes import GameChange, GameDropped, PresenceChanged
 from clients.connection import ArenaError
-from clients.tui.analysis import AnalysisPanel, ServerAnalyst
+from clients.tui.analysis import AnalysisPanel, ServerAnalyst, notes_for
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.help import refresh_keys
 from clients.tui.labels import player_text, time_text
@@ -94,14 +94,15 @@ class GameScreen(Screen[None]):
         self.me = me
         self.view = view
         self.premove = Premove()
-        self.board: BoardWidget = board_for(view.game)(id="board")
+        self.board: BoardWidget = board_for(view.game)(ascii=self.arena.ascii, id="board")
         self.board.player = None if me is None else COLOURS.index(me)
         self.board.flipped = me is Colour.BLACK  # the user's side at the bottom
         self._confirming: tuple[str, float] | None = None
         self._claim_at: float | None = None  # monotonic time the opponent may be claimed from
-        # Spectators only: a player never sees analysis of their own live game.
+        # Spectators only: a player never sees analysis of their own live game; a game with
+        # no analysis (notes_for gives none) has no panel.
         self.panel: AnalysisPanel | None = None
-        if me is None:
+        if me is None and notes_for(view.game) is not None:
             analyst = ServerAnalyst(self.arena.request)
             self.panel = AnalysisPanel(view.game, analyst, id="analysis")
 
@@ -111,13 +112,14 @@ class GameScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         # A player has the move field under the board and the move list beside it; a spectator
-        # has the move list under the board and the analysis panel beside it.
+        # has the move list under the board and the analysis panel beside it, or the move
+        # list beside it for a game without analysis.
         with Horizontal(id="game", classes="-watching" if self.panel else ""):
             with Vertical(id="board-side"):
                 yield self.board
-                if self.panel is None:
+                if self.me is not None:
                     yield MoveInput(self.board, id="move-input")
-                else:
+                elif self.panel is not None:
                     yield self._moves_pane()
             with Vertical(id="game-side"):
                 yield Static(id="top-player", classes="player", markup=False)
@@ -277,7 +279,9 @@ class GameScreen(Screen[None]):
             counted = f"{spectators} spectator{'' if spectators == 1 else 's'}"
         if self.me is None:
             counted = ", ".join(filter(None, ("watching", counted)))
-        self.query_one("#audience", Static).update(counted)
+        # A count that comes back as the screen is being closed finds no label: nothing to do.
+        for label in self.query("#audience").results(Static):
+            label.update(counted)
 
     # What the user does
 
@@ -355,7 +359,11 @@ class GameScreen(Screen[None]):
         self.dismiss()
 
     def action_review(self) -> None:
-        self.app.push_screen(ReviewScreen(self.view.record(), ServerAnalyst(self.arena.request)))
+        self.app.push_screen(
+            ReviewScreen(
+                self.view.record(), ServerAnalyst(self.arena.request), ascii=self.arena.ascii
+            )
+        )
 
     @work(group="game-requests")
     async def _send(self, request: Request) -> None:

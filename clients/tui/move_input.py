@@ -28,7 +28,8 @@ class MoveInput(Vertical):
         self.board = board
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="move, e.g. d1-d7/g7", id="move-text")
+        example = self.board.MOVE_EXAMPLE
+        yield Input(placeholder=f"move, e.g. {example}" if example else "move", id="move-text")
         yield Static("", id="move-reason")
 
     @property

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
-from clients.tui.analysis import AnalysisPanel, Analyst
+from clients.tui.analysis import AnalysisPanel, Analyst, notes_for
 from clients.tui.board import BoardWidget, board_for
 from clients.tui.help import APP_BINDINGS, show_keys
 from engine.game import GameState
@@ -68,16 +68,21 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "back", "Leave", tooltip="close the move field, else leave the review"),
     ]
 
-    def __init__(self, record: GameRecord, analyst: Analyst | None, about: str = "") -> None:
+    def __init__(
+        self, record: GameRecord, analyst: Analyst | None, about: str = "", *, ascii: bool = False
+    ) -> None:
         super().__init__()
         self.record = record
         self.about = about
         self.states = _states(record)
         self.ply = len(self.states) - 1
-        self.board: BoardWidget = board_for(record.game)(id="board")
+        self.board: BoardWidget = board_for(record.game)(ascii=ascii, id="board")
         # Nothing is played here: the board takes no focus, so the arrow keys step.
         self.board.can_focus = False
-        self.panel = AnalysisPanel(record.game, analyst, id="analysis")
+        # A game with no analysis (notes_for gives none) has no panel.
+        self.panel: AnalysisPanel | None = None
+        if notes_for(record.game) is not None:
+            self.panel = AnalysisPanel(record.game, analyst, id="analysis")
 
     @property
     def moves(self) -> list[str]:
@@ -97,7 +102,8 @@ class ReviewScreen(Screen[None]):
                 yield Static(_player(1, record.black, record.black_rating), markup=False)
                 yield Static(result_text(record), id="review-result", markup=False)
                 yield Static(self._about(), id="review-about", markup=False)
-                yield self.panel
+                if self.panel is not None:
+                    yield self.panel
         yield Footer()
 
     def _entries(self) -> list[str]:
@@ -137,7 +143,8 @@ class ReviewScreen(Screen[None]):
         if moves.highlighted != ply:
             moves.highlighted = ply
         self.query_one("#review-at", Static).update(self._at())
-        self.panel.show(state)
+        if self.panel is not None:
+            self.panel.show(state)
 
     def _at(self) -> str:
         state = self.states[self.ply]

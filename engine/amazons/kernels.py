@@ -9,7 +9,8 @@ amazon counts) and `zob` (Zobrist keys). Moves are ints: origin | target << 10 |
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from engine.jit import njit
 
 EMPTY = 0
 WHITE = 1
@@ -262,6 +263,13 @@ def generate_moves(
 
 
 @njit(cache=True, inline="always")
+def _sign(x: int) -> int:
+    if x > 0:
+        return 1
+    return -1 if x < 0 else 0
+
+
+@njit(cache=True, inline="always")
 def _line_is_clear(board: np.ndarray, stride: int, start: int, end: int, vacated: int) -> bool:
     """Whether a queen goes from `start` to `end` (padded indices of on-board squares) over
     empty squares, `vacated` counting as empty, and lands on an empty one."""
@@ -271,7 +279,7 @@ def _line_is_clear(board: np.ndarray, stride: int, start: int, end: int, vacated
         return False
     if rank_step != 0 and file_step != 0 and abs(rank_step) != abs(file_step):
         return False
-    step = ((rank_step > 0) - (rank_step < 0)) * stride + (file_step > 0) - (file_step < 0)
+    step = _sign(rank_step) * stride + _sign(file_step)
     p = start
     while p != end:
         p += step

@@ -1,5 +1,5 @@
 """Bao la Kiswahili (Zanzibar rules): the rules with their options, positions, move and
-position text, and the game of the generic interface (not registered yet; see game.py)."""
+position text, and the game of the generic interface (registered as `bao`)."""
 
 from engine.bao.board import Board
 from engine.bao.game import BAO, BaoGame

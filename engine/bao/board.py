@@ -1,34 +1,41 @@
 """The rules of Bao la Kiswahili on an immutable board: which moves are legal and the board
-each one leaves (sowing, relays, captures, the nyumba, takasia, never-ending moves).
+each one leaves, and why a move is not.
 
-Plain Python, written to be read against the rules note (docs/bao.md); a board is a value, so
-a move's result is computed once, when the legal moves are generated, and kept.
+The rules themselves (sowing, relays, captures, the nyumba, takasia, never-ending moves) are the
+numba kernels of `engine.bao.kernels`; this module turns a `Board` and `BaoRules` into their
+arrays and back. A board is a value, so a move's result is computed once, when the legal moves
+are generated, and kept.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
-from engine.bao.notation import CCW, CW, PITS, Move, pit_label
+import numpy as np
+
+from engine.bao import kernels
+from engine.bao.kernels import FRONT, HOUSE, MAX_MOVES, NO_PIT, STATE_SIZE
+from engine.bao.notation import PITS, Move, pit_label
 from engine.bao.rules import BaoRules, MtajiHouse, NamuaTakasaStart
 
 __all__ = [
+    "FRONT",
+    "HOUSE",
+    "NO_PIT",
     "Board",
     "Starts",
+    "board_array",
+    "board_of_array",
     "front_seeds",
     "functional_house",
     "legal_moves",
     "move_starts",
+    "perft",
+    "rule_array",
     "start_board",
     "why_illegal",
 ]
-
-FRONT = 8
-HOUSE = 4  # F5, the nyumba, in ring order
-NO_PIT = -1
-# A relay sowing can only repeat itself after many laps; recording the sowing state from this
-# lap on keeps short moves cheap and still catches every cycle (a cycle repeats for ever).
-RECORD_FROM_LAP = 24
 
 
 class Board(NamedTuple):
@@ -70,39 +77,61 @@ def functional_house(board: Board, player: int, rules: BaoRules) -> bool:
     return board.owned[player] and board.pits[player * PITS + HOUSE] >= rules.functional_house_seeds
 
 
-def _mtaji_captures(pits: tuple[int, ...] | list[int], player: int) -> list[tuple[int, int]]:
-    """(start pit, direction) pairs whose first lap ends on a marker (section 6.1)."""
-    mine, theirs = player * PITS, (1 - player) * PITS
-    found = []
-    for pit in range(PITS):
-        seeds = pits[mine + pit]
-        if 2 <= seeds <= 15:
-            for direction in (CW, CCW):
-                end = (pit + direction * seeds) % PITS
-                if end < FRONT and pits[mine + end] and pits[theirs + 7 - end]:
-                    found.append((pit, direction))
-    return found
+@cache
+def rule_array(rules: BaoRules) -> np.ndarray:
+    """The rule flags as the kernels read them (`engine.bao.kernels`, R_*)."""
+    starts = {
+        NamuaTakasaStart.PREFER_TWO: kernels.START_PREFER_TWO,
+        NamuaTakasaStart.ANY_WHILE_OWNED: kernels.START_ANY_WHILE_OWNED,
+        NamuaTakasaStart.HOUSE_LAST: kernels.START_HOUSE_LAST,
+    }
+    flags = np.zeros(kernels.RULE_SIZE, dtype=np.int64)
+    flags[kernels.R_HOUSE_SEEDS] = rules.functional_house_seeds
+    flags[kernels.R_HOUSE_KEPT] = rules.mtaji_house is MtajiHouse.KEPT_UNTIL_FIRST_CAPTURE
+    flags[kernels.R_TAKASA_START] = starts[rules.namua_takasa_start]
+    flags[kernels.R_TAX_NEEDS_FUNCTIONAL] = rules.tax_needs_functional_house
+    flags[kernels.R_EMPTYING_ILLEGAL] = rules.own_front_row_emptying_illegal
+    flags[kernels.R_TAKASIA] = rules.takasia
+    flags[kernels.R_BINDS_BLOCKER] = rules.takasia_binds_blocker
+    flags[kernels.R_TAKASIA_SINGLETONS] = rules.takasia_of_singletons
+    flags[kernels.R_TAKASIA_NEEDS_NO_CAPTURE] = rules.takasia_needs_no_capture
+    flags[kernels.R_KUJIFUNZA] = rules.kujifunza
+    flags[kernels.R_PLY_CAP] = rules.ply_cap
+    flags.flags.writeable = False
+    return flags
 
 
-def _first_target(pits: tuple[int, ...] | list[int], player: int, pit: int, d: int) -> int:
-    """The opponent's pit (their ring index) that an mtaji capture from `pit` takes first."""
-    return 7 - (pit + d * pits[player * PITS + pit]) % PITS
+def board_array(board: Board) -> np.ndarray:
+    """The board as the kernels hold it (`engine.bao.kernels`, STATE_SIZE int64s)."""
+    return np.array(
+        (
+            *board.pits,
+            *board.stores,
+            *board.owned,
+            board.mover,
+            board.blocked,
+            board.ply,
+            board.duty,
+        ),
+        dtype=np.int64,
+    )
 
 
-def _namua_captures(pits: tuple[int, ...] | list[int], player: int) -> list[int]:
-    """Occupied front pits facing an occupied pit (section 5.1)."""
-    mine, theirs = player * PITS, (1 - player) * PITS
-    return [k for k in range(FRONT) if pits[mine + k] and pits[theirs + 7 - k]]
+def board_of_array(state: np.ndarray) -> Board:
+    """The board a kernel wrote into `state`."""
+    return _board_of_row(state.tolist())
 
 
-def _house_kept_in_mtaji(rules: BaoRules) -> bool:
-    return rules.mtaji_house is MtajiHouse.KEPT_UNTIL_FIRST_CAPTURE
-
-
-def _has_capture(board: Board, pits: list[int], player: int) -> bool:
-    if board.stores[player] > 0:
-        return bool(_namua_captures(pits, player))
-    return bool(_mtaji_captures(pits, player))
+def _board_of_row(values: list[int]) -> Board:
+    return Board(
+        tuple(values[: 2 * PITS]),
+        (values[kernels.STORE], values[kernels.STORE + 1]),
+        (values[kernels.OWNED] != 0, values[kernels.OWNED + 1] != 0),
+        values[kernels.MOVER],
+        values[kernels.BLOCKED],
+        values[kernels.PLY],
+        values[kernels.DUTY],
+    )
 
 
 class Starts(NamedTuple):
@@ -115,238 +144,68 @@ class Starts(NamedTuple):
 
 def move_starts(board: Board, rules: BaoRules) -> Starts:
     """Every (pit, direction) the mover may start from, before the sowing is checked."""
-    p, pits = board.mover, board.pits
-    base = p * PITS
-    both = (CW, CCW)
-    if board.in_namua():
-        caps = _namua_captures(pits, p)
-        if caps:
-            pairs = [
-                (k, d) for k in caps for d in ((CW,) if k <= 1 else (CCW,) if k >= 6 else both)
-            ]
-            return Starts(pairs, capture=True, tax=False)
-        occupied = [k for k in range(FRONT) if pits[base + k]]
-        owned = board.owned[p]
-        if functional_house(board, p, rules):
-            others = [k for k in occupied if k != HOUSE]
-            if not others:
-                return Starts([(HOUSE, d) for d in both], capture=False, tax=True)
-            return Starts([(k, d) for k in others for d in both], capture=False, tax=False)
-        if not rules.tax_needs_functional_house and owned and occupied == [HOUSE]:
-            return Starts([(HOUSE, d) for d in both], capture=False, tax=True)
-        start = rules.namua_takasa_start
-        if start is NamuaTakasaStart.ANY_WHILE_OWNED and owned:
-            candidates = occupied
-        elif start is NamuaTakasaStart.HOUSE_LAST and owned:
-            others = [k for k in occupied if k != HOUSE]
-            candidates = (
-                [k for k in others if pits[base + k] >= 2]
-                or others
-                or [k for k in occupied if k == HOUSE]
-            )
-        else:
-            candidates = [k for k in occupied if pits[base + k] >= 2] or occupied
-        return Starts([(k, d) for k in candidates for d in both], capture=False, tax=False)
-    mtaji_caps = _mtaji_captures(pits, p)
-    if board.duty != NO_PIT:
-        mtaji_caps = [
-            (pit, d) for pit, d in mtaji_caps if _first_target(pits, p, pit, d) == board.duty
-        ] or mtaji_caps
-    if mtaji_caps:
-        return Starts(mtaji_caps, capture=True, tax=False)
-    front = [k for k in range(FRONT) if pits[base + k] >= 2 and k != board.blocked]
-    if _house_kept_in_mtaji(rules) and board.owned[p] and front != [HOUSE]:
-        front = [k for k in front if k != HOUSE]
-    chosen = front or [k for k in range(FRONT, PITS) if pits[base + k] >= 2]
-    return Starts([(k, d) for k in chosen for d in both], capture=False, tax=False)
+    pairs = np.empty((MAX_MOVES, 2), dtype=np.int64)
+    count, kind = kernels.move_starts(board_array(board), rule_array(rules), pairs)
+    listed = [(int(pit), int(direction)) for pit, direction in pairs[:count].tolist()]
+    return Starts(listed, capture=kind == kernels.CAPTURE, tax=kind == kernels.TAX)
 
 
 # Why a move that starts well is still illegal.
 EMPTIES_FRONT_ROW = "it would empty your own front row (a lone kichwa sown toward the back row)"
 NEVER_ENDS = "it never ends: the same sowing state comes round again within the move"
+NO_END_IN_SIGHT = f"it is still sowing after {kernels.MAX_LAPS:,} laps and counts as never-ending"
+_REASONS = {
+    kernels.EMPTIES_FRONT_ROW: EMPTIES_FRONT_ROW,
+    kernels.NEVER_ENDS: NEVER_ENDS,
+    kernels.NO_END_IN_SIGHT: NO_END_IN_SIGHT,
+}
 
 
-class _Sown(NamedTuple):
-    board: Board
-    # The move stopped in the functional house on a capture: a stop-or-safari choice.
-    reached_house: bool
-
-
-def _sow(
-    board: Board, rules: BaoRules, pit: int, direction: int, kind: Starts, safari: bool
-) -> _Sown | str:
-    """Play one move; the reason it is illegal when it empties the mover's front row (A6) or
-    never ends (section 9)."""
-    p = board.mover
-    o = 1 - p
-    mine, theirs = p * PITS, o * PITS
-    pits = list(board.pits)
-    owned = list(board.owned)
-    stores = list(board.stores)
-    namua = stores[p] > 0
-    capture = kind.capture
-    blocked = NO_PIT if namua or capture else board.blocked
-    front = sum(pits[mine : mine + FRONT])
-    reached_house = False
-    d = direction
-    game_over = False
-
-    house_counts = namua or _house_kept_in_mtaji(rules)
-
-    def take(target: int) -> int:
-        """Capture the opponent's front pit `target` (their ring index)."""
-        if not namua and house_counts:
-            owned[p] = False  # the owner's first mtaji capture ends the house (A3)
-        seeds = pits[theirs + target]
-        pits[theirs + target] = 0
-        if target == HOUSE:
-            owned[o] = False
-        return seeds
-
-    if namua:
-        stores[p] -= 1
-        pits[mine + pit] += 1
-        front += 1
-    if namua and capture:
-        seeds = take(7 - pit)
-        # The captured seeds start in the kichwa itself: begin one pit before it.
-        x = (0 if d == CW else 7) - d
-        game_over = not any(pits[theirs : theirs + FRONT])
-        if game_over:
-            stores[p] += seeds  # the winning capture stays in hand
-    elif kind.tax:
-        pits[mine + HOUSE] -= 2
-        front -= 2
-        seeds, x = 2, HOUSE
-        if pits[mine + HOUSE] == 0:
-            owned[p] = False
-    else:
-        seeds, x = pits[mine + pit], pit
-        pits[mine + pit] = 0
-        if pit < FRONT:
-            front -= seeds
-        if pit == HOUSE:
-            owned[p] = False
-    seen: set[tuple[object, ...]] = set()
-    laps = 0
-    while not game_over:
-        for dropped in range(1, seeds + 1):
-            x = (x + d) % PITS
-            pits[mine + x] += 1
-            if x < FRONT:
-                front += 1
-            elif front == 0:
-                if rules.own_front_row_emptying_illegal:
-                    return EMPTIES_FRONT_ROW
-                # Bao hamna: the mover has emptied their own front row and lost; the seeds
-                # still in hand go back to the store.
-                stores[p] += seeds - dropped
-                game_over = True
-                break
-        if game_over:
-            break
-        end = x
-        if pits[mine + end] == 1:
-            break
-        if capture and end < FRONT and pits[theirs + 7 - end]:
-            seeds = take(7 - end)
-            if not any(pits[theirs : theirs + FRONT]):
-                stores[p] += seeds  # the winning capture stays in hand
-                break
-            if end <= 1:
-                d = CW
-            elif end >= 6:
-                d = CCW
-            x = (0 if d == CW else 7) - d
-            continue
-        if (
-            end == HOUSE
-            and house_counts
-            and owned[p]
-            and pits[mine + HOUSE] >= rules.functional_house_seeds
-        ):
-            if not capture:
-                break
-            reached_house = True
-            if not safari:
-                break
-        if end == blocked:
-            break
-        laps += 1
-        if laps >= RECORD_FROM_LAP:
-            state = (tuple(pits), owned[0], owned[1], end, d)
-            if state in seen:
-                return NEVER_ENDS
-            seen.add(state)
-        seeds = pits[mine + end]
-        pits[mine + end] = 0
-        if end < FRONT:
-            front -= seeds
-        if end == HOUSE:
-            owned[p] = False
-        x = end
-    after = Board(
-        tuple(pits), (stores[0], stores[1]), (owned[0], owned[1]), o, NO_PIT, board.ply + 1
-    )
-    if not namua and not capture and rules.takasia and not rules.kujifunza:
-        after = after._replace(blocked=_takasia(after, pits, rules))
-    if (
-        rules.takasia_binds_blocker
-        and board.blocked != NO_PIT
-        and after.blocked == NO_PIT
-        and not game_over
-        and any(
-            _first_target(pits, o, i, dd) == board.blocked for i, dd in _mtaji_captures(pits, o)
-        )
-    ):
-        after = after._replace(duty=board.blocked)
-    return _Sown(after, reached_house)
-
-
-def _takasia(after: Board, pits: list[int], rules: BaoRules) -> int:
-    """The pit of the side now to move that the takasa just played blocks (section 7)."""
-    o = after.mover
-    p = 1 - o
-    theirs = o * PITS
-    their_front = pits[theirs : theirs + FRONT]
-    if not any(their_front) or not any(pits[p * PITS : p * PITS + FRONT]):
-        return NO_PIT
-    if rules.takasia_needs_no_capture and _has_capture(after, pits, o):
-        return NO_PIT
-    targets = {_first_target(pits, p, pit, d) for pit, d in _mtaji_captures(pits, p)}
-    if len(targets) != 1:
-        return NO_PIT
-    (target,) = targets
-    if target == HOUSE and functional_house(after, o, rules):
-        return NO_PIT
-    if [k for k, seeds in enumerate(their_front) if seeds] == [target]:
-        return NO_PIT
-    if [k for k, seeds in enumerate(their_front) if seeds > 1] == [target]:
-        return NO_PIT
-    if their_front[target] == 1 and not rules.takasia_of_singletons:
-        return NO_PIT
-    return target
+# Every move by the kernels' row (pit, direction, safari), made once.
+_MOVES: dict[tuple[int, int, int], Move] = {
+    (pit, direction, safari): Move(pit, direction, bool(safari))
+    for pit in range(PITS)
+    for direction in (kernels.CW, kernels.CCW)
+    for safari in (0, 1)
+}
 
 
 def legal_moves(board: Board, rules: BaoRules) -> dict[Move, Board]:
     """Every legal move of the side to move and the board it leaves, in a fixed order; empty
     when the game is over (a front row empty, no move, or the ply cap reached)."""
-    if not front_seeds(board, board.mover) or not front_seeds(board, 1 - board.mover):
-        return {}
-    if board.ply >= rules.ply_cap:
-        return {}
-    starts = move_starts(board, rules)
-    moves: dict[Move, Board] = {}
-    for pit, direction in starts.pairs:
-        sown = _sow(board, rules, pit, direction, starts, safari=False)
-        if isinstance(sown, str):
-            continue
-        moves[Move(pit, direction)] = sown.board
-        if sown.reached_house:
-            on_safari = _sow(board, rules, pit, direction, starts, safari=True)
-            if not isinstance(on_safari, str):
-                moves[Move(pit, direction, safari=True)] = on_safari.board
-    return moves
+    moves = np.empty((MAX_MOVES, 3), dtype=np.int64)
+    boards = np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int64)
+    pairs = np.empty((MAX_MOVES, 2), dtype=np.int64)
+    saved = np.empty(STATE_SIZE, dtype=np.int64)
+    count = kernels.legal_moves(board_array(board), rule_array(rules), moves, boards, pairs, saved)
+    return {
+        _MOVES[pit, direction, safari]: _board_of_row(after)
+        for (pit, direction, safari), after in zip(
+            moves[:count].tolist(), boards[:count].tolist(), strict=True
+        )
+    }
+
+
+def perft(board: Board, rules: BaoRules, depth: int) -> int:
+    """Leaves of the move tree `depth` plies deep; finished games add nothing."""
+    return int(kernels.perft(board_array(board), rule_array(rules), depth))
+
+
+def _sow(board: Board, rules: BaoRules, move: Move, kind: Starts) -> tuple[str | None, bool]:
+    """Why `move` is illegal once started (None if it is not), and whether it stops in the
+    functional house on a capture (a stop-or-safari choice)."""
+    code = kernels.CAPTURE if kind.capture else kernels.TAX if kind.tax else kernels.TAKASA
+    status = kernels.sow(
+        board_array(board),
+        rule_array(rules),
+        move.pit,
+        move.direction,
+        code,
+        move.safari,
+        np.empty(STATE_SIZE, dtype=np.int64),
+        np.empty(STATE_SIZE, dtype=np.int64),
+    )
+    return _REASONS.get(status), status == kernels.SOWN_TO_HOUSE
 
 
 def why_illegal(board: Board, rules: BaoRules, move: Move) -> str:
@@ -395,9 +254,9 @@ def why_illegal(board: Board, rules: BaoRules, move: Move) -> str:
             f"pit {name} is in the back row; a takasa starts in the front row while a front "
             "pit holds 2 or more"
         )
-    sown = _sow(board, rules, move.pit, move.direction, starts, move.safari)
-    if isinstance(sown, str):
-        return f"{move} is not allowed: {sown}"
-    if move.safari and not sown.reached_house:
+    reason, reached_house = _sow(board, rules, move, starts)
+    if reason is not None:
+        return f"{move} is not allowed: {reason}"
+    if move.safari and not reached_house:
         return f"{move} does not stop in a functional nyumba: there is no safari to choose"
     return f"{move} is not legal here"

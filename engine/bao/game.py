@@ -1,7 +1,7 @@
-"""Bao la Kiswahili as a game of the generic interface (engine.game).
-
-Not registered in `engine.game`'s registry yet: the server would offer a game that no
-client can draw. Registration comes with the clients' boards (terminal and web).
+"""Bao la Kiswahili as a game of the generic interface (engine.game), registered there as
+`bao`: the Zanzibar rules with the recommended options (docs/bao.md); other readings are
+`BaoGame(BaoRules(...))`. The server offers it, and both clients draw its board
+(`clients/tui/bao_board.py`, `server/web/static/bao_board.js`).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from engine.bao.board import (
     Board,
     front_seeds,
     legal_moves,
+    perft,
     start_board,
     why_illegal,
 )
@@ -133,13 +134,11 @@ class BaoPosition:
 
     def perft(self, depth: int) -> int:
         """Leaves of the move tree `depth` plies deep; finished games add nothing."""
-        return _perft(self.board, self.rules, depth)
+        return perft(self.board, self.rules, depth)
 
     def divide(self, depth: int) -> list[tuple[Move, int]]:
         """Perft below each legal move, for finding where two move generators differ."""
-        return [
-            (move, _perft(after, self.rules, depth - 1)) for move, after in self.moves().items()
-        ]
+        return [(move, perft(after, self.rules, depth - 1)) for move, after in self.moves().items()]
 
     # -- text and bytes ------------------------------------------------------------------------
 
@@ -157,6 +156,38 @@ class BaoPosition:
             f"{rows} {board.stores[0]}-{board.stores[1]} {houses or '-'} {blocked} "
             f"{SIDES[board.mover]} {stage} {board.ply}"
         )
+
+    def diagram(self) -> str:
+        """The board as seen from South, North's rows on top: each pit's seeds under its column,
+        `*` after an owned house, `!` after the takasia'd pit; each row named by the owner's
+        labels; the stores, and who is to move in which stage."""
+        board = self.board
+        lines = ["      " + "".join(f"{column:>4}" for column in "abcdefgh")]
+        for (side, pits), name in zip(_ROWS, _ROW_NAMES, strict=True):
+            cells = []
+            for pit in pits:
+                mark = " "
+                if pit == HOUSE and board.owned[side]:
+                    mark = "*"
+                if side == board.mover and pit == board.blocked:
+                    mark = "!"
+                cells.append(f"{board.pits[side * PITS + pit]:>3}{mark}")
+            labels = f"{pit_label(pits[0])}..{pit_label(pits[-1])}"
+            lines.append(
+                f"{name.split()[0][0]} {name.split()[1]:<5}" + "".join(cells) + f"  {labels}"
+            )
+        stage = "namua" if board.in_namua() else "mtaji"
+        lines.append(
+            f"stores: South {board.stores[0]}, North {board.stores[1]}; "
+            f"{SIDE_NAMES[board.mover]} to move ({stage}), ply {board.ply}"
+        )
+        return "\n".join(lines)
+
+    def result(self) -> str:
+        """How the game stands, in words: who is to move, or who won and why."""
+        if not self.is_terminal():
+            return f"{SIDE_NAMES[self.board.mover]} to move, {len(self.moves())} legal moves"
+        return f"game over: {self._result()}"
 
     def __str__(self) -> str:
         return self.text()
@@ -299,10 +330,3 @@ def _checked(board: Board) -> Board:
                 "pit with seeds is takasia'd"
             )
     return board
-
-
-def _perft(board: Board, rules: BaoRules, depth: int) -> int:
-    moves = legal_moves(board, rules)
-    if depth <= 1:
-        return len(moves) if depth == 1 else 1
-    return sum(_perft(after, rules, depth - 1) for after in moves.values())

@@ -32,11 +32,11 @@ line of play fills every empty square).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from engine.amazons import regions
 from engine.amazons.kernels import amazon_move_count, amazon_moves, directions
 from engine.amazons.regions import KEY_BLACK, KEY_BURNT, KEY_EMPTY, KEY_WHITE
+from engine.jit import njit
 
 # Kinds of node.
 CONTESTED = 0

@@ -17,7 +17,7 @@ from engine.cgt.amazons import BudgetExceededError
 from engine.cgt.analysis import PositionAnalysis, analyze
 from engine.cgt.form import Form
 from engine.errors import NotationError
-from engine.records_cli import add_record_options, recorded_position
+from engine.records_cli import add_record_options, game_option, recorded_position
 
 __all__ = ["add_commands"]
 
@@ -138,6 +138,8 @@ def _value(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    if game_option(args) != "amazons":
+        raise NotationError(f"analyze knows Amazons only, not {game_option(args)}")
     position = recorded_position(args)
     if position is None:
         position = Position.parse(args.fen)

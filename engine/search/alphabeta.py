@@ -11,10 +11,10 @@ from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from engine.amazons import Position, kernels
 from engine.game import GameState
+from engine.jit import njit
 from engine.search.basic import amazons_position, best_scored
 from engine.search.bot import Budget, Decision, now
 from engine.search.evaluation import evaluate, make_scratch

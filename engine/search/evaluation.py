@@ -12,10 +12,10 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from engine.amazons.kernels import COUNT, EMPTY, SIDE, STRIDE, directions
 from engine.amazons.position import Position
+from engine.jit import njit
 
 __all__ = [
     "KAPPA",

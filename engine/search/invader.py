@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from engine.amazons import SETUPS, Move, Position, kernels
 from engine.cgt.player import ExactEndgame
 from engine.errors import NotationError
 from engine.game import GameState
+from engine.jit import njit
 from engine.search.basic import amazons_position
 from engine.search.bot import Budget, Decision, now
 from engine.search.evaluation import LIEBERUM, make_scratch, weighted_evaluate

@@ -36,7 +36,8 @@ class GameTask:
 
 def play_game(task: GameTask) -> GameRecord:
     """Play one game between two bot specs, each seeded from the task."""
-    position = get_game(task.game).new_state(task.setup)
+    rules = get_game(task.game)
+    position = rules.new_state(task.setup)
     bots = (make_bot(task.white, seed=task.seed), make_bot(task.black, seed=task.seed + 1))
     record = GameRecord(
         game=task.game,
@@ -57,14 +58,13 @@ def play_game(task: GameTask) -> GameRecord:
         record.seconds.append(round(time.perf_counter() - start, 4))
         record.nodes.append(decision.nodes)
         move = decision.move
+        record.moves.append(position.format_move(move))
         position.apply(move)
-        record.moves.append(str(move))
     white, black = position.returns()
     if white == black:
-        # Only a game's own adjudication (Bao's ply cap) ends a game level.
-        record.termination = "adjudicated"
+        record.termination = "drawn at the ply cap"
     else:
-        record.winner = "white" if white > black else "black"
+        record.winner = rules.info.player_names[0 if white > black else 1]
         record.termination = "no legal move"
     return record
 
@@ -242,17 +242,18 @@ def run_match(
     seed: int = 0,
     game: str = "amazons",
 ) -> MatchResult:
-    """Play `games` games of `game` (a registered game's name) of A against B, A White in the
-    even-numbered ones. Each finished game is written to `out` at once; Ctrl-C stops the
-    match and keeps what finished."""
+    """Play `games` games of `game` of A against B, A White (the first player) in the
+    even-numbered ones. Each finished game is written to `out` at once; Ctrl-C stops the match
+    and keeps what finished."""
     get_game(game).new_state(setup)  # an unknown game or setup fails before any bot is made
     playing = bots_for(game)
     for spec in (a, b):
         name = spec.strip().partition(":")[0]
         if name in BOTS and name not in playing:
             raise NotationError(
-                f"bot {name!r} does not play {game}: the bots of {game} are {', '.join(playing)}"
+                f"bot {name!r} does not play {game}: bots for {game} are {', '.join(playing)}"
             )
+    for spec in (a, b):
         # Fails on a bad spec before any game starts, and compiles the bot's kernels once,
         # before the clock runs and before workers are forked.
         make_bot(spec).prepare()

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from engine.amazons import Position, kernels
 from engine.game import GameState
+from engine.jit import njit
 from engine.search.bot import Budget, Decision, now, require_moves
 from engine.search.timing import move_time
 from engine.search.uct import uct_search

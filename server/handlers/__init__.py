@@ -1,7 +1,7 @@
-"""The request handlers by area (account, lobby, play, analysis, ladder) and the typed table a
-connection dispatches on: each request type that reaches a session has exactly one handler,
-checked when this package is imported, and each area's handlers see only that area's services
-and their view of the connection.
+"""The request handlers by area (account, lobby, play, analysis, ladder, players) and the typed
+table a connection dispatches on: each request type that reaches a session has exactly one
+handler, checked when this package is imported, and each area's handlers see only that area's
+services and their view of the connection.
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from typing import Any, Protocol
 
 from server.protocol import REQUESTS, Hello, Ping, Request
 
-from . import account, analysis, ladder, lobby, play
+from . import account, analysis, ladder, lobby, play, players
 from .account import AccountConnection, AccountServices
 from .analysis import AnalysisConnection, AnalysisServices
 from .ladder import LadderConnection, LadderServices
 from .lobby import LobbyConnection, LobbyServices, Matchmaker
 from .play import PlayConnection, PlayServices
+from .players import PlayersConnection, PlayersServices
 from .route import Route, bind, check
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "LobbyServices",
     "Matchmaker",
     "PlayServices",
+    "PlayersServices",
     "dispatch",
 ]
 
@@ -44,6 +46,7 @@ class Connection(
     PlayConnection,
     AnalysisConnection,
     LadderConnection,
+    PlayersConnection,
     Protocol,
 ):
     """Everything a handler of any area may see of a connection (what a session offers)."""
@@ -58,6 +61,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     *play.ROUTES,
     *analysis.ROUTES,
     *ladder.ROUTES,
+    *players.ROUTES,
 )
 check(ROUTES, (kind for kind in REQUESTS.values() if kind not in ANSWERED_BY_PROTOCOL))
 
@@ -68,6 +72,7 @@ def dispatch(
     play_services: PlayServices,
     analysis_services: AnalysisServices,
     ladder_services: LadderServices,
+    players_services: PlayersServices,
 ) -> Dispatch:
     """The handler of every request type a session passes on, bound to its area's services."""
     table: dict[type[Request], Handler] = {}
@@ -76,4 +81,5 @@ def dispatch(
     table.update(bind(play.ROUTES, play_services))
     table.update(bind(analysis.ROUTES, analysis_services))
     table.update(bind(ladder.ROUTES, ladder_services))
+    table.update(bind(players.ROUTES, players_services))
     return table

@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from server import identity
+from server.clock import now_ms
 from server.glicko import Rating
 from server.ladder.anchors import ANCHOR_OWNER, anchors_of, fixed_ratings
 from server.ladder.pairing import PairHistory, Pairing
@@ -24,6 +25,7 @@ from server.ladder.standing import Table, standings
 from server.offers import Offered
 from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
+from server.rating_history import RatingPoint, append_point, read_history
 
 __all__ = [
     "DEFAULT_LADDERS",
@@ -112,6 +114,12 @@ def engines_key(ladder: str) -> str:
 def seen_key(ladder: str) -> str:
     """Hash: bot name -> server ms when it was last a member (joined or renewed)."""
     return f"ladder:{{{ladder}}}:seen"
+
+
+def history_key(ladder: str, bot: str) -> str:
+    """List: a bot's ladder rating after each of its rated games there, oldest first, the last
+    HISTORY_POINTS (`server.rating_history`; an anchor, whose rating is fixed, has none)."""
+    return f"ladder:{{{ladder}}}:history:{bot.lower()}"
 
 
 def games_key(ladder: str) -> str:
@@ -348,7 +356,8 @@ class LadderStore:
         (Glicko-2, the game its own rating period) when `white_won` says who won, and the game
         with when it `ended` (server ms) in the ladder's results; a game without a winner
         (None: aborted) is only taken off the unrated. A player in `anchors`
-        plays at its fixed rating there (`anchor_rating`) and is stored at it, unchanged.
+        plays at its fixed rating there (`anchor_rating`) and is stored at it, unchanged; each
+        other player's new rating is added to its history on the ladder (`history_key`).
         Whether this call settled it: False when it was settled already, or when the ratings
         changed meanwhile (it stays unrated, to settle again)."""
         anchors = anchors or {}
@@ -370,6 +379,11 @@ class LadderStore:
                         black_is_anchor=black in anchors,
                     )
                     pipe.hset(key, mapping={white: _json(new_white), black: _json(new_black)})
+                    at = now_ms() if ended is None else ended
+                    for bot, rating in ((white, new_white), (black, new_black)):
+                        if bot not in anchors:
+                            point = RatingPoint(at, game_id, rating.rating, rating.deviation)
+                            append_point(pipe, history_key(ladder, bot), point)
                     result = {"game_id": game_id, "white": white, "black": black}
                     rated = {**result, "white_won": white_won, "ended": ended}
                     pipe.rpush(results_key(ladder), json.dumps(rated))
@@ -377,6 +391,15 @@ class LadderStore:
             except WatchError:
                 return False  # another process settled it, or rated a game meanwhile
         return True
+
+    async def rating_history(self, ladder: str, bot: str) -> list[RatingPoint]:
+        """`bot`'s ladder rating after each of its last rated games on `ladder`, oldest first."""
+        return await read_history(self.redis, history_key(ladder, bot))
+
+    async def rating_of(self, ladder: str, bot: str) -> Rating | None:
+        """`bot`'s ladder rating, or None before its first rated game there."""
+        text = await self.redis.hget(ratings_key(ladder), bot)
+        return None if text is None else _rating(text)
 
     async def results(self, ladder: str) -> list[Result]:
         """The ladder's rated games with a winner, in the order they were rated."""

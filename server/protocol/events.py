@@ -12,6 +12,7 @@ from typing import Annotated
 from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.limits import (
     MAX_CROSS_PAIRS,
+    MAX_FINISHED_GAMES,
     MAX_LISTED,
     MAX_MESSAGE_LENGTH,
     MAX_OWN_GAMES,
@@ -35,6 +36,7 @@ from server.protocol.limits import (
     SeekId,
     SetupName,
     Token,
+    UserName,
     ValueText,
 )
 from server.protocol.message import Event, GameEvent, by_tag
@@ -50,7 +52,10 @@ from server.protocol.values import (
     GameSummary,
     LadderGame,
     Offers,
+    PlayedGame,
     Player,
+    PlayerKind,
+    PoolRating,
     RegionValue,
     SeekInfo,
     StandingRow,
@@ -73,6 +78,7 @@ __all__ = [
     "MovePlayed",
     "OfferList",
     "Ok",
+    "PlayerProfile",
     "Pong",
     "Presence",
     "SeekAdded",
@@ -301,6 +307,19 @@ class Standings(Event, tag="standings"):
     cross: Annotated[tuple[CrossScore, ...], Length(0, MAX_CROSS_PAIRS)] = ()
 
 
+@dataclass(frozen=True)
+class PlayerProfile(Event, tag="player_profile"):
+    """The reply to `player_info`: the player's `name` as it is spelled, its `kind`, a bot's
+    `owner` (the human account it belongs to; None for a bot without one), its `ratings`, one
+    per pool it has played rated games in, and its last finished `games`, the latest first."""
+
+    name: UserName
+    kind: PlayerKind
+    ratings: Annotated[tuple[PoolRating, ...], Length(0, MAX_LISTED)] = ()
+    games: Annotated[tuple[PlayedGame, ...], Length(0, MAX_FINISHED_GAMES)] = ()
+    owner: UserName | None = None
+
+
 EVENTS = by_tag(
     Ok,
     ErrorReply,
@@ -323,4 +342,5 @@ EVENTS = by_tag(
     Analysis,
     LadderMembership,
     Standings,
+    PlayerProfile,
 )

@@ -20,7 +20,9 @@ __all__ = [
     "MAX_EVENT_FRAME",
     "MAX_EVENT_VERSION",
     "MAX_FIELD_PATH_LENGTH",
+    "MAX_FINISHED_GAMES",
     "MAX_GAME_NAME_LENGTH",
+    "MAX_HISTORY_POINTS",
     "MAX_ID_LENGTH",
     "MAX_INCREMENT_SECONDS",
     "MAX_LISTED",
@@ -114,6 +116,8 @@ MAX_LISTED = 500  # seeks or live games in one list
 MAX_REGIONS = 676  # regions of one position: at most one per square of a 26x26 board
 MAX_OWN_GAMES = 100  # live games of one user
 MAX_CROSS_PAIRS = 5000  # pairs of bots in a ladder's cross table
+MAX_FINISHED_GAMES = 100  # a player's recent finished games in a profile
+MAX_HISTORY_POINTS = 500  # points of one rating history in a profile
 
 RequestId = Annotated[int, Range(0, MAX_REQUEST_ID)]
 ProtocolVersion = Annotated[int, Range(1, MAX_PROTOCOL_VERSION)]

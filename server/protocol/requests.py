@@ -54,6 +54,7 @@ __all__ = [
     "Login",
     "Ping",
     "PlayMove",
+    "PlayerInfo",
     "QuickPair",
     "Resign",
     "Resume",
@@ -290,6 +291,14 @@ class LadderStandings(Request, tag="ladder_standings"):
     ladder: LadderName
 
 
+@dataclass(frozen=True)
+class PlayerInfo(Request, tag="player_info"):
+    """A player's page, by name (any case): an account, a guest, a bot or a house bot; anyone
+    may ask. Reply `player_profile`; a name nobody has is `not_found`."""
+
+    name: UserName
+
+
 REQUESTS = by_tag(
     Hello,
     Login,
@@ -320,4 +329,5 @@ REQUESTS = by_tag(
     JoinLadder,
     LeaveLadder,
     LadderStandings,
+    PlayerInfo,
 )

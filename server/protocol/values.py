@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from server.protocol.limits import (
+    MAX_HISTORY_POINTS,
     MAX_LISTED,
     BaseSeconds,
     ChallengeId,
@@ -18,12 +19,14 @@ from server.protocol.limits import (
     GameId,
     GameName,
     IncrementSeconds,
+    LadderName,
     Millis,
     Ply,
     Rating,
     SeekId,
     ServerTime,
     SetupName,
+    Strength,
     UserName,
     ValueText,
 )
@@ -42,10 +45,13 @@ __all__ = [
     "GameOffers",
     "GameStatus",
     "GameSummary",
+    "HistoryPoint",
     "LadderGame",
     "Offers",
+    "PlayedGame",
     "Player",
     "PlayerKind",
+    "PoolRating",
     "RegionValue",
     "SeekInfo",
     "StandingRow",
@@ -282,3 +288,49 @@ class LadderGame:
 
 # A pair of bots in a ladder's cross table: [bot, opponent, the bot's wins, the opponent's].
 CrossScore = tuple[UserName, UserName, Count, Count]
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """A rating right after one rated game: when the game ended (`at`, ms since the Unix
+    epoch), its id, the `rating` and `deviation` it left, and its `setup` when it had a named
+    one and counted for a game's pool (a ladder's games all have the ladder's)."""
+
+    at: ServerTime
+    game_id: GameId
+    rating: Rating
+    deviation: Rating
+    setup: SetupName | None = None
+
+
+@dataclass(frozen=True)
+class PoolRating:
+    """A player's rating in one pool: `game`'s (for a house bot, at one `strength`), or a bot
+    ladder's when `ladder` names it; its `deviation`, whether it is still `provisional`
+    (deviation 110 or more), and its `history`, oldest first, one point per rated game (the
+    last ones the server keeps)."""
+
+    game: GameName
+    rating: Rating
+    deviation: Rating
+    provisional: bool
+    ladder: LadderName | None = None
+    strength: Strength | None = None
+    history: Annotated[tuple[HistoryPoint, ...], Length(0, MAX_HISTORY_POINTS)] = ()
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A game a player played to its end, as their page lists it: the `opponent` as they were
+    in it, the `colour` the player had, the `winner`'s colour (None when it was aborted), why
+    it ended, when (ms since the Unix epoch), and whether it was `rated`."""
+
+    game_id: GameId
+    game: GameName
+    opponent: Player
+    colour: Colour
+    termination: Termination
+    rated: bool
+    setup: SetupName | None = None
+    winner: Colour | None = None
+    ended: ServerTime | None = None

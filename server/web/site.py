@@ -1,8 +1,8 @@
 """The web client's files, read once from the package, and the HTTP responses that carry them:
-the one page at `/`, `/game/ID` and `/ladder/NAME` (the page reads its path), the files under
-`/static/`, and 404 for anything else. Every response forbids content sniffing and referrers;
-the page also carries a Content-Security-Policy that allows only the server's own files and its
-websocket."""
+the one page at `/`, `/game/ID`, `/ladder/NAME` and `/player/NAME` (the page reads its path),
+the files under `/static/`, and 404 for anything else. Every response forbids content sniffing
+and referrers; the page also carries a Content-Security-Policy that allows only the server's own
+files and its websocket."""
 
 from __future__ import annotations
 
@@ -20,9 +20,11 @@ __all__ = ["PAGE", "STATIC_PREFIX", "Asset", "Site"]
 
 STATIC_PREFIX = "/static/"
 PAGE = "index.html"
-# The page's own paths: the lobby, a game by its id and a ladder by its name (ids and ladder
-# names are the protocol's, 1..32 of these characters).
-PAGE_PATHS = re.compile(r"/|/game/[A-Za-z0-9_-]{1,32}|/ladder/[A-Za-z0-9_-]{1,32}")
+# The page's own paths: the lobby, a game by its id, a ladder and a player by their names (ids
+# and names are the protocol's, 1..32 of these characters).
+PAGE_PATHS = re.compile(
+    r"/|/game/[A-Za-z0-9_-]{1,32}|/ladder/[A-Za-z0-9_-]{1,32}|/player/[A-Za-z0-9_-]{1,32}"
+)
 # What a Host header may hold to be written into the page's policy: a name or an address, and a
 # port. Anything else gets the policy's 'self', which browsers read as the same thing.
 HOST = re.compile(r"[A-Za-z0-9.-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")

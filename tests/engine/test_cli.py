@@ -110,11 +110,11 @@ def test_bots_lists_every_bot_with_its_games_and_parameters(
         (["match", "random", "random", "--games", "0"], "argument --games: 0 is not positive"),
         (
             ["match", "random", "random", "--setup", "9x9"],
-            "unknown amazons setup '9x9': its setups are 10x10, 8x8, 6x6",
+            "arena match: error: unknown setup '9x9': known setups are 10x10, 8x8, 6x6",
         ),
         (
             ["match", "invader", "random", "--game", "bao"],
-            "bot 'invader' does not play bao: the bots of bao are random, mobility, mcts, "
+            "bot 'invader' does not play bao: bots for bao are random, mobility, mcts, "
             "bao-alphabeta, bao-deep",
         ),
         (["match", "random", "random", "--game", "chess"], "unknown game 'chess'"),

@@ -62,25 +62,29 @@ def test_a_bad_setting_is_refused_with_what_is_wrong(text: str, message: str) ->
 
 # The take-away game of the test suite (tests/games/takeaway.py), registered in conftest.py: offers,
 # setups and house bots are per game.
+# The house bots that play Amazons: all but Bao's own.
+AMAZONS_HOUSE_BOTS = tuple(name for name in HOUSE_BOTS if name in bots_for("amazons"))
 DEFAULT = TimeControls.parse(DEFAULT_TIME_CONTROLS)
 
 
 def test_every_registered_game_is_offered_amazons_first_with_the_bots_that_play_it() -> None:
     offered = Offered.every_game(DEFAULT, HOUSE_BOTS)
-    amazons, takeaway_terms = offered.games
+    amazons, bao, takeaway_terms = offered.games
+    assert (bao.game, bao.setups, bao.default_setup) == ("bao", ("zanzibar",), "zanzibar")
     assert (amazons.game, amazons.setups, amazons.default_setup) == (
         "amazons",
         get_game("amazons").info.setups,
         "10x10",
     )
-    assert amazons.house_bots == HOUSE_BOTS
+    assert amazons.house_bots == AMAZONS_HOUSE_BOTS
+    assert (bao.game, bao.setups, bao.default_setup) == ("bao", ("zanzibar",), "zanzibar")
     assert (takeaway_terms.game, takeaway_terms.setups, takeaway_terms.default_setup) == (
         "takeaway",
         ("10", "21"),
         "21",
     )
-    assert takeaway_terms.house_bots == ("random", "mobility")
-    assert bots_for("takeaway") == ["random", "mobility"]
+    assert takeaway_terms.house_bots == ("random", "mobility", "mcts")
+    assert bots_for("takeaway") == ["random", "mobility", "mcts"]
     assert "invader" in bots_for("amazons")
     with pytest.raises(NotationError, match="unknown game 'chess'"):
         bots_for("chess")
@@ -94,14 +98,21 @@ def test_welcome_shows_amazons_and_the_offer_list_every_game() -> None:
         ("10x10", "8x8", "6x6"),
         10,
         10_800,
-        HOUSE_BOTS,
+        AMAZONS_HOUSE_BOTS,
         None,
     )
     listed = offered.every_game_offers(shown)
     assert listed.games is not None
-    assert [g.game for g in listed.games] == ["amazons", "takeaway"]
-    assert listed.games[1] == GameOffers(
-        "takeaway", ("10", "21"), "21", 60, 60, 0, (TimeControl(60, 0),), ("random", "mobility")
+    assert [g.game for g in listed.games] == ["amazons", "bao", "takeaway"]
+    assert listed.games[2] == GameOffers(
+        "takeaway",
+        ("10", "21"),
+        "21",
+        60,
+        60,
+        0,
+        (TimeControl(60, 0),),
+        ("random", "mobility", "mcts"),
     )
 
 
@@ -120,7 +131,7 @@ def test_a_request_gets_its_game_default_setup_and_bad_fields_name_the_choices()
     assert offered.terms("amazons").check(None, TimeControl(60, 0)) == "10x10"
     assert _refused(lambda: offered.terms("chess")) == (
         "game",
-        "unknown game 'chess': registered games are amazons, takeaway",
+        "unknown game 'chess': registered games are amazons, bao, takeaway",
     )
     assert _refused(lambda: takeaway_terms.check("10x10", TimeControl(60, 0))) == (
         "setup",
@@ -132,7 +143,7 @@ def test_a_request_gets_its_game_default_setup_and_bad_fields_name_the_choices()
     )
     assert _refused(lambda: takeaway_terms.check_house_bot("invader")) == (
         "opponent",
-        "house bot invader does not play takeaway; its house bots: random, mobility",
+        "house bot invader does not play takeaway; its house bots: random, mobility, mcts",
     )
     offered_amazons_only = Offered((offered.terms("amazons"),))
     assert _refused(lambda: offered_amazons_only.terms("takeaway")) == (
@@ -158,7 +169,8 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
         wire = await Wire.guest(url)
         listed = await wire.call("list_offers")
         assert listed["t"] == "offer_list"
-        amazons, takeaway = listed["offers"].pop("games")
+        amazons, bao, takeaway = listed["offers"].pop("games")
+        assert (bao["game"], bao["setups"]) == ("bao", ["zanzibar"])
         welcome = next(frame for frame in wire.frames if frame["t"] == "welcome")
         assert listed["offers"] == welcome["offers"]
         assert amazons == {
@@ -169,12 +181,13 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
             "max_base": 10_800,
             "max_increment": 180,
             "time_controls": [],
-            "house_bots": list(HOUSE_BOTS),
+            "house_bots": list(AMAZONS_HOUSE_BOTS),
         }
+        assert (bao["game"], bao["setups"]) == ("bao", ["zanzibar"])
         assert (takeaway["game"], takeaway["setups"], takeaway["house_bots"]) == (
             "takeaway",
             ["10", "21"],
-            ["random", "mobility"],
+            ["random", "mobility", "mcts"],
         )
         time = {"base": 60, "increment": 0}
         for tag, fields in (
@@ -186,7 +199,7 @@ async def test_a_client_asks_for_the_offers_and_a_game_the_server_does_not_know_
             assert (refused["code"], refused["field"], refused["message"]) == (
                 "bad_field",
                 "game",
-                "unknown game 'chess': registered games are amazons, takeaway",
+                "unknown game 'chess': registered games are amazons, bao, takeaway",
             )
         added = await wire.call("seek", time=time)
         assert (added["seek"]["game"], added["seek"]["setup"]) == ("amazons", "10x10")
@@ -205,6 +218,6 @@ async def test_a_house_bot_is_challenged_only_to_a_game_it_plays(
         assert (refused["code"], refused["field"], refused["message"]) == (
             "bad_field",
             "opponent",
-            "house bot greedy does not play takeaway; its house bots: random, mobility",
+            "house bot greedy does not play takeaway; its house bots: random, mobility, mcts",
         )
         await wire.close()

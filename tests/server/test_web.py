@@ -47,7 +47,9 @@ async def get(url: str, path: str, **headers: str) -> tuple[int, Message, bytes]
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("path", ["/", "/game/abc_DEF-12", "/ladder/fast", "/?from=somewhere"])
+@pytest.mark.parametrize(
+    "path", ["/", "/game/abc_DEF-12", "/ladder/fast", "/player/guest-12", "/?from=somewhere"]
+)
 async def test_the_page_is_served_at_the_lobby_and_at_every_game(url: str, path: str) -> None:
     status, headers, body = await get(url, path)
     assert status == 200
@@ -113,6 +115,8 @@ async def test_static_files_come_with_their_type_and_a_tag_to_revalidate(
         "/game/a/b",
         "/ladder/",
         "/ladder/a.b",
+        "/player/",
+        "/player/" + "x" * 33,
         "/static/vendor/README.md",
     ],
 )

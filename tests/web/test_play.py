@@ -438,5 +438,5 @@ async def test_everything_the_page_loads_is_under_its_budget(
         await online_name(page)
         await page.wait_for_load_state("networkidle")
         names = {address.rpartition("/")[2] for address in loaded}
-        assert {"app.js", "game.js", "lobby.js", "msgpack.mjs", "arena.css"} <= names
+        assert {"app.js", "game.js", "lobby.js", "player.js", "msgpack.mjs", "arena.css"} <= names
         assert sum(loaded.values()) < PAGE_BUDGET, loaded

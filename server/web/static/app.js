@@ -1,12 +1,17 @@
 // The page: one connection to the server that served it, and the view its path names, the
-// lobby at `/`, a game at `/game/ID` or a ladder's standings at `/ladder/NAME`. The lobby lives
-// as long as the page (it keeps the seeks and challenges, and opens a game of the user's as it
-// starts); moving between the lobby and a game changes the address without loading the page
-// again, so the connection stays. The websocket opens as soon as its own module is here; the
+// lobby at `/`, a game at `/game/ID`, a ladder's standings at `/ladder/NAME` or a player's page
+// at `/player/NAME`. The lobby lives as long as the page (it keeps the seeks and challenges, and
+// opens a game of the user's as it starts); moving between the lobby and a game changes the
+// address without loading the page again, so the connection stays. The websocket opens as soon as its own module is here; the
 // views' modules load meanwhile, and the connection's messages wait for them, in order.
 import { Connection, serverUrl } from "./connection.js";
 
-const VIEWS = Promise.all([import("./game.js"), import("./ladder.js"), import("./lobby.js")]);
+const VIEWS = Promise.all([
+  import("./game.js"),
+  import("./ladder.js"),
+  import("./lobby.js"),
+  import("./player.js"),
+]);
 // Asked for with the login: the lobby's seeks (the server then pushes their changes).
 const FIRST_REQUESTS = [{ t: "list_seeks" }];
 
@@ -18,6 +23,7 @@ const STATES = {
 };
 const GAME_PATH = /^\/game\/([A-Za-z0-9_-]{1,32})$/;
 const LADDER_PATH = /^\/ladder\/([A-Za-z0-9_-]{1,32})$/;
+const PLAYER_PATH = /^\/player\/([A-Za-z0-9_-]{1,32})$/;
 
 async function start() {
   const main = document.getElementById("main");
@@ -45,7 +51,7 @@ async function start() {
     firstRequests: () => FIRST_REQUESTS,
   });
   connection.open();
-  const [{ GamePage }, { LadderPage }, { Lobby }] = await VIEWS;
+  const [{ GamePage }, { LadderPage }, { Lobby }, { PlayerPage }] = await VIEWS;
   lobby = new Lobby(
     connection,
     (gameId, started) => open(`/game/${gameId}`, started),
@@ -57,10 +63,13 @@ async function start() {
     game = null;
     const found = GAME_PATH.exec(location.pathname);
     const ladder = LADDER_PATH.exec(location.pathname);
+    const player = PLAYER_PATH.exec(location.pathname);
     if (found) {
       game = new GamePage(main, connection, found[1], started);
     } else if (ladder) {
       game = new LadderPage(main, connection, ladder[1]);
+    } else if (player) {
+      game = new PlayerPage(main, connection, player[1]);
     } else {
       lobby.mount(main);
     }
@@ -70,7 +79,9 @@ async function start() {
       ? `Game ${found[1]} · Amazons Arena`
       : ladder
         ? `Ladder ${ladder[1]} · Amazons Arena`
-        : "Amazons Arena";
+        : player
+          ? `${player[1]} · Amazons Arena`
+          : "Amazons Arena";
   }
 
   function open(path, started = null) {

@@ -6,6 +6,15 @@ export function playerName(player) {
     : `${player.name} (${player.rating})`;
 }
 
+// A player's page, and their name (with the rating when it is known) as a link to it.
+export function playerPath(name) {
+  return `/player/${encodeURIComponent(name)}`;
+}
+
+export function playerLink(player, attributes = {}) {
+  return make("a", { ...attributes, href: playerPath(player.name), text: playerName(player) });
+}
+
 export function timeControl(time) {
   const base = time.base % 60 === 0 ? `${time.base / 60}` : `${time.base}s`;
   return `${base}+${time.increment}`;

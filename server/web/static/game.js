@@ -6,8 +6,10 @@
 // Spectators see how many watch, and may turn on the analysis overlay (never a player of a live
 // game: the server refuses it). An ended game is shown for review: any position by its move
 // number, each with its analysis, and its record to save as a file.
+import { PitChoice, baoBoardSvg, changedPits } from "./bao_board.js";
+import { BaoPosition } from "./bao_position.js";
 import { boardPoint, boardSvg, squareAt } from "./board.js";
-import { clock, make, playerName, result, timeControl } from "./describe.js";
+import { clock, make, playerName, playerPath, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
 import { Position, squareName } from "./position.js";
 import { download, gameRecord } from "./record.js";
@@ -20,6 +22,10 @@ const DRAG_START_PX = 6; // a press that moves further than this is a drag, not 
 const CONFIRM_MS = 4000; // how long "resign" waits for its second press
 const SPECTATORS_POLL_MS = 5000; // the spectator count is the lobby's game list, asked again
 const REVIEW_KEYS = { ArrowLeft: -1, ArrowRight: 1 };
+// The games with a board on this page, and a move of each for the move field's example.
+const MOVE_EXAMPLES = { amazons: "d1-d6/g6", bao: "A6>" };
+// Bao's sides by the protocol's colours: white is South, who moves first.
+const BAO_SIDES = { white: "South (white)", black: "North (black)" };
 
 export class GamePage {
   // `started`: the `game_started` that opened the page, when it did.
@@ -33,6 +39,8 @@ export class GamePage {
     this.drag = null;
     this.sound = new Sound();
     this.shownPly = null; // the move number shown in review; null: the latest position
+    this.sowing = null; // Bao: the last move's sowing, worked out for the position shown
+    this.sowingStep = null; // the step of it shown; null: the position itself
     this.analysisOn = false;
     this.analyses = new Map(); // ply -> the server's analysis of the position after it
     this.analysisAsked = null; // the ply whose analysis is on its way
@@ -82,7 +90,7 @@ export class GamePage {
     for (const side of ["white", "black"]) {
       this.clocks[side] = make("span", { class: "clock", id: `clock-${side}` });
       this.players[side] = make("div", { class: `player ${side}` }, [
-        make("span", { class: "name" }),
+        make("a", { class: "name" }),
         this.clocks[side],
       ]);
     }
@@ -147,6 +155,18 @@ export class GamePage {
       "show analysis (region values)",
     ]);
     this.analysisNote = make("p", { class: "analysis-note", id: "analysis-note" });
+    // Bao: the last move's sowing, step by step (a lap at a time, and each capture).
+    const stepButton = (id, text, delta, label) => {
+      const node = make("button", { type: "button", id, text, "aria-label": label });
+      node.addEventListener("click", () => this.#stepSowing(delta));
+      return node;
+    };
+    this.sowingAt = make("span", { class: "sowing-at", id: "sowing-at" });
+    this.sowingBar = make("div", { class: "sowing", id: "sowing" }, [
+      stepButton("sowing-back", "◀", -1, "the sowing's step before"),
+      this.sowingAt,
+      stepButton("sowing-next", "▶", 1, "the sowing's next step"),
+    ]);
     root.replaceChildren(
       make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
       make("section", { class: "game-view" }, [
@@ -159,6 +179,7 @@ export class GamePage {
           this.heading,
           this.terms,
           this.status,
+          this.sowingBar,
           this.presence,
           this.spectators,
           this.controls,
@@ -225,8 +246,34 @@ export class GamePage {
     this.#show(ply);
   }
 
+  // The last move of the position shown (Bao), with the position it was made in and the
+  // steps of its sowing; null at the start.
+  #lastSowing() {
+    const ply = this.#shownPly();
+    if (this.game.kind !== "bao" || ply === 0) return null;
+    if (this.sowing?.ply !== ply || this.sowing.version !== this.game.version) {
+      const before = this.#positionAt(ply - 1);
+      const move = this.game.moves[ply - 1];
+      this.sowing = { ply, version: this.game.version, before, move, steps: before.sowing(move) };
+    }
+    return this.sowing.steps === null ? null : this.sowing;
+  }
+
+  // Step through the last move's sowing: from the position shown, ▶ starts at its first step
+  // and ◀ at its last but one; past either end the position itself shows again.
+  #stepSowing(delta) {
+    const sowing = this.#lastSowing();
+    if (sowing === null) return;
+    const steps = sowing.steps.length;
+    const step = this.sowingStep === null ? (delta > 0 ? 0 : steps - 2) : this.sowingStep + delta;
+    this.sowingStep = step < 0 || step >= steps - 1 ? null : step;
+    this.render();
+    this.#renderBoard();
+  }
+
   // Show the position after `ply` moves, in review.
   #show(ply) {
+    this.sowingStep = null;
     const moves = this.game.moves.length;
     this.shownPly = Math.max(0, Math.min(moves, ply));
     this.error.textContent = "";
@@ -248,8 +295,13 @@ export class GamePage {
     return this.#reviewing() && this.shownPly !== null ? this.shownPly : this.game.moves.length;
   }
 
+  // The start of the game, as the position type of its game.
+  #start() {
+    return this.game.kind === "bao" ? BaoPosition.parse(this.game.start) : Position.parse(this.game.start);
+  }
+
   #positionAt(ply) {
-    let position = Position.parse(this.game.start);
+    let position = this.#start();
     for (const move of this.game.moves.slice(0, ply)) position = position.after(move);
     return position;
   }
@@ -377,7 +429,9 @@ export class GamePage {
       termination: state.termination,
       away: {}, // side -> performance.now() at which a claim is allowed
     };
-    this.choice.clear();
+    this.choice = state.game === "bao" ? new PitChoice() : new MoveChoice();
+    this.sowingStep = null;
+    this.moveText.placeholder = MOVE_EXAMPLES[this.game.kind] ?? "";
   }
 
   #apply(event) {
@@ -393,6 +447,7 @@ export class GamePage {
         return;
       }
       game.moves.push(event.move);
+      this.sowingStep = null;
       game.toMove = event.to_move ?? (game.toMove === "white" ? "black" : "white");
       if (this.pendingMove?.ply === event.ply) this.pendingMove = null;
       this.choice.clear();
@@ -431,7 +486,7 @@ export class GamePage {
     const game = this.game;
     return (
       game !== null &&
-      game.kind === "amazons" &&
+      game.kind in MOVE_EXAMPLES &&
       game.status === "playing" &&
       this.pendingMove === null &&
       game.toMove === this.#mine()
@@ -439,11 +494,15 @@ export class GamePage {
   }
 
   #position() {
-    let position = Position.parse(this.game.start);
+    let position = this.#start();
     for (const move of this.game.moves) position = position.after(move);
     // A move on its way shows at once, unless the game has gone past it meanwhile.
     if (this.pendingMove?.ply === this.game.moves.length) {
-      position = position.after(this.pendingMove.text);
+      try {
+        position = position.after(this.pendingMove.text);
+      } catch {
+        // A move the page finds illegal (Bao checks) shows once the server takes it, if ever.
+      }
     }
     return position;
   }
@@ -517,6 +576,10 @@ export class GamePage {
   // destination.
   #press(event) {
     if (!this.#myTurn() || event.button !== 0) return;
+    if (this.game.kind === "bao") {
+      this.#pressPit(event);
+      return;
+    }
     const svg = this.boardHolder.firstElementChild;
     const position = this.#shownPosition();
     const square = squareAt(svg, position, event.clientX, event.clientY);
@@ -525,6 +588,23 @@ export class GamePage {
     this.drag = { square, own, x: event.clientX, y: event.clientY, moved: false };
     this.boardHolder.setPointerCapture(event.pointerId);
     event.preventDefault();
+  }
+
+  // Bao: a click on one of the mover's pits picks it (its only move is made at once), a click
+  // on one of the picked pit's moves makes it, a click elsewhere takes the pick back.
+  #pressPit(event) {
+    this.sowingStep = null;
+    const position = this.#position();
+    const choice = event.target.closest?.("[data-choice]");
+    const pit = event.target.closest?.("[data-pit]");
+    let move = null;
+    if (choice) move = choice.dataset.choice;
+    else if (pit && pit.dataset.side === (position.mover === 0 ? "south" : "north")) {
+      move = this.choice.pick(pitIndex(pit.dataset.pit), position);
+    } else this.choice.clear();
+    event.preventDefault();
+    if (move !== null) this.#send(move);
+    else this.#renderBoard();
   }
 
   #dragTo(event) {
@@ -583,7 +663,8 @@ export class GamePage {
       .filter(Boolean)
       .join(" · ");
     const mine = this.#mine();
-    const side = game.toMove === "white" ? "White" : "Black";
+    let side = game.toMove === "white" ? "White" : "Black";
+    if (game.kind === "bao") side = BAO_SIDES[game.toMove];
     let status = `${side} to move`;
     if (game.status === "ended") status = result(game.winner, game.termination);
     else if (mine !== null) status += game.toMove === mine ? " · your move" : " · waiting";
@@ -601,6 +682,15 @@ export class GamePage {
           ? `The start, before move 1 of ${game.moves.length}`
           : `After move ${shown} of ${game.moves.length}: ${game.moves[shown - 1]}`;
     }
+    const sowing = this.#lastSowing();
+    this.sowingBar.hidden = sowing === null;
+    if (sowing !== null) {
+      const steps = sowing.steps.length;
+      this.sowingAt.textContent =
+        this.sowingStep === null
+          ? `Sowing of ${sowing.move}: ${steps} steps`
+          : `Sowing of ${sowing.move}: step ${this.sowingStep + 1} of ${steps}`;
+    }
     this.analysisToggle.hidden = !this.#mayAnalyse();
     if (!this.#mayAnalyse()) this.analysisBox.checked = this.analysisOn = false;
     this.#renderAnalysis();
@@ -611,7 +701,7 @@ export class GamePage {
   #renderBoard() {
     const game = this.game;
     if (game === null) return;
-    if (game.kind !== "amazons") {
+    if (!(game.kind in MOVE_EXAMPLES)) {
       const notice = `No board for ${game.kind} on the web yet`;
       this.boardHolder.replaceChildren(make("p", { class: "notice", text: notice }));
       return;
@@ -620,12 +710,28 @@ export class GamePage {
     const position = reviewed === null ? this.#position() : this.#positionAt(reviewed);
     const pending = this.pendingMove?.ply === game.moves.length ? this.pendingMove.text : null;
     const last = reviewed === null ? (pending ?? game.moves.at(-1)) : game.moves[reviewed - 1];
-    const shown = this.choice.shown(position);
     const flipped = this.#mine() === "black";
-    const regions = this.#overlay(position);
-    this.boardHolder.replaceChildren(
-      boardSvg(shown, last, this.choice.marks(position), flipped, regions),
-    );
+    const sowing = this.sowingStep === null ? null : this.#lastSowing();
+    if (sowing !== null) {
+      const frame = sowing.steps[this.sowingStep];
+      this.boardHolder.replaceChildren(
+        baoBoardSvg(sowing.before, sowing.move, null, null, flipped ? 1 : 0, frame),
+      );
+    } else if (game.kind === "bao") {
+      const plies = reviewed ?? game.moves.length + (pending === null ? 0 : 1);
+      const before = plies > 0 ? this.#positionAt(plies - 1) : null;
+      const marks = this.#myTurn() ? this.choice.marks(position) : null;
+      const changed = last === undefined ? new Set() : changedPits(before, position);
+      this.boardHolder.replaceChildren(
+        baoBoardSvg(position, last, changed, marks, flipped ? 1 : 0),
+      );
+    } else {
+      const shown = this.choice.shown(position);
+      const regions = this.#overlay(position);
+      this.boardHolder.replaceChildren(
+        boardSvg(shown, last, this.choice.marks(position), flipped, regions),
+      );
+    }
     this.boardHolder.dataset.ply = String(reviewed ?? game.moves.length);
     const [top, bottom] = flipped ? ["white", "black"] : ["black", "white"];
     if (this.boardHolder.previousElementSibling !== this.players[top]) {
@@ -652,7 +758,7 @@ export class GamePage {
 
   #renderMoves() {
     const game = this.game;
-    const blackFirst = Position.parse(game.start).toMove === "black";
+    const blackFirst = this.#start().toMove === "black";
     const moves = blackFirst ? [null, ...game.moves] : game.moves;
     const offset = blackFirst ? 1 : 0;
     const reviewing = this.#reviewing();
@@ -689,7 +795,11 @@ export class GamePage {
       const holder = this.players[side];
       holder.classList.toggle("to-move", toMove);
       const name = playerName(game[side]);
-      if (holder.firstElementChild.textContent !== name) holder.firstElementChild.textContent = name;
+      const link = holder.firstElementChild;
+      if (link.textContent !== name) {
+        link.textContent = name;
+        link.setAttribute("href", playerPath(game[side].name));
+      }
       const text = clock(ms);
       if (this.clocks[side].textContent !== text) this.clocks[side].textContent = text;
       this.clocks[side].classList.toggle("low", toMove && ms < 10000);
@@ -720,6 +830,12 @@ export class GamePage {
     if (this.presence.textContent !== text) this.presence.textContent = text;
     this.claimButton.hidden = !canClaim;
   }
+}
+
+// The ring index of a Bao pit label: A1..A8 0..7, B8..B1 8..15.
+function pitIndex(label) {
+  const column = Number(label.slice(1));
+  return label[0] === "A" ? column - 1 : 16 - column;
 }
 
 function pieceOf(colour) {

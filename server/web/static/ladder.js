@@ -2,7 +2,7 @@
 // with, asked again every few seconds; and, when the server sends them, the ladder's recent
 // games (each a link to its review) and its cross table. An unknown ladder shows the server's
 // message, which names the ladders there are.
-import { make } from "./describe.js";
+import { make, playerPath } from "./describe.js";
 
 const POLL_MS = 10000;
 
@@ -51,7 +51,7 @@ export class LadderPage {
     const has = (field) => rows.some((row) => row[field] !== undefined && row[field] !== null);
     const columns = [
       ["#", (row) => String(row.rank), true],
-      ["Bot", (row) => row.bot],
+      ["Bot", (row) => make("a", { href: playerPath(row.bot), text: row.bot })],
       ["Rating", (row) => (row.anchor ? `${row.rating} (anchor)` : `${row.rating} ± ${row.margin}`), true],
       ["Games", (row) => String(row.games), true],
       ["Wins", (row) => String(row.wins), true],
@@ -107,7 +107,7 @@ export class LadderPage {
     }
     const head = [["", false], ...bots.map((_, i) => [String(i + 1), true])];
     const body = bots.map((bot, i) => [
-      [`${i + 1}. ${bot}`, false],
+      [make("span", {}, [`${i + 1}. `, make("a", { href: playerPath(bot), text: bot })]), false],
       ...bots.map((other) => [bot === other ? "·" : (score.get(`${bot}\n${other}`) ?? ""), true]),
     ]);
     this.cross.replaceChildren(make("h3", { text: "Cross table (wins–losses)" }), table(head, body, "standings cross"));
@@ -120,9 +120,13 @@ function seen(row) {
   return new Date(row.last_seen).toISOString().slice(0, 16).replace("T", " ");
 }
 
-// A table from `[title, numeric]` headings and rows of `[text, numeric]` cells.
+// A table from `[title, numeric]` headings and rows of `[content, numeric]` cells, the content
+// text or an element (a link to a bot's page).
 function table(head, body, className) {
-  const cell = (tag, [text, number]) => make(tag, number ? { class: "number", text } : { text });
+  const cell = (tag, [content, number]) => {
+    if (typeof content === "string") return make(tag, number ? { class: "number", text: content } : { text: content });
+    return make(tag, number ? { class: "number" } : {}, [content]);
+  };
   return make("table", { class: className }, [
     make("thead", {}, [make("tr", {}, head.map((h) => cell("th", h)))]),
     make("tbody", {}, body.map((row) => make("tr", {}, row.map((c) => cell("td", c))))),

@@ -1,10 +1,10 @@
 // The lobby: who the page plays as (a guest, or an account signed in by name and password),
 // the terms of a new game and the ways to start one (a seek, quick pairing, a house bot, a
 // challenge to a user by name), the open seeks (pushed by the server once asked for), the
-// challenges to and from the user, the live games (asked for again every few seconds), and a
-// way to a bot ladder's standings by its name.
+// challenges to and from the user, the live games (asked for again every few seconds), and
+// ways to a bot ladder's standings and to a player's page by name (players' names link there).
 // Only what the server offers (`welcome.offers`) is offered; a refusal shows its message.
-import { make, playerName, timeControl } from "./describe.js";
+import { make, playerLink, playerName, timeControl } from "./describe.js";
 
 const GAMES_POLL_MS = 5000;
 // Time controls offered when the server gives a range rather than a list: base s, increment s.
@@ -15,7 +15,7 @@ const DEFAULT_TIME = "300+0";
 const STRENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const DEFAULT_STRENGTH = 5;
 const DEFAULT_LADDER = "fast"; // the ladder `arena serve` creates first
-const LADDER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+const PAGE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 export class Lobby {
   // `openGame(gameId, started)` is called when a game of the user's starts; `openPath(path)`
@@ -46,6 +46,11 @@ export class Lobby {
     this.myGames = welcome.games ?? [];
     this.pairing = false;
     this.#offer(welcome.offers);
+    // `welcome` shows the default game's offers; `list_offers` has every game's.
+    this.connection
+      .request({ t: "list_offers" })
+      .then((reply) => this.#offer(reply.offers))
+      .catch(() => {});
     this.#listGames();
     clearInterval(this.timer);
     this.timer = setInterval(() => this.#listGames(), GAMES_POLL_MS);
@@ -121,6 +126,10 @@ export class Lobby {
   #terms() {
     const [base, increment] = this.fields.time.value.split("+").map(Number);
     const terms = { time: { base, increment }, setup: this.fields.setup.value };
+    // Amazons is the server's default game: its requests name no game, as before games were many.
+    if (this.fields.game.value && this.fields.game.value !== "amazons") {
+      terms.game = this.fields.game.value;
+    }
     if (this.fields.rated.checked && !this.fields.rated.disabled) terms.rated = true;
     return terms;
   }
@@ -133,6 +142,7 @@ export class Lobby {
       return node;
     };
     this.fields = {
+      game: make("select", { id: "game" }),
       setup: make("select", { id: "setup" }),
       time: make("select", { id: "time" }),
       colour: make("select", { id: "colour" }),
@@ -198,6 +208,7 @@ export class Lobby {
         this.asGuest,
         make("h3", { text: "New game" }),
         make("div", { class: "fields" }, [
+          (this.gameField = field("Game", this.fields.game)),
           field("Board", this.fields.setup),
           field("Time", this.fields.time),
           field("Colour", this.fields.colour),
@@ -227,43 +238,73 @@ export class Lobby {
         make("section", { class: "panel" }, [make("h2", { text: "Open seeks" }), this.seekList]),
         make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
         this.#ladderPanel(),
+        this.#playerPanel(),
       ]),
     ];
   }
 
   #ladderPanel() {
+    return this.#byName("ladder", "Bot ladders", "Ladder", DEFAULT_LADDER, "Standings", "ladder-standings");
+  }
+
+  #playerPanel() {
+    return this.#byName("player", "Players", "Name", "", "Profile", "player-open");
+  }
+
+  // A panel that opens `/KIND/NAME` for the name typed (a ladder's or a player's: the same
+  // characters), or says in one line why it cannot be one.
+  #byName(kind, heading, label, value, button, buttonId) {
     const name = make("input", {
-      id: "ladder-name",
-      value: DEFAULT_LADDER,
+      id: `${kind}-name`,
+      value,
       maxlength: "32",
       autocomplete: "off",
       spellcheck: "false",
     });
-    const note = make("p", { class: "lobby-message error", id: "ladder-message", role: "alert" });
-    const form = make("form", { class: "ladder-form", id: "ladder-form" }, [
-      make("label", { class: "field" }, ["Ladder", name]),
-      make("button", { type: "submit", id: "ladder-standings", text: "Standings" }),
+    const note = make("p", { class: "lobby-message error", id: `${kind}-message`, role: "alert" });
+    const form = make("form", { class: "ladder-form", id: `${kind}-form` }, [
+      make("label", { class: "field" }, [label, name]),
+      make("button", { type: "submit", id: buttonId, text: button }),
     ]);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const wanted = name.value.trim();
-      if (!LADDER_NAME.test(wanted)) {
-        note.textContent = "A ladder's name is 1 to 32 letters, digits, _ or -";
+      if (!PAGE_NAME.test(wanted)) {
+        note.textContent = `A ${kind}'s name is 1 to 32 letters, digits, _ or -`;
         return;
       }
       note.textContent = "";
-      this.openPath(`/ladder/${wanted}`);
+      this.openPath(`/${kind}/${wanted}`);
     });
-    return make("section", { class: "panel" }, [make("h2", { text: "Bot ladders" }), form, note]);
+    return make("section", { class: "panel" }, [make("h2", { text: heading }), form, note]);
   }
 
-  // Fill the choices with what the server offers.
+  // Fill the choices with what the server offers: its games (the choice shown only when
+  // there are several), and the chosen game's setups, time controls and house bots.
   #offer(offers) {
+    if (!offers) return;
+    const games = offers.games?.length ? offers.games : [{ game: "amazons", ...offers }];
+    this.gameOffers = new Map(games.map((g) => [g.game, g]));
+    const { game } = this.fields;
+    const kept = game.value;
+    game.replaceChildren(...games.map((g) => make("option", { value: g.game, text: g.game })));
+    game.value = this.gameOffers.has(kept) ? kept : games[0].game;
+    this.gameField.hidden = games.length < 2;
+    if (!game.dataset.listening) {
+      game.dataset.listening = "yes";
+      game.addEventListener("change", () => this.#offerGame(this.gameOffers.get(game.value)));
+    }
+    this.#offerGame(this.gameOffers.get(game.value));
+  }
+
+  #offerGame(offers) {
     if (!offers) return;
     const { setup, time, bot } = this.fields;
     const keep = { setup: setup.value, time: time.value, bot: bot.value };
     setup.replaceChildren(...offers.setups.map((name) => make("option", { value: name, text: name })));
-    setup.value = offers.setups.includes(keep.setup) ? keep.setup : offers.setups[0] ?? "";
+    setup.value = offers.setups.includes(keep.setup)
+      ? keep.setup
+      : (offers.default_setup ?? offers.setups[0] ?? "");
     let times = (offers.time_controls ?? []).map((t) => [t.base, t.increment]);
     if (times.length === 0) {
       times = USUAL_TIMES.filter(
@@ -352,7 +393,7 @@ export class Lobby {
           ? this.#rowButton("Cancel", { t: "cancel_seek", seek_id: seek.seek_id })
           : this.#rowButton("Accept", { t: "accept_seek", seek_id: seek.seek_id });
         return make("li", { class: "row seek", "data-seek": seek.seek_id }, [
-          make("span", { class: "who", text: playerName(seek.player) }),
+          make("span", { class: "who" }, [playerLink(seek.player)]),
           make("span", { class: "what", text: terms(seek) }),
           make("span", {
             class: "colour",
@@ -371,8 +412,8 @@ export class Lobby {
         const id = challenge.challenge_id;
         const incoming = challenge.opponent.name === me;
         const text = incoming
-          ? `from ${playerName(challenge.challenger)}`
-          : `to ${playerName(challenge.opponent)}`;
+          ? ["from ", playerLink(challenge.challenger)]
+          : ["to ", playerLink(challenge.opponent)];
         const actions = incoming
           ? [
               this.#rowButton("Accept", { t: "accept_challenge", challenge_id: id }),
@@ -382,7 +423,7 @@ export class Lobby {
         const colour =
           challenge.colour === "random" ? "" : `${challenge.challenger.name} plays ${challenge.colour}`;
         return make("li", { class: "row challenge", "data-challenge": id }, [
-          make("span", { class: "who", text }),
+          make("span", { class: "who" }, text),
           make("span", { class: "what", text: terms(challenge) }),
           make("span", { class: "colour", text: colour }),
           ...actions,

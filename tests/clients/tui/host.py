@@ -19,8 +19,10 @@ class BoardHost(App[None]):
         last_move: str | None = None,
         ascii: bool = False,
         flipped: bool = False,
+        game: str = "amazons",
     ) -> None:
         super().__init__()
+        self.game = game
         self.ascii = ascii
         self.start = state
         self.player = player
@@ -33,7 +35,7 @@ class BoardHost(App[None]):
         return self.query_one(BoardWidget)
 
     def compose(self) -> ComposeResult:
-        board = board_for("amazons")(ascii=self.ascii, id="board")
+        board = board_for(self.game)(ascii=self.ascii, id="board")
         yield board
         yield MoveInput(board)
 

@@ -199,7 +199,8 @@ def test_a_record_file_that_cannot_be_reviewed_is_one_line(
     takeaway = GameRecord("takeaway", "10 w", "ann", "bob", moves=["3"], winner="black")
     other = write(tmp_path / "takeaway.jsonl", takeaway)
     assert refusal(["review", str(other)], capsys) == (
-        "arena review: error: no terminal board for the game 'takeaway': boards exist for amazons\n"
+        "arena review: error: no terminal board for the game 'takeaway': boards exist for "
+        "amazons, bao\n"
     )
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from engine.bao import BAO, KUJIFUNZA, BaoGame, BaoPosition, BaoRules, Move
 from engine.bao.board import NO_PIT, front_seeds
 from engine.bao.position import SEEDS
-from engine.game import game_names
+from engine.game import game_names, get_game
 
 SUICIDE_ALLOWED = BaoRules(own_front_row_emptying_illegal=False)
 
@@ -102,13 +102,14 @@ def test_kujifunza_games_keep_64_seeds_and_never_takasia(seed: int) -> None:
         assert position.board.blocked == NO_PIT
 
 
-def test_the_game_describes_itself_for_the_server() -> None:
+def test_the_game_describes_itself_for_the_server_and_is_registered() -> None:
     info = BAO.info
     assert (info.name, info.players, info.default_setup) == ("bao", 2, "zanzibar")
     # Player 0 is South; the protocol knows the two sides as white and black.
     assert info.player_names == ("white", "black")
     assert info.max_plies == BaoRules().ply_cap
     assert "bao" in game_names()
+    assert get_game("bao") is BAO
 
 
 @given(st.integers(min_value=0, max_value=2**32 - 1))

@@ -33,6 +33,7 @@ from server.protocol import (
     GameSummary,
     Guest,
     Hello,
+    HistoryPoint,
     JoinLadder,
     LadderGame,
     LadderMembership,
@@ -47,10 +48,14 @@ from server.protocol import (
     Offers,
     Ok,
     Ping,
+    PlayedGame,
     Player,
+    PlayerInfo,
     PlayerKind,
+    PlayerProfile,
     PlayMove,
     Pong,
+    PoolRating,
     Presence,
     QuickPair,
     RegionValue,
@@ -151,6 +156,7 @@ REQUESTS: list[Request] = [
     JoinLadder("main", engine="Deep Amazon 2.1"),
     LadderStandings("fast", id=16),
     LeaveLadder("fast", id=15),
+    PlayerInfo("ann", id=17),
 ]
 
 EVENTS: list[Event] = [
@@ -226,6 +232,41 @@ EVENTS: list[Event] = [
         (("ace", "bee", 1, 0),),
     ),
     Standings("main", ()),
+    PlayerProfile(
+        "ann",
+        PlayerKind.HUMAN,
+        (
+            PoolRating(
+                "amazons",
+                1562,
+                290,
+                True,
+                history=(
+                    HistoryPoint(1_764_000_000_000, "g9", 1662, 290, "6x6"),
+                    HistoryPoint(1_764_000_100_000, "g10", 1562, 280, "10x10"),
+                ),
+            ),
+            PoolRating("amazons", 1200, 60, False, ladder="fast"),
+            PoolRating("amazons", 1400, 200, True, strength=5),
+        ),
+        (
+            PlayedGame(
+                "g10",
+                "amazons",
+                Player("bob", PlayerKind.HUMAN, 1500),
+                Colour.BLACK,
+                Termination.RESIGNATION,
+                True,
+                setup="10x10",
+                winner=Colour.WHITE,
+                ended=1_764_000_100_000,
+            ),
+            PlayedGame("g11", "amazons", GUEST, Colour.WHITE, Termination.ABORTED, False),
+        ),
+        owner="bee",
+        id=17,
+    ),
+    PlayerProfile("guest-2", PlayerKind.GUEST),
     Analysis(
         "B3/W3 b",
         (RegionValue("contested", 8, 1, 1, "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1}}", "0", "3"),),

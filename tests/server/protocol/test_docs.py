@@ -71,6 +71,8 @@ def test_every_enum_value_is_documented(enum: type[StrEnum]) -> None:
         f"up to {limits.MAX_LISTED}",
         f"up to {limits.MAX_OWN_GAMES}",
         f"up to {limits.MAX_CROSS_PAIRS} pairs",
+        f"`games` up to {limits.MAX_FINISHED_GAMES} (it sends",
+        f"`history` up to {limits.MAX_HISTORY_POINTS} points",
         f"engine text | string | 1..{limits.MAX_ENGINE_LENGTH}",
         f"0..{limits.MAX_TIME_MS}",
         f"at most **{limits.MAX_REQUEST_FRAME // 1024} KiB**",

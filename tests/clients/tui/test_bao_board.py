@@ -1,0 +1,155 @@
+"""The Bao board widget: the pits, stores, houses and takasia mark as text, the last move's
+pits, and moves picked by pit and direction with the keys and the mouse, from either side."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from clients.tui.bao_board import ASCII, LINES, WIDTH, BaoBoard, Pit, bao_text, changed_pits
+from clients.tui.board import board_for
+from clients.tui.move_input import MoveInput
+from engine.bao import BaoPosition, Move
+from tests.clients.tui.host import BoardHost
+
+KIBA_TAKASIA = (
+    "0,1,2,1,4,8,2,2/10,0,0,10,2,1,0,1/0,2,0,0,0,0,2,0/0,0,2,2,0,2,6,4 0-0 - - s mtaji 44"
+)
+
+
+def after(position: BaoPosition, *moves: str) -> BaoPosition:
+    position = position.clone()
+    for move in moves:
+        position.apply(position.parse_move(move))
+    return position
+
+
+def test_the_start_as_text_shows_stores_houses_and_the_pits_a_move_starts_from() -> None:
+    start = BaoPosition()
+    assert bao_text(start, targets={move.pit for move in start.legal_moves}, glyphs=ASCII) == [
+        " North (black)  store 22  namua",
+        "     8    7    6    5    4    3    2    1",
+        " B   0    0    0    0    0    0    0    0",
+        " A   0    2    2    6^   0    0    0    0",
+        "   ----------------------------------------",
+        " A   0    0    0    0    6^ * 2  * 2    0",
+        " B   0    0    0    0    0    0    0    0",
+        "     1    2    3    4    5    6    7    8",
+        " South (white)  store 22  namua  < to move",
+        "",
+    ]
+
+
+def test_the_takasia_mark_and_the_last_moves_pits_from_norths_side() -> None:
+    blocked = after(BaoPosition.parse(KIBA_TAKASIA), "A7<")
+    # South's A7< lifted A7 (column g) and sowed A6 and A5; North's A4 is takasia'd.
+    assert changed_pits(blocked) == {Pit(0, 6), Pit(0, 5), Pit(0, 4)}
+    text = bao_text(
+        blocked,
+        bottom=1,
+        last_move=Move.parse("A7<"),
+        changed=changed_pits(blocked),
+        glyphs=ASCII,
+    )
+    assert text[3] == " A   0  < 0 >. 1 .. 1 .  0    0    2    0"
+    assert text[5] == " A   1    0    1    2x  10    0    0   10"
+    assert text[8] == " North (black)  store 0  mtaji  < to move"
+
+
+def test_a_finished_game_says_who_won() -> None:
+    # North, to move, has an empty front row: South has won.
+    position = BaoPosition.parse(
+        "0,0,0,0,0,0,0,2/0,0,0,0,0,0,0,0/2,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 0-0 - - n mtaji 9"
+    )
+    assert position.is_terminal()
+    text = bao_text(position, glyphs=ASCII)
+    assert (text[0], text[8]) == (
+        " North (black)  store 0  mtaji  lost",
+        " South (white)  store 0  mtaji  won",
+    )
+
+
+def test_a_board_is_found_by_game_name() -> None:
+    assert board_for("bao") is BaoBoard
+
+
+@pytest.mark.asyncio
+async def test_a_move_made_with_the_cursor_pit_then_direction() -> None:
+    app = BoardHost(BaoPosition(), game="bao")
+    async with app.run_test() as pilot:
+        board = app.query_one(BaoBoard)
+        # The cursor starts on A1; A1 has no move: Enter does nothing.
+        await pilot.press("enter")
+        assert board.picked is None
+        await pilot.press(*["right"] * 5, "enter")  # A6: < or >
+        assert [str(move) for move in board.choices()] == ["A6<", "A6>"]
+        assert board.render().plain.splitlines()[-1] == " A6: [A6<]  A6> "
+        await pilot.press("escape")
+        assert board.picked is None
+        await pilot.press("enter", "right", "enter")
+    assert app.chosen == ["A6>"]
+
+
+@pytest.mark.asyncio
+async def test_a_move_made_with_the_mouse_from_norths_side() -> None:
+    # North to move, the board turned round: North's A7 is the seventh pit from the left of
+    # the bottom front row (line 5).
+    app = BoardHost(after(BaoPosition(), "A6>"), player=1, flipped=True, game="bao")
+    async with app.run_test() as pilot:
+        board = app.query_one(BaoBoard)
+        assert board.bottom == 1
+        assert await pilot.click(board, offset=(3 + 5 * 6 + 2, 5))
+        assert board.picked == 6
+        choices = [str(move) for move in board.choices()]
+        assert choices == ["A7<", "A7>"]
+        # The choice line: " A7: [A7<]  A7> ", A7> from column 12.
+        assert await pilot.click(board, offset=(13, LINES - 1))
+    assert app.chosen == ["A7>"]
+
+
+@pytest.mark.asyncio
+async def test_a_spectator_and_the_side_not_to_move_pick_nothing() -> None:
+    for player in (None, 1):
+        app = BoardHost(BaoPosition(), player=player, game="bao")
+        async with app.run_test() as pilot:
+            board = app.query_one(BaoBoard)
+            await pilot.press(*["right"] * 5, "enter", "enter")
+            assert board.picked is None
+            assert "\u2022" not in board.render().plain  # no pit offered
+        assert app.chosen == []
+
+
+@pytest.mark.asyncio
+async def test_a_typed_move_is_checked_by_the_engine() -> None:
+    app = BoardHost(BaoPosition(), game="bao")
+    async with app.run_test() as pilot:
+        field = app.query_one("#move-text", Input)
+        field.focus()
+        await pilot.press(*"a3>", "enter")
+        reason = app.query_one(MoveInput).reason
+        assert reason.startswith("pit A3")
+        assert field.value == "a3>"
+        field.value = ""
+        await pilot.press(*"a7 <", "enter")
+    assert app.chosen == ["A7<"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("no_color", [True, False])
+async def test_the_widget_fits_and_reads_without_colour(
+    monkeypatch: pytest.MonkeyPatch, no_color: bool
+) -> None:
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    app = BoardHost(after(BaoPosition(), "A6>"), player=None, last_move="A6>", game="bao")
+    async with app.run_test(size=(80, 24)):
+        board = app.query_one(BaoBoard)
+        lines = board.render().plain.splitlines()
+        # Without colour the pits the last move sowed are marked by dots; in colour, by colour.
+        dot = "\u00b7" if no_color else " "
+        house, last = "6\u2302", "\u2039 0 \u203a"
+        assert lines[5] == f" A   0    0    0    0    {house} {last}{dot} 3 {dot}{dot} 1 {dot}"
+        assert lines[6].rstrip() == f" B   0    0    0    0    0    0    0  {dot} 1 {dot}".rstrip()
+        assert board.region.size == (WIDTH, LINES)
