@@ -10,14 +10,15 @@ from engine.records import read_records
 START = "3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w"
 
 
-def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_engine(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m engine ARGS` in a process of its own, its output captured."""
     return subprocess.run(
         [sys.executable, "-m", "engine", *args],
         input=stdin,
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=300,
     )
 
 
@@ -40,13 +41,13 @@ def test_perft_divide(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_perft_reads_positions_from_stdin_in_order() -> None:
-    result = _run("perft", "2", "--fen", "-", stdin=f"{START}\n\nB/1/1/1/1/W w\n3/3/W2 w\n")
+    result = run_engine("perft", "2", "--fen", "-", stdin=f"{START}\n\nB/1/1/1/1/W w\n3/3/W2 w\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["4307152", "26", "0"]
 
 
 def test_perft_from_stdin_names_the_bad_line() -> None:
-    result = _run("perft", "1", "--fen", "-", stdin=f"{START}\n3/2 w\n")
+    result = run_engine("perft", "1", "--fen", "-", stdin=f"{START}\n3/2 w\n")
     assert result.returncode == 2
     assert result.stdout.splitlines() == ["2176"]
     assert "stdin line 2: rows of unequal width" in result.stderr
@@ -85,7 +86,7 @@ def test_moves_lists_legal_moves(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None:
-    result = _run(*args)
+    result = run_engine(*args)
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -122,7 +123,7 @@ def test_bots_lists_every_bot_with_its_games_and_parameters(
     ],
 )
 def test_bad_match_input_exits_2_with_a_message(args: list[str], message: str) -> None:
-    result = _run(*args)
+    result = run_engine(*args)
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -130,7 +131,7 @@ def test_bad_match_input_exits_2_with_a_message(args: list[str], message: str) -
 
 def test_match_prints_the_table(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
-    result = _run(
+    result = run_engine(
         "match",
         "mobility",
         "random",

@@ -5,28 +5,16 @@ and exit status 2."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from engine.cli import main
+from tests.engine.test_cli import run_engine
 
 START = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22-22 SN - s namua 0"
 # North's front row is empty: South has won.
 OVER = "0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22-22 S - n namua 3"
-
-
-def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
 
 
 def test_perft_counts_bao_from_the_start(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,7 +37,7 @@ def test_perft_divide_names_each_move_in_bao_notation(
 
 
 def test_perft_reads_bao_positions_from_stdin() -> None:
-    done = _run("perft", "3", "--game", "bao", "--fen", "-", stdin=f"{START}\n\n{OVER}\n")
+    done = run_engine("perft", "3", "--game", "bao", "--fen", "-", stdin=f"{START}\n\n{OVER}\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["38", "0"]
 
@@ -115,7 +103,7 @@ def test_moves_lists_the_legal_moves_one_a_line(capsys: pytest.CaptureFixture[st
     ],
 )
 def test_bad_bao_input_exits_2_with_one_line(args: list[str], message: str) -> None:
-    done = _run(*args)
+    done = run_engine(*args)
     assert done.returncode == 2
     assert message in done.stderr
     assert len(done.stderr.splitlines()) == 1, done.stderr
@@ -124,7 +112,7 @@ def test_bad_bao_input_exits_2_with_one_line(args: list[str], message: str) -> N
 
 def test_match_plays_bao_and_records_every_game(tmp_path: Path) -> None:
     out = tmp_path / "bao.jsonl"
-    done = _run(
+    done = run_engine(
         "match", "mobility", "random", "--game", "bao", "--games", "2", "--time", "0.05",
         "--out", str(out),
     )  # fmt: skip
