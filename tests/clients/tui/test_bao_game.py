@@ -10,14 +10,13 @@ import random
 import pytest
 from redis.asyncio import Redis
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from clients import ArenaClient
 from clients.tui import ArenaApp
 from clients.tui.analysis import AnalysisPanel
 from clients.tui.app import open_watching
 from clients.tui.bao_board import LINES, PIT_WIDTH, BaoBoard, bao_text, changed_pits
-from clients.tui.forms import OfferForm
 from clients.tui.game import GameScreen
 from clients.tui.review import ReviewScreen
 from clients.view import GameView
@@ -33,7 +32,8 @@ from server.protocol import (
     SeekAdded,
     TimeControl,
 )
-from tests.clients.tui.test_app import as_guest, playing, until
+from tests.clients.tui.test_app import playing, until
+from tests.clients.tui.test_game import latest, play_the_bot
 from tests.server.endpoint import guest, house_worker, serving
 
 MOVE_WAIT_SECONDS = 60.0  # for the bot's reply on a loaded machine
@@ -42,32 +42,12 @@ MAX_PLIES = 400  # random Bao games last 15 to 130 plies; the engine's own cap i
 
 async def play_bao(app: ArenaApp, pilot: Pilot[None]) -> GameScreen:
     """Challenge the house bot `random` to Bao as White (South); the game screen it opens."""
-    await as_guest(app, pilot)
-    await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
-    form = app.screen
-    form.query_one("#game", Select).value = "bao"
-    await pilot.pause()
-    assert form.query_one("#setup", Select).value == "zanzibar"
-    form.query_one("#bot", Select).value = "random"
-    form.query_one("#colour", Select).value = "white"
-    time = form.query_one("#time", Input)
-    time.value = "10+5"
-    time.focus()
-    await pilot.press("enter")
-    await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
-    assert isinstance(app.screen, GameScreen)
-    return app.screen
+    return await play_the_bot(app, pilot, "zanzibar", game="bao", time_control="10+5")
 
 
 def shown_lines(board: BaoBoard) -> list[str]:
     """The board as drawn, line by line, without trailing spaces (as `bao_text` gives it)."""
     return [line.rstrip() for line in board.render().plain.split("\n")]
-
-
-def latest(app: ArenaApp, game: GameScreen) -> GameView:
-    assert app.client is not None
-    return app.client.games[game.game_id]
 
 
 def position_of(view: GameView) -> BaoPosition:

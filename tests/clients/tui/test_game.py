@@ -17,22 +17,34 @@ from clients.tui.move_input import MoveInput
 from clients.view import GameView
 from engine.amazons import Move, Square
 from engine.errors import IllegalMoveError
+from engine.game import get_game
 from server.protocol import Colour, GameStatus, Termination
 from tests.clients.tui.test_app import as_guest, playing, until
 from tests.server.endpoint import house_worker, serving
 
 
-async def play_the_bot(app: ArenaApp, pilot: Pilot[None], setup: str) -> GameScreen:
-    """Challenge the house bot `random` as White on `setup`; the game screen it opens."""
+async def play_the_bot(
+    app: ArenaApp,
+    pilot: Pilot[None],
+    setup: str,
+    game: str = "amazons",
+    time_control: str = "5+3",
+) -> GameScreen:
+    """Challenge the house bot `random` as White to `game` on `setup`; the game screen it
+    opens. Choosing another game first sets the form's setup to that game's default."""
     await as_guest(app, pilot)
     await pilot.press("b")
     await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
     form = app.screen
+    if game != "amazons":
+        form.query_one("#game", Select).value = game
+        await pilot.pause()
+        assert form.query_one("#setup", Select).value == get_game(game).info.default_setup
     form.query_one("#bot", Select).value = "random"
     form.query_one("#setup", Select).value = setup
     form.query_one("#colour", Select).value = "white"
     time = form.query_one("#time", Input)
-    time.value = "5+3"
+    time.value = time_control
     time.focus()
     await pilot.press("enter")
     await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
