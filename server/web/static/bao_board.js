@@ -5,8 +5,8 @@
 // bottom, its A1 on the left, so `>` goes right along its front row. Colours are the
 // stylesheet's (classes only).
 import { COLOURS, SIDE_NAMES, pitLabel, moveText } from "./bao_position.js";
+import { element } from "./board.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const PITS = 16;
 const HOUSE = 4;
 const LEFT = 0.7; // room for the rows' letters, in pits
@@ -189,13 +189,5 @@ function sideLine(position, side, y, over) {
 function text(x, y, content, classes) {
   const node = element("text", { class: classes, x, y, "text-anchor": "middle" });
   node.textContent = content;
-  return node;
-}
-
-function element(name, attributes) {
-  const node = document.createElementNS(SVG, name);
-  for (const [attribute, value] of Object.entries(attributes)) {
-    node.setAttribute(attribute, String(value));
-  }
   return node;
 }

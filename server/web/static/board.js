@@ -136,7 +136,8 @@ function label(x, y, text) {
   return node;
 }
 
-function element(name, attributes) {
+// An SVG element with its attributes.
+export function element(name, attributes) {
   const node = document.createElementNS(SVG, name);
   for (const [attribute, value] of Object.entries(attributes)) {
     node.setAttribute(attribute, String(value));
