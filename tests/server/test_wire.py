@@ -16,8 +16,8 @@ from redis.asyncio import Redis
 from engine.amazons import Position
 from server.identity import create_account, find
 from server.offers import TimeControls
-from server.worker import HOUSE_BOTS
 from tests.server.endpoint import serving
+from tests.server.test_offers import AMAZONS_HOUSE_BOTS
 from tests.server.wire import REPLY_SECONDS, Frame, Wire
 
 SIX = {"base": 300, "increment": 0}
@@ -207,7 +207,7 @@ async def test_welcome_tells_what_the_server_offers_and_a_list_is_kept_to(
             "max_base": 180,
             "max_increment": 2,
             "time_controls": [{"base": 60, "increment": 0}, {"base": 180, "increment": 2}],
-            "house_bots": list(HOUSE_BOTS),
+            "house_bots": list(AMAZONS_HOUSE_BOTS),  # welcome shows the default game's
             "bot_allowance_ms": 200,
             "first_move_ms": 30_000,
             "free_plies": 2,
