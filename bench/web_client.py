@@ -116,6 +116,7 @@ async def _load(browser: Browser, http: str) -> tuple[float, int]:
     ms = float(await ready.json_value())
     await page.wait_for_load_state("networkidle")
     await context.close()
+    await asyncio.sleep(0.5)  # the closed context's renderer exits before the next load starts
     print(f"  lobby {ms:.0f} ms, {sum(sizes)} bytes", file=sys.stderr)
     return ms, sum(sizes)
 

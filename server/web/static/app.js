@@ -2,16 +2,22 @@
 // lobby at `/`, a game at `/game/ID`, a ladder's standings at `/ladder/NAME` or a player's page
 // at `/player/NAME`. The lobby lives as long as the page (it keeps the seeks and challenges, and
 // opens a game of the user's as it starts); moving between the lobby and a game changes the
-// address without loading the page again, so the connection stays. The websocket opens as soon as its own module is here; the
-// views' modules load meanwhile, and the connection's messages wait for them, in order.
+// address without loading the page again, so the connection stays. The websocket opens as soon
+// as its own module is here; the lobby's module loads meanwhile, and the connection's messages
+// wait for it and the first view, in order. The other views' modules load when first shown or
+// soon after the page is online: a page that opens on the lobby fetches only what the lobby
+// needs before it is playable.
 import { Connection, serverUrl } from "./connection.js";
 
-const VIEWS = Promise.all([
-  import("./game.js"),
-  import("./ladder.js"),
-  import("./lobby.js"),
-  import("./player.js"),
-]);
+const LOBBY = import("./lobby.js");
+const VIEWS = {
+  game: () => import("./game.js").then((module) => module.GamePage),
+  ladder: () => import("./ladder.js").then((module) => module.LadderPage),
+  player: () => import("./player.js").then((module) => module.PlayerPage),
+};
+// The other views' modules are fetched this long after the page is first online, off the lobby's
+// way; a view shown before then fetches its own.
+const PREFETCH_MS = 1000;
 // Asked for with the login: the lobby's seeks (the server then pushes their changes).
 const FIRST_REQUESTS = [{ t: "list_seeks" }];
 
@@ -31,6 +37,7 @@ async function start() {
   let game = null;
   let lobby = null;
   let running = false;
+  let shown = 0; // how many times a view was asked for: a view that loads late is shown only if last
   let viewsReady;
   const ready = new Promise((resolve) => (viewsReady = resolve));
   const connection = new Connection(serverUrl(location), {
@@ -47,31 +54,41 @@ async function start() {
       ready.then(() => {
         lobby.online(welcome);
         game?.online();
+        setTimeout(() => Object.values(VIEWS).forEach((load) => load()), PREFETCH_MS);
       }),
     firstRequests: () => FIRST_REQUESTS,
   });
   connection.open();
-  const [{ GamePage }, { LadderPage }, { Lobby }, { PlayerPage }] = await VIEWS;
+  const { Lobby } = await LOBBY;
   lobby = new Lobby(
     connection,
     (gameId, started) => open(`/game/${gameId}`, started),
     (path) => open(path),
   );
 
-  function show(started = null) {
+  async function show(started = null) {
+    const mine = ++shown;
     game?.close();
     game = null;
     const found = GAME_PATH.exec(location.pathname);
     const ladder = LADDER_PATH.exec(location.pathname);
     const player = PLAYER_PATH.exec(location.pathname);
-    if (found) {
-      game = new GamePage(main, connection, found[1], started);
-    } else if (ladder) {
-      game = new LadderPage(main, connection, ladder[1]);
-    } else if (player) {
-      game = new PlayerPage(main, connection, player[1]);
-    } else {
+    const [view, argument] = found
+      ? ["game", found[1]]
+      : ladder
+        ? ["ladder", ladder[1]]
+        : player
+          ? ["player", player[1]]
+          : [null, null];
+    if (view === null) {
       lobby.mount(main);
+    } else {
+      const Page = await VIEWS[view]();
+      if (mine !== shown) return;
+      game =
+        view === "game"
+          ? new Page(main, connection, argument, started)
+          : new Page(main, connection, argument);
     }
     // At the start the views wait for the connection's own `onOnline`.
     if (game !== null && running && connection.online) game.online();
@@ -97,7 +114,7 @@ async function start() {
     open(link.getAttribute("href"));
   });
   window.addEventListener("popstate", () => show());
-  show();
+  await show();
   running = true;
   viewsReady();
 }
