@@ -9,8 +9,8 @@ weakest anchor held at its rating, beside each anchor's fixed one (docs/ladder.m
 anchors are calibrated).
 
 Run from the repository root: python -m bench.ladder_run [--games N] [--ladder NAME]
-[--workers N] [--hours H]. It takes a while: on the fast ladder (6x6, 10 s a game) about 25
-games a minute on two cores.
+[--workers N] [--hours H] [--slow-games N]. It takes a while: on the fast ladder (6x6, 10 s a
+game) about 25 games a minute on two cores.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ from server.redis_embedded import SOCKET_NAME
 # The built-in bots, in their known order on 6x6 (docs/experiments.md, "Tournament, 6x6"):
 # each tier is stronger than the one before; the bots of one tier tie.
 TIERS = (("random",), ("mobility", "greedy"), ("mcts",), ("alphabeta",), ("invader",))
+# The bots that search until their clock says stop: their games last longest, so by default they
+# play two at once (`arena bot --games 2`) to get about as many games as the quick bots.
+SLOW = ("alphabeta", "invader")
 PREFIX = "b-"  # their accounts' names: `b-random`, ...; the house bots' own names are anchors'
 MARGIN = 100.0  # Elo: every interval's half-width should be under this
 
@@ -48,13 +51,19 @@ def main() -> None:
     parser.add_argument("--ladder", default="fast")
     parser.add_argument("--workers", type=int, default=2, help="house-bot workers (anchors)")
     parser.add_argument("--hours", type=float, default=2.0, help="stop after this long anyway")
+    parser.add_argument(
+        "--slow-games",
+        type=int,
+        default=2,
+        help=f"games at once for {' and '.join(SLOW)} (the others play one at a time)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ladder-run-") as folder:
         data = Path(folder)
         with (
             arena_serve(data, args.workers, data / "serve.log") as url,
-            _bots(data, url, args.ladder),
+            _bots(data, url, args.ladder, args.slow_games),
         ):
             print(f"server {url}, ladder {args.ladder}, {args.games} games", file=sys.stderr)
             deadline = started + args.hours * 3600
@@ -128,8 +137,9 @@ def _arena(*args: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def _bots(data: Path, url: str, ladder: str) -> Iterator[None]:
-    """One `arena bot` per built-in bot, each on its own account, stopped on the way out."""
+def _bots(data: Path, url: str, ladder: str, slow_games: int) -> Iterator[None]:
+    """One `arena bot` per built-in bot, each on its own account, the SLOW ones playing
+    `slow_games` at once; stopped on the way out."""
     processes = []
     try:
         for bot in (bot for tier in TIERS for bot in tier):
@@ -142,7 +152,8 @@ def _bots(data: Path, url: str, ladder: str) -> Iterator[None]:
             token_file = data / f"{bot}.token"
             token_file.write_text(token + "\n")
             command = ["bot", "--server", url, "--token-file", str(token_file)]
-            command += ["--engine", bot, "--ladder", ladder, "--games", "1"]
+            games = slow_games if bot in SLOW else 1
+            command += ["--engine", bot, "--ladder", ladder, "--games", str(games)]
             processes.append(
                 subprocess.Popen(_arena(*command), stderr=(data / f"{bot}.log").open("w"))
             )
