@@ -33,6 +33,7 @@ __all__ = [
     "move_starts",
     "perft",
     "rule_array",
+    "sowing_steps",
     "start_board",
     "why_illegal",
 ]
@@ -191,10 +192,14 @@ def perft(board: Board, rules: BaoRules, depth: int) -> int:
     return int(kernels.perft(board_array(board), rule_array(rules), depth))
 
 
-def _sow(board: Board, rules: BaoRules, move: Move, kind: Starts) -> tuple[str | None, bool]:
-    """Why `move` is illegal once started (None if it is not), and whether it stops in the
-    functional house on a capture (a stop-or-safari choice)."""
+def _sow(
+    board: Board, rules: BaoRules, move: Move, kind: Starts, trace: np.ndarray | None = None
+) -> tuple[str | None, bool, int]:
+    """Why `move` is illegal once started (None if it is not), whether it stops in the
+    functional house on a capture (a stop-or-safari choice), and its steps, each written into
+    the next row of `trace` (`kernels.sow`)."""
     code = kernels.CAPTURE if kind.capture else kernels.TAX if kind.tax else kernels.TAKASA
+    steps = np.zeros(1, dtype=np.int64)
     status = kernels.sow(
         board_array(board),
         rule_array(rules),
@@ -204,8 +209,32 @@ def _sow(board: Board, rules: BaoRules, move: Move, kind: Starts) -> tuple[str |
         move.safari,
         np.empty(STATE_SIZE, dtype=np.int64),
         np.empty(STATE_SIZE, dtype=np.int64),
+        np.empty((0, STATE_SIZE), dtype=np.int64) if trace is None else trace,
+        steps,
     )
-    return _REASONS.get(status), status == kernels.SOWN_TO_HOUSE
+    return _REASONS.get(status), status == kernels.SOWN_TO_HOUSE, int(steps[0])
+
+
+# The steps of a sowing kept for showing it; a longer one is shown as its first ones and its end.
+MAX_STEPS = 200
+
+
+def sowing_steps(board: Board, rules: BaoRules, move: Move) -> list[Board]:
+    """The boards a legal `move` passes through as it is sown, step by step: the seeds lifted
+    (or the namua seed laid, and what it captured), each lap sown, each capture; the last is the
+    end of the sowing, before the turn passes. A move of more than MAX_STEPS steps gives its
+    first MAX_STEPS - 1 and its end."""
+    trace = np.empty((MAX_STEPS, STATE_SIZE), dtype=np.int64)
+    after = legal_moves(board, rules)[move]
+    reason, _, steps = _sow(board, rules, move, move_starts(board, rules), trace)
+    if reason is not None:
+        raise ValueError(f"{move} is not a legal move here: {reason}")
+    boards = [_board_of_row(row) for row in trace[: min(steps, MAX_STEPS)].tolist()]
+    # The end as the move leaves it: past the steps kept, and with a winning capture's seeds,
+    # which stay in hand, back in the store.
+    boards[-1] = boards[-1]._replace(pits=after.pits, stores=after.stores, owned=after.owned)
+    # The steps keep the mover and the ply of the board before the move.
+    return [step._replace(mover=board.mover, blocked=NO_PIT, duty=NO_PIT) for step in boards]
 
 
 def why_illegal(board: Board, rules: BaoRules, move: Move) -> str:
@@ -254,7 +283,7 @@ def why_illegal(board: Board, rules: BaoRules, move: Move) -> str:
             f"pit {name} is in the back row; a takasa starts in the front row while a front "
             "pit holds 2 or more"
         )
-    reason, reached_house = _sow(board, rules, move, starts)
+    reason, reached_house, _ = _sow(board, rules, move, starts)
     if reason is not None:
         return f"{move} is not allowed: {reason}"
     if move.safari and not reached_house:

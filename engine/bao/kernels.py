@@ -314,10 +314,18 @@ def sow(
     safari: bool,
     after: np.ndarray,
     saved: np.ndarray,
+    trace: np.ndarray,
+    steps: np.ndarray,
 ) -> int:
     """Play one move from `state` into `after`: SOWN, SOWN_TO_HOUSE (a capture stopped in the
     functional house, or went on with `safari`), or why it is illegal, EMPTIES_FRONT_ROW (A6)
-    or NEVER_ENDS (section 9). `saved` (STATE_SIZE) is scratch for the cycle check."""
+    or NEVER_ENDS (section 9). `saved` (STATE_SIZE) is scratch for the cycle check.
+
+    With rows in `trace` (N x STATE_SIZE), the board after each step of the sowing is written
+    into the next row and counted in `steps[0]`: the seeds lifted (or the namua seed laid and
+    the capture taken), then each lap sown, and each capture; steps past N are counted only.
+    An empty `trace` (0 rows) records nothing and leaves `steps` alone: the move generator
+    passes a slice of no rows and its scratch, which costs nothing to make."""
     p = state[MOVER]
     o = 1 - p
     mine = p * PITS
@@ -361,6 +369,9 @@ def sow(
             front -= seeds
         if pit == HOUSE:
             after[OWNED + p] = 0
+    tracing = trace.shape[0] > 0
+    if tracing:
+        _step(after, trace, steps)
     laps = 0
     keep_at = CHECK_FROM_LAP
     have_saved = False
@@ -379,12 +390,19 @@ def sow(
                 game_over = True
                 break
         if game_over:
+            if tracing:
+                _step(after, trace, steps)
             break
         end = x
+        captures = after[mine + end] > 1 and capture and end < FRONT and after[theirs + 7 - end] > 0
+        if tracing and not captures:
+            _step(after, trace, steps)
         if after[mine + end] == 1:
             break
-        if capture and end < FRONT and after[theirs + 7 - end] > 0:
+        if captures:
             seeds = _take(after, p, 7 - end, ends_house)
+            if tracing:
+                _step(after, trace, steps)
             if front_seeds(after, o) == 0:
                 after[STORE + p] += seeds  # the winning capture stays in hand
                 break
@@ -462,6 +480,16 @@ def sow(
 
 
 @njit(cache=True)
+def _step(after: np.ndarray, trace: np.ndarray, steps: np.ndarray) -> None:
+    """Keep the board as it is now as the next step of a traced sowing."""
+    k = steps[0]
+    if k < trace.shape[0]:
+        for i in range(STATE_SIZE):
+            trace[k, i] = after[i]
+    steps[0] = k + 1
+
+
+@njit(cache=True)
 def takasia(after: np.ndarray, rules: np.ndarray) -> int:
     """The pit of the side now to move that the takasa just played blocks (section 7)."""
     o = after[MOVER]
@@ -516,7 +544,7 @@ def legal_moves(
     for i in range(starts):
         pit = pairs[i, 0]
         direction = pairs[i, 1]
-        status = sow(state, rules, pit, direction, kind, False, boards[n], saved)
+        status = sow(state, rules, pit, direction, kind, False, boards[n], saved, boards[:0], saved)
         if status >= EMPTIES_FRONT_ROW:
             continue
         moves[n, 0] = pit
@@ -524,7 +552,9 @@ def legal_moves(
         moves[n, 2] = 0
         n += 1
         if status == SOWN_TO_HOUSE:
-            status = sow(state, rules, pit, direction, kind, True, boards[n], saved)
+            status = sow(
+                state, rules, pit, direction, kind, True, boards[n], saved, boards[:0], saved
+            )
             if status < EMPTIES_FRONT_ROW:
                 moves[n, 0] = pit
                 moves[n, 1] = direction

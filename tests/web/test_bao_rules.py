@@ -1,7 +1,8 @@
 """The web page's copy of Bao's rules (`bao_position.js`), run in Chromium, against the engine:
 the same perft from the start, and the same position and number of legal moves after every
 move of random games (captures, relays, safaris, takasia and game ends among them), each legal
-move's sowing, step by step, ending where the move does."""
+move's sowing, step by step, ending where the move does, and the played move's steps the
+engine's (`engine.bao.board.sowing_steps`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from playwright.async_api import Browser
 from redis.asyncio import Redis
 
 from engine.bao import BaoPosition
+from engine.bao.board import sowing_steps
 from tests.server.endpoint import serving
 from tests.web.test_pages import http_url, open_page
 
@@ -35,9 +37,11 @@ async ([start, games]) => {
           return `the sowing of ${moveText(legal)} before ${move}`;
         }
       }
+      const steps = position.sowing(move).map((step) => step.pits);
       position = position.after(move);
       const { pits, stores, owned, mover, blocked } = position;
-      return [pits, stores, owned, mover, blocked, position.moves().length, position.winner()];
+      const rest = [position.moves().length, position.winner(), steps];
+      return [pits, stores, owned, mover, blocked, ...rest];
     });
   });
   return { counts, replayed };
@@ -53,6 +57,7 @@ def random_games() -> tuple[list[list[str]], list[list[list[object]]]]:
         moves, states = [], []
         while not position.is_terminal():
             move = chooser.choice(position.legal_moves)
+            steps = sowing_steps(position.board, position.rules, move)
             position.apply(move)
             board = position.board
             moves.append(str(move))
@@ -65,6 +70,7 @@ def random_games() -> tuple[list[list[str]], list[list[list[object]]]]:
                     board.blocked,
                     len(position.legal_moves),
                     position.winner(),
+                    [list(step.pits) for step in steps],
                 ]
             )
         games.append(moves)

@@ -6,6 +6,7 @@ back, columns a..h as seen from South, which is also the order of Bao position t
 import pytest
 
 from engine.bao import BaoPosition, BaoRules, MtajiHouse, NamuaTakasaStart
+from engine.bao.board import sowing_steps
 from engine.errors import IllegalMoveError
 
 
@@ -288,3 +289,27 @@ def test_a_blocker_bound_to_capture_must_take_the_blocked_pit_first() -> None:
     assert BaoPosition.parse(bound.text(), bound_rules).text() == bound.text()
     assert BaoPosition.from_bytes(bound.to_bytes(), bound_rules).text() == bound.text()
     assert _after(bound, "B8<").text().split()[3] == "-", "the duty lasts one move"
+
+
+def test_the_two_captures_move_is_sown_in_five_steps() -> None:
+    """`sowing_steps` of the example above: the seeds lifted; the first lap ending at e, with
+    North's 3 taken; those 3 sown from the left kichwa; the relay from c ending at g, with
+    North's 6 taken; those 6 sown from the right kichwa (the kimbi turned), ending in the
+    empty c."""
+    position = _position(
+        """
+        0 0 0 0 0 0 0 0
+        0 0 0 1 3 1 6 0
+        0 3 2 1 1 0 1 0
+        0 0 0 0 0 2 3 1""",
+        "0-0 - - s mtaji 44",
+    )
+    steps = sowing_steps(position.board, position.rules, position.parse_move("A2>"))
+    assert [_rows(BaoPosition(step, position.rules))[1:3] for step in steps] == [
+        ["0 0 0 1 3 1 6 0", "0 0 2 1 1 0 1 0"],
+        ["0 0 0 1 0 1 6 0", "0 0 3 2 2 0 1 0"],
+        ["0 0 0 1 0 1 6 0", "1 1 4 2 2 0 1 0"],
+        ["0 0 0 1 0 1 0 0", "1 1 0 3 3 1 2 0"],
+        ["0 0 0 1 0 1 0 0", "1 1 1 4 4 2 3 1"],
+    ]
+    assert steps[-1].pits == _after(position, "A2>").board.pits
