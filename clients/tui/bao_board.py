@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -24,7 +24,7 @@ from textual.geometry import Size
 
 from clients.tui.board import BoardWidget
 from engine.bao import BaoPosition, Move
-from engine.bao.board import HOUSE, NO_PIT
+from engine.bao.board import HOUSE, NO_PIT, Board, sowing_steps
 from engine.bao.notation import PITS, pit_label
 
 __all__ = [
@@ -127,7 +127,10 @@ def changed_pits(position: BaoPosition) -> frozenset[Pit]:
         before.undo()
     except IndexError:
         return frozenset()
-    old, new = before.board.pits, position.board.pits
+    return _changed(before.board.pits, position.board.pits)
+
+
+def _changed(old: Sequence[int], new: Sequence[int]) -> frozenset[Pit]:
     return frozenset(
         Pit(index // PITS, index % PITS) for index in range(2 * PITS) if old[index] != new[index]
     )
@@ -163,12 +166,14 @@ def bao_rows(
     cursor: Pit | None = None,
     glyphs: BaoGlyphs = UNICODE,
     shade: bool = True,
+    note: str = "",
 ) -> list[Row]:
     """The board seen from side `bottom` as lines of (text, kinds) pieces. `last_move` (made by
     the side not to move) marks its pit, `changed` the pits it sowed into or emptied;
     `targets` are the mover's pits (ring indices) a move may start from, `picked` the one
     picked, `choices` the moves it may make with `choice` the one under the cursor. Without
-    `shade` (a terminal in colour) the sown pits have no marks: their colour shows them."""
+    `shade` (a terminal in colour) the sown pits have no marks: their colour shows them. `note`
+    goes on the last line while no pit is picked."""
     board = position.board
     over = position.is_terminal()
     mover = board.mover
@@ -224,15 +229,14 @@ def bao_rows(
         rows.append(row)
     rows.append([(" " * MARGIN + bottom_numbers, ("coordinate",))])
     rows.append([_side_line(position, bottom, glyphs, over=over)])
-    rows.append(_choice_line(position, picked, choices, choice))
+    if picked is None or not choices:
+        rows.append([(f" {note}" if note else "", ("coordinate",))])
+    else:
+        rows.append(_choice_line(picked, choices, choice))
     return rows
 
 
-def _choice_line(
-    position: BaoPosition, picked: int | None, choices: Sequence[str], choice: int
-) -> Row:
-    if picked is None or not choices:
-        return [("", ())]
+def _choice_line(picked: int, choices: Sequence[str], choice: int) -> Row:
     row: Row = [(f" {pit_label(picked)}: ", ("coordinate",))]
     for number, text in enumerate(choices):
         if number:
@@ -266,10 +270,15 @@ class BaoBoard(BoardWidget):
     pit under it, as a click does; the pits a move may start from are marked. Once a pit is
     picked, its legal moves show on the line under the board: left and right choose one (`<`
     left, `>` right, as the seeds go along the front row), Enter makes it, a click on one
-    makes it, and Esc steps back. A pit with a single legal move makes it at once."""
+    makes it, and Esc steps back. A pit with a single legal move makes it at once.
+
+    `[` and `]` step through the last move's sowing (`engine.bao.board.sowing_steps`): the
+    seeds lifted, each lap and each capture, the pits each step changed marked; stepping past
+    either end, or picking a pit, shows the position again."""
 
     DEFAULT_CSS = _CSS_PATH.read_text()
     MOVE_EXAMPLE: ClassVar[str] = "A6>"
+    SIDE_NAMES: ClassVar[tuple[str, ...]] = SIDE_NAMES
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         f"board--{kind}"
         for kind in (
@@ -297,6 +306,8 @@ class BaoBoard(BoardWidget):
         Binding("right", "cursor(1, 0)", "Cursor right", show=False),
         Binding("enter,space", "pick", "Pick pit"),
         Binding("escape", "back", "Step back"),
+        Binding("left_square_bracket", "sowing(-1)", "Sowing back", show=False),
+        Binding("right_square_bracket", "sowing(1)", "Sowing on", show=False),
     ]
 
     def __init__(
@@ -316,6 +327,10 @@ class BaoBoard(BoardWidget):
         self._last: Move | None = None
         self._changed: frozenset[Pit] = frozenset()
         self._moves: tuple[Move, ...] = ()
+        # The last move's sowing, worked out when first stepped through, and the step shown
+        # (None: the position itself).
+        self._steps: list[Board] | None = None
+        self.sowing_step: int | None = None
 
     # -- the interface ---------------------------------------------------------------------
 
@@ -339,6 +354,8 @@ class BaoBoard(BoardWidget):
         self._last = None
         self._changed = frozenset()
         self._moves = ()
+        self._steps = None
+        self.sowing_step = None
         if position is not None:
             if self.last_move is not None:
                 self._last = Move.parse(self.last_move)
@@ -368,11 +385,22 @@ class BaoBoard(BoardWidget):
         if position is None:
             return []
         entering = bool(self._moves)
+        changed = self._changed
+        note = "" if self._last is None else f"[ ]: the sowing of {self._last}, step by step"
+        steps = self._steps
+        if steps is not None and self.sowing_step is not None:
+            step = self.sowing_step
+            before = steps[step - 1] if step else self._before()
+            # Drawn with the side to move now, as the marks of the last move expect.
+            shown = steps[step]._replace(mover=position.board.mover)
+            position = BaoPosition(shown, position.rules)
+            changed = _changed(before.pits, steps[step].pits)
+            note = f"the sowing of {self._last}: step {step + 1} of {len(steps)}"
         return bao_rows(
             position,
             bottom=self.bottom,
             last_move=self._last,
-            changed=self._changed,
+            changed=changed,
             targets=self.targets() if self.picked is None else (),
             picked=self.picked,
             choices=[str(move) for move in self.choices()],
@@ -380,6 +408,7 @@ class BaoBoard(BoardWidget):
             cursor=self.cursor_pit() if entering and self.has_focus else None,
             glyphs=self.glyphs,
             shade=self.app.no_color,
+            note=note,
         )
 
     def render(self) -> Text:
@@ -415,6 +444,7 @@ class BaoBoard(BoardWidget):
     def action_cursor(self, columns: int, lines: int) -> None:
         if self.position is None:
             return
+        self.sowing_step = None
         if self.picked is not None:
             if columns:
                 self.choice = min(max(self.choice + columns, 0), len(self.choices()) - 1)
@@ -426,7 +456,30 @@ class BaoBoard(BoardWidget):
         self.cursor_at = (line, min(max(column + columns, 0), 7))
         self.refresh()
 
+    def action_sowing(self, delta: int) -> None:
+        """Show the last move's sowing a step further on (`delta` 1) or back (-1); from the
+        position itself, `]` goes to the first step and `[` to the one before the end."""
+        position = self.position
+        if position is None or self._last is None:
+            return
+        if self._steps is None:
+            self._steps = sowing_steps(self._before(), position.rules, self._last)
+        count = len(self._steps)
+        if self.sowing_step is None:
+            step = 0 if delta > 0 else count - 2
+        else:
+            step = self.sowing_step + delta
+        self.sowing_step = step if 0 <= step < count - 1 else None
+        self.refresh()
+
+    def _before(self) -> Board:
+        """The board before the last move."""
+        before = cast(BaoPosition, self.position).clone()
+        before.undo()
+        return before.board
+
     def action_pick(self) -> None:
+        self.sowing_step = None
         if self.picked is not None:
             choices = self.choices()
             if choices:

@@ -39,6 +39,9 @@ class BoardWidget(Widget):
     can_focus = True
     # A move in the game's own spelling, shown in the empty move field as an example.
     MOVE_EXAMPLE: ClassVar[str] = ""
+    # What the game calls its players at the board, by index, where that is not the protocol's
+    # colour (`white`, `black`): Bao's South and North.
+    SIDE_NAMES: ClassVar[tuple[str, ...]] = ()
 
     # The player index the user moves for; None for a spectator, who picks nothing.
     player: reactive[int | None] = reactive(None)
@@ -114,6 +117,14 @@ class BoardWidget(Widget):
                 raise IllegalMoveError("the game is over")
             raise IllegalMoveError("there is no move of yours to make on this board")
         return entry.format_move(entry.parse_move(text.strip()))
+
+    @classmethod
+    def side_name(cls, player: int, colour: str) -> str:
+        """Player `player` by the game's name for it and its colour: `South (white)` in Bao,
+        just the colour where the game has no other name."""
+        if not cls.SIDE_NAMES:
+            return colour
+        return f"{cls.SIDE_NAMES[player]} ({colour})"
 
     def choose(self, text: str) -> None:
         """Post the user's move."""

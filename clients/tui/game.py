@@ -7,6 +7,7 @@ the result once the game ends.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -228,16 +229,20 @@ class GameScreen(Screen[None]):
         refresh_keys(self)  # the keys that apply change with the turn (check_action)
         turn = self.query_one("#turn", Static)
         if view.status is GameStatus.ENDED:
-            turn.update(_result(view, self.me))
+            turn.update(_result(view, self.me, self._side))
             turn.add_class("-ended")
             for field in self.query(MoveInput):
                 field.display = False  # nothing more to move: the keys say what comes next
             return
         who = view.to_move
-        text = f"{who} to move" + (" (you)" if who is self.me else "")
+        text = f"{self._side(who)} to move" + (" (you)" if who is self.me else "")
         if self.premove.pending is not None:
             text += f"; premove {self.premove.pending}"
         turn.update(f"{text}  [{view.game} {view.setup or ''} {time_text(view.time)}]")
+
+    def _side(self, colour: Colour) -> str:
+        """The side `colour` as the game's board names it: `white`, or `South (white)`."""
+        return self.board.side_name(COLOURS.index(colour), str(colour))
 
     def _tick(self) -> None:
         """Both clocks as they stand now: the side to move's runs from when the view came."""
@@ -386,13 +391,13 @@ def _move_list(moves: tuple[str, ...]) -> str:
     return "\n".join(lines) or "no moves yet"
 
 
-def _result(view: GameView, me: Colour | None) -> str:
+def _result(view: GameView, me: Colour | None, side: Callable[[Colour], str]) -> str:
     why = str(view.termination).replace("_", " ") if view.termination else "ended"
     if view.winner is None:
         return f"Game over: no winner ({why}). ctrl+g: review, ctrl+l: back to the lobby"
     winner = player_text(view.player(view.winner))
     you = " (you)" if view.winner is me else ""
     return (
-        f"Game over: {view.winner} {winner}{you} wins by {why}. ctrl+g: review, ctrl+l: back "
+        f"Game over: {side(view.winner)} {winner}{you} wins by {why}. ctrl+g: review, ctrl+l: back "
         "to the lobby"
     )

@@ -6,7 +6,20 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from clients.tui.bao_board import ASCII, LINES, WIDTH, BaoBoard, Pit, bao_text, changed_pits
+from clients.tui.bao_board import (
+    ASCII,
+    BOTTOM_BACK,
+    BOTTOM_FRONT,
+    LINES,
+    TOP_BACK,
+    TOP_FRONT,
+    WIDTH,
+    BaoBoard,
+    Pit,
+    bao_text,
+    changed_pits,
+    pit_at,
+)
 from clients.tui.board import board_for
 from clients.tui.move_input import MoveInput
 from engine.bao import BaoPosition, Move
@@ -153,3 +166,56 @@ async def test_the_widget_fits_and_reads_without_colour(
         assert lines[5] == f" A   0    0    0    0    {house} {last}{dot} 3 {dot}{dot} 1 {dot}"
         assert lines[6].rstrip() == f" B   0    0    0    0    0    0    0  {dot} 1 {dot}".rstrip()
         assert board.region.size == (WIDTH, LINES)
+
+
+TWO_CAPTURES = "0,0,0,0,0,0,0,0/0,0,0,1,3,1,6,0/0,3,2,1,1,0,1,0/0,0,0,0,0,2,3,1 0-0 - - s mtaji 44"
+
+
+@pytest.mark.asyncio
+async def test_the_brackets_step_through_the_last_moves_sowing() -> None:
+    """A2> of the rules note's two-captures example, seen by North: five steps, each showing
+    the pits it changed; past either end the position itself again."""
+    position = after(BaoPosition.parse(TWO_CAPTURES), "A2>")
+    app = BoardHost(position, player=1, last_move="A2>", game="bao")
+    async with app.run_test() as pilot:
+        board = app.query_one(BaoBoard)
+        board.focus()
+        lines = board.render().plain.splitlines()
+        assert lines[-1] == " [ ]: the sowing of A2>, step by step"
+        assert _seeds(board, BOTTOM_FRONT) == [1, 1, 1, 4, 4, 2, 3, 1]
+        await pilot.press("right_square_bracket")
+        lines = board.render().plain.splitlines()
+        assert lines[-1] == " the sowing of A2>: step 1 of 5"
+        assert _seeds(board, BOTTOM_FRONT) == [0, 0, 2, 1, 1, 0, 1, 0]  # A2's 3 lifted
+        assert _marked(board) == {Pit(0, 1)}
+        await pilot.press("right_square_bracket")
+        lines = board.render().plain.splitlines()
+        assert lines[-1] == " the sowing of A2>: step 2 of 5"
+        assert _seeds(board, BOTTOM_FRONT) == [0, 0, 3, 2, 2, 0, 1, 0]
+        assert _seeds(board, TOP_FRONT) == [0, 0, 0, 1, 0, 1, 6, 0]  # North's 3 taken
+        assert _marked(board) == {Pit(0, 2), Pit(0, 3), Pit(0, 4), Pit(1, 3)}
+        await pilot.press(*["right_square_bracket"] * 3)
+        assert board.sowing_step is None
+        assert _seeds(board, BOTTOM_FRONT) == [1, 1, 1, 4, 4, 2, 3, 1]
+        await pilot.press("left_square_bracket")
+        assert board.render().plain.splitlines()[-1] == " the sowing of A2>: step 4 of 5"
+        await pilot.press("down")  # moving the cursor shows the position again
+        assert board.sowing_step is None
+
+
+def _marked(board: BaoBoard) -> set[Pit]:
+    """The pits drawn as changed by the step shown (a pit's seeds are its row's second piece
+    after the row's name, four pieces a pit)."""
+    rows = board.rows()
+    return {
+        pit
+        for line in (TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK)
+        for column in range(8)
+        if "sown" in rows[line][2 + 4 * column][1]
+        and (pit := pit_at(line, column, board.bottom)) is not None
+    }
+
+
+def _seeds(board: BaoBoard, line: int) -> list[int]:
+    """The seeds of the pits drawn on `line`, left to right."""
+    return [int(board.rows()[line][2 + 4 * column][0]) for column in range(8)]

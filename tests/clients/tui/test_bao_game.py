@@ -121,7 +121,9 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
             await my_turn(app, pilot, game, view.ply + 2)
         ended = game.view
         assert ended.winner in (Colour.WHITE, Colour.BLACK)
-        assert "Game over" in str(game.query_one("#turn", Static).content)
+        end = str(game.query_one("#turn", Static).content)
+        side = "South (white)" if ended.winner is Colour.WHITE else "North (black)"
+        assert end.startswith(f"Game over: {side} "), end
         final = position_of(ended)
         assert final.is_terminal()
         shown = shown_lines(board)
@@ -189,7 +191,10 @@ async def test_the_bao_game_screen_fits_80x24_and_reads_without_colour(
                 last_move=Move.parse(view.moves[-1]),
                 changed=changed_pits(position),
                 targets={move.pit for move in position.legal_moves},
+                note=f"[ ]: the sowing of {view.moves[-1]}, step by step",
             )
+            turn = str(game.query_one("#turn", Static).content)
+            assert turn.startswith("South (white) to move (you)"), turn
             assert lines[8].startswith(" South (white)  store 21")
             assert lines[8].endswith("\u25c0 to move")
             assert "\u2022" in lines[5] + lines[6]
@@ -225,7 +230,11 @@ async def test_a_spectator_follows_a_bao_game(redis_url: str, redis: Redis) -> N
                 await until(pilot, lambda p=ply: game.view.ply > p, f"move {ply + 1}")
                 await pilot.pause()
                 assert shown_lines(board) == bao_text(
-                    position, last_move=move, changed=changed_pits(position), shade=app.no_color
+                    position,
+                    last_move=move,
+                    changed=changed_pits(position),
+                    shade=app.no_color,
+                    note=f"[ ]: the sowing of {move}, step by step",
                 )
             screen = app.screen.region
             for part in ("#board", "#moves-pane", "#turn", "#audience"):
