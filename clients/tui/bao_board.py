@@ -306,8 +306,8 @@ class BaoBoard(BoardWidget):
         Binding("right", "cursor(1, 0)", "Cursor right", show=False),
         Binding("enter,space", "pick", "Pick pit"),
         Binding("escape", "back", "Step back"),
-        Binding("left_square_bracket", "sowing(-1)", "Sowing back", show=False),
-        Binding("right_square_bracket", "sowing(1)", "Sowing on", show=False),
+        Binding("left_square_bracket", "step_last_move(-1)", "Sowing back", show=False),
+        Binding("right_square_bracket", "step_last_move(1)", "Sowing on", show=False),
     ]
 
     def __init__(
@@ -456,7 +456,10 @@ class BaoBoard(BoardWidget):
         self.cursor_at = (line, min(max(column + columns, 0), 7))
         self.refresh()
 
-    def action_sowing(self, delta: int) -> None:
+    def action_step_last_move(self, delta: int) -> None:
+        self.step_last_move(delta)
+
+    def step_last_move(self, delta: int) -> None:
         """Show the last move's sowing a step further on (`delta` 1) or back (-1); from the
         position itself, `]` goes to the first step and `[` to the one before the end."""
         position = self.position

@@ -126,6 +126,10 @@ class BoardWidget(Widget):
             return colour
         return f"{cls.SIDE_NAMES[player]} ({colour})"
 
+    def step_last_move(self, delta: int) -> None:
+        """Show the last move a part further on (`delta` 1) or back (-1), where a game's moves
+        have parts to show (Bao's sowing, lap by lap); a game whose moves have none ignores it."""
+
     def choose(self, text: str) -> None:
         """Post the user's move."""
         self.post_message(MoveChosen(text))

@@ -65,6 +65,8 @@ class ReviewScreen(Screen[None]):
         Binding("home", "jump(0)", "Start", tooltip="the start"),
         Binding("end", "jump(-1)", "End", tooltip="after the last move"),
         Binding("g", "go", "Go to", tooltip="go to move N: g, the number, Enter"),
+        Binding("left_square_bracket", "step_last_move(-1)", show=False),
+        Binding("right_square_bracket", "step_last_move(1)", show=False),
         Binding("escape", "back", "Leave", tooltip="close the move field, else leave the review"),
     ]
 
@@ -170,6 +172,10 @@ class ReviewScreen(Screen[None]):
         self.goto(event.option_index)
 
     # What the user does
+
+    def action_step_last_move(self, delta: int) -> None:
+        """The move shown a part further on or back (Bao's sowing, lap by lap)."""
+        self.board.step_last_move(delta)
 
     def action_step(self, plies: int) -> None:
         self.goto(min(max(self.ply + plies, 0), len(self.moves)))

@@ -5,6 +5,7 @@ the review opened from the game screen once the game ends."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,12 @@ from textual.widgets import Static
 
 from clients.tui import ArenaApp
 from clients.tui.analysis import ServerAnalyst
+from clients.tui.bao_board import BaoBoard
 from clients.tui.help import HelpScreen
 from clients.tui.review import MoveList, ReviewApp, ReviewScreen
 from engine.amazons import Position
+from engine.bao import RECOMMENDED, BaoPosition, Move
+from engine.bao.board import sowing_steps
 from engine.records import GameRecord
 from server.cli import _fetch, main
 from server.protocol import (
@@ -281,3 +285,36 @@ async def test_the_game_just_played_is_reviewed_from_the_game_screen(
             await pilot.press("escape")
             assert app.screen is game
             await pilot.press("ctrl+q")
+
+
+@pytest.mark.asyncio
+async def test_a_bao_reviews_brackets_step_through_the_move_shown() -> None:
+    """In review the board takes no keys, so the screen passes `[` and `]` to it: the sowing of
+    the move shown, step by step; stepping to another move shows that move's position."""
+    position, chooser, moves = BaoPosition(), random.Random(5), []
+    while not position.is_terminal():
+        move = chooser.choice(sorted(position.legal_moves))
+        moves.append(str(move))
+        position.apply(move)
+    winner = "white" if position.winner() == 0 else "black"
+    record = GameRecord(
+        "bao", BaoPosition().text(), "random", "random", game_id="m2", moves=moves, winner=winner
+    )
+    app = ReviewApp(record, None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        review = app.review
+        await pilot.press("home", "right", "right")
+        board = review.board
+        assert isinstance(board, BaoBoard)
+        steps = sowing_steps(record.replay(1).board, RECOMMENDED, Move.parse(moves[1]))
+        await pilot.press("right_square_bracket")
+        assert board.sowing_step == 0
+        assert board.render().plain.splitlines()[-1] == (
+            f" the sowing of {moves[1]}: step 1 of {len(steps)}"
+        )
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert board.sowing_step == len(steps) - 2
+        await pilot.press("right")
+        assert board.sowing_step is None
+        assert at(review) == after(record, 3)
