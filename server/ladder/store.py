@@ -424,11 +424,12 @@ class LadderStore:
         have played held at their fixed ratings; each bot's owner (`house` for an anchor),
         engine (an anchor's strength) and when it was last seen, on the ladder or in its last
         game there; the ladder's RECENT_GAMES last games and its cross table."""
-        name = (await self.get(ladder)).name
+        found_ladder = await self.get(ladder)
+        name, game = found_ladder.name, found_ladder.game
         online = await self.members(name, now)
         results = await self.results(name)
-        anchors = {anchor.bot: anchor for anchor in anchors_of(name)}
-        rows = standings(results, fixed_ratings(name, results), members=online)
+        anchors = {anchor.bot: anchor for anchor in anchors_of(name, game)}
+        rows = standings(results, fixed_ratings(name, game, results), members=online)
         bots = [row.name for row in rows if row.name not in anchors]
         owners = {bot: ANCHOR_OWNER for bot in anchors} | await identity.owners(self.redis, bots)
         engines = {bot: anchor.spec for bot, anchor in anchors.items()}

@@ -33,7 +33,8 @@ LADDER = "e2e"
 ROUNDS = 3  # games each bot plays at least
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
-ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["fast"]}  # a new ladder has the fast ones
+# A new Amazons ladder has the fast ladder's anchors.
+ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["amazons"]["fast"]}
 
 
 async def _games(redis: Redis) -> list[StoredGame]:
