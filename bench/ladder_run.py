@@ -102,7 +102,7 @@ def _judge(table: Table) -> None:
 def _calibration(ladder: str, results: list[Result]) -> None:
     """Print each anchor's fixed rating beside the one these games give it, with only the
     weakest anchor held."""
-    anchors = anchors_of(ladder)
+    anchors = anchors_of(ladder, "amazons")  # the bots this run starts play Amazons
     weakest = min(anchors, key=lambda anchor: anchor.rating)
     measured = {row.name: row for row in standings(results, {weakest.bot: weakest.rating})}
     print(f"\nthe anchors as measured here, {weakest.bot} held at {weakest.rating:.0f}:")

@@ -50,6 +50,12 @@ class GameSoFar:
         state = rules.new_state(setup)
         return cls(game, setup or rules.info.default_setup, state.text(), (), state)
 
+    @property
+    def legal_moves(self) -> tuple[str, ...]:
+        """Every legal move of the side to move, in move text, in the order the rules give
+        them."""
+        return tuple(self.state.format_move(move) for move in self.state.legal_moves)
+
     def after(self, move: str) -> GameSoFar:
         """The game once `move` (legal here, or a ValueError names why not) is played."""
         state = self.state.clone()

@@ -1,5 +1,6 @@
 """An engine that is a program of any language, spoken to over its stdin and stdout by the line
-protocol of docs/bot-protocol.md. `ProgramEngine` starts one program for each game, shakes
+protocol of docs/bot-protocol.md, which tells it every legal move, so it plays any registered
+game without rules of its own. `ProgramEngine` starts one program for each game, shakes
 hands with it, asks it for each move and ends it when the game ends; whatever the program does
 wrong (it does not start, writes garbage, answers an illegal move or late, dies) is an
 `EngineError` with one line that says so. What the program writes on stderr goes to the log.
@@ -158,6 +159,7 @@ class ProgramEngine:
             f"position {game.state.text()}",
             " ".join(("moves", *game.moves)),
             f"clocks {own} {opponent} {increment}",
+            " ".join(("legal", *game.legal_moves)),
             "go",
         ]
         await self._send(lines, when)

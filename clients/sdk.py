@@ -57,9 +57,9 @@ class Turn:
     """What a bot is asked about when it is to move: the registered game's name, its setup
     (None for a start position of the players' own), the start as position text, the moves
     played since in move text, `position` (a state of the game, the bot's own copy: for
-    Amazons an `engine.amazons.Position`), the side to move, both clocks and the increment in
-    ms, and `move_ms`, a fair time for this move: a twentieth of the clock left and most of the
-    increment.
+    Amazons an `engine.amazons.Position`, for Bao an `engine.bao.BaoPosition`), the side to
+    move, both clocks and the increment in ms, and `move_ms`, a fair time for this move: a
+    twentieth of the clock left and most of the increment.
 
     `own_ms` is the time left for the rest of the game, counted from when the turn was made,
     less what is kept back for the move's trip to the server; a side's first move is off the

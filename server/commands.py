@@ -197,7 +197,9 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "offer ($ARENA_TIME_CONTROLS, as `arena serve --time-controls`)",
     )
     create.add_argument("name", metavar="NAME", help="letters, digits, _ and -")
-    create.add_argument("--setup", required=True, metavar="SETUP", help="e.g. 10x10")
+    create.add_argument(
+        "--setup", metavar="SETUP", help="e.g. 10x10 (default: the game's standard setup)"
+    )
     create.add_argument(
         "--time", required=True, metavar="BASE+INC", help="whole seconds, e.g. 60+1"
     )
@@ -624,7 +626,7 @@ def _token_revoke(args: argparse.Namespace) -> int:
 
 
 def _ladder_create(args: argparse.Namespace) -> int:
-    ladder = Ladder(args.name, args.setup, parse_time(args.time), args.game)
+    ladder = Ladder.new(args.name, parse_time(args.time), args.game, args.setup)
     controls = TimeControls.parse(os.environ.get("ARENA_TIME_CONTROLS", DEFAULT_TIME_CONTROLS))
     refusal = ladder.refusal(Offered.every_game(controls, HOUSE_BOTS))
     if refusal is not None:

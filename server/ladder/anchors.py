@@ -1,6 +1,8 @@
 """The anchors: house bots of fixed strength that play on every ladder, through `arena worker`,
 at ratings set here once and never moved, so that a ladder's scale means the same from year to
-year. Each ladder has its own small set; docs/ladder.md says how the ratings were chosen.
+year. Each game has its own house bots, so each game has its own sets: a named ladder has its
+own small set, any other ladder its game's default one. docs/ladder.md says how the ratings
+were chosen.
 """
 
 from __future__ import annotations
@@ -41,12 +43,12 @@ class Anchor:
         return f"{self.bot}@{self.strength}"
 
 
-# The ratings are initial values: the order the bots finished in short matches on each ladder's
-# board, with the gaps those matches measured where they could (docs/ladder.md), to calibrate
-# with longer ones. mcts tied greedy or lost to it, so it would only crowd greedy's rating and
-# is no anchor. A worker thinks about one move at a time and a move waiting in the queue spends
-# the anchor's clock, so on the 10 s ladder each anchor plays one game at once, on the
-# 60 s + 1 s ladder two.
+# The Amazons ladders' ratings are initial values: the order the bots finished in short
+# matches on each ladder's board, with the gaps those matches measured where they could
+# (docs/ladder.md), to calibrate with longer ones. mcts tied greedy or lost to it, so it would
+# only crowd greedy's rating and is no anchor. A worker thinks about one move at a time and a
+# move waiting in the queue spends the anchor's clock, so on the 10 s ladder each anchor plays
+# one game at once, on the 60 s + 1 s ladder two.
 _FAST = (
     Anchor("random", 10, 1000.0, 1),
     Anchor("greedy", 10, 1400.0, 1),
@@ -60,18 +62,36 @@ _MAIN = (
     Anchor("invader", 10, 2100.0, 2),
 )
 
-# The anchors of each default ladder, by name; any other ladder has DEFAULT_ANCHORS.
-ANCHORS: Mapping[str, tuple[Anchor, ...]] = {"fast": _FAST, "main": _MAIN}
-DEFAULT_ANCHORS = _FAST
+# The Bao ladders' anchors, set as the Amazons ones were: the order and gaps of short matches
+# at 0.25 s a move, about what a 10 s clock gives a Bao move (docs/ladder.md). mobility scored
+# no better than random, so it is no anchor. On the 10 s ladder each plays one game at once.
+_BAO = (
+    Anchor("random", 10, 1000.0, 1),
+    Anchor("mcts", 10, 1400.0, 1),
+    Anchor("bao-alphabeta", 10, 1800.0, 1),
+    Anchor("bao-deep", 10, 2200.0, 1),
+)
+
+# The anchors of each game's named ladders, by game and then ladder name; any other ladder of
+# a game has its game's DEFAULT_ANCHORS, and a game with none of either has no anchors.
+ANCHORS: Mapping[str, Mapping[str, tuple[Anchor, ...]]] = {
+    "amazons": {"fast": _FAST, "main": _MAIN},
+    "bao": {"bao": _BAO},
+}
+DEFAULT_ANCHORS: Mapping[str, tuple[Anchor, ...]] = {"amazons": _FAST, "bao": _BAO}
 
 
-def anchors_of(ladder: str) -> tuple[Anchor, ...]:
-    """The anchors of the ladder named `ladder` (in lower case, as ladders keep their names)."""
-    return ANCHORS.get(ladder, DEFAULT_ANCHORS)
+def anchors_of(ladder: str, game: str) -> tuple[Anchor, ...]:
+    """The anchors of the ladder named `ladder` (in lower case, as ladders keep their names)
+    whose games are of `game`: house bots that play that game."""
+    return ANCHORS.get(game, {}).get(ladder, DEFAULT_ANCHORS.get(game, ()))
 
 
-def fixed_ratings(ladder: str, results: Iterable[Result]) -> dict[str, float]:
-    """The fixed ratings of the ladder's anchors that have played one of `results`: the anchors
-    its standings list, like every bot with a rated game, and hold at their ratings."""
+def fixed_ratings(ladder: str, game: str, results: Iterable[Result]) -> dict[str, float]:
+    """The fixed ratings of the anchors of ladder `ladder` of `game` that have played one of
+    `results`: the anchors its standings list, like every bot with a rated game, and hold at
+    their ratings."""
     played = {name for result in results for name in (result.white, result.black)}
-    return {anchor.bot: anchor.rating for anchor in anchors_of(ladder) if anchor.bot in played}
+    return {
+        anchor.bot: anchor.rating for anchor in anchors_of(ladder, game) if anchor.bot in played
+    }

@@ -127,7 +127,7 @@ class Scheduler:
     async def play_round(self, ladder: Ladder) -> list[GameStarted]:
         """Rate the ladder's games that ended, pair its free members and anchors and start
         their games."""
-        anchors = {anchor.bot: anchor for anchor in anchors_of(ladder.name)}
+        anchors = {anchor.bot: anchor for anchor in anchors_of(ladder.name, ladder.game)}
         fixed = {name: anchor.rating for name, anchor in anchors.items()}
         under_way = await self.rate_ended(ladder, fixed)
         refusal = ladder.refusal(self.offered)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
+from engine.game import game_names, get_game
 from server import identity
 from server.clock import now_ms
 from server.glicko import Rating
@@ -175,6 +176,26 @@ class Ladder:
             fields.get("game", DEFAULT_GAME),
         )
 
+    @classmethod
+    def new(
+        cls, name: str, time: TimeControl, game: str = DEFAULT_GAME, setup: str | None = None
+    ) -> Ladder:
+        """A ladder of the game registered as `game`, on its `setup` (the game's standard one
+        when None); a LadderError names a game not registered here or a setup the game does not
+        have. (Whether a server offers them is `refusal`'s question.)"""
+        if game not in game_names():
+            raise LadderError(
+                f"unknown game {game!r}: registered games are {', '.join(game_names())}"
+            )
+        info = get_game(game).info
+        if setup is None:
+            setup = info.default_setup
+        elif setup not in info.setups:
+            raise LadderError(
+                f"{game} has no setup {setup!r}: its setups are {', '.join(info.setups)}"
+            )
+        return cls(name, setup, time, game)
+
     def refusal(self, offered: Offered) -> str | None:
         """Why a server offering `offered` cannot play this ladder's games, or None."""
         try:
@@ -204,10 +225,14 @@ def parse_time(text: str) -> TimeControl:
 
 
 # `fast` is 10 s + 0.1 s in spirit; the protocol's clocks count whole seconds, so its
-# increment is 0 (a bot still gets its flat allowance on every move, docs/protocol.md).
+# increment is 0 (a bot still gets its flat allowance on every move, docs/protocol.md). `bao`
+# has the same clock: bot games of Bao last some 40 to 80 plies, so 10 s a side ends a game in
+# about a minute, and a house bot's share of it (a twentieth of its clock a move) is what its
+# anchor rating was measured at.
 DEFAULT_LADDERS = (
     Ladder("main", "10x10", TimeControl(60, 1)),
     Ladder("fast", "6x6", TimeControl(10, 0)),
+    Ladder("bao", "zanzibar", TimeControl(10, 0), "bao"),
 )
 
 
@@ -424,11 +449,12 @@ class LadderStore:
         have played held at their fixed ratings; each bot's owner (`house` for an anchor),
         engine (an anchor's strength) and when it was last seen, on the ladder or in its last
         game there; the ladder's RECENT_GAMES last games and its cross table."""
-        name = (await self.get(ladder)).name
+        found_ladder = await self.get(ladder)
+        name, game = found_ladder.name, found_ladder.game
         online = await self.members(name, now)
         results = await self.results(name)
-        anchors = {anchor.bot: anchor for anchor in anchors_of(name)}
-        rows = standings(results, fixed_ratings(name, results), members=online)
+        anchors = {anchor.bot: anchor for anchor in anchors_of(name, game)}
+        rows = standings(results, fixed_ratings(name, game, results), members=online)
         bots = [row.name for row in rows if row.name not in anchors]
         owners = {bot: ANCHOR_OWNER for bot in anchors} | await identity.owners(self.redis, bots)
         engines = {bot: anchor.spec for bot, anchor in anchors.items()}

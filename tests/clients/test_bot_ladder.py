@@ -63,5 +63,5 @@ async def test_a_ladder_the_bot_may_not_join_stops_it_with_one_line(
         with pytest.raises(BotError) as refused:
             await run_bot(url, token, "random", ladders=["nowhere"])
     assert str(refused.value) == (
-        "cannot join ladder nowhere: no ladder nowhere; the ladders are fast, main"
+        "cannot join ladder nowhere: no ladder nowhere; the ladders are bao, fast, main"
     )

@@ -24,6 +24,7 @@ from engine.search.bot import Budget, ClockReading
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RANDOM_BOT = [sys.executable, str(EXAMPLES / "random_bot.py")]
 FIRST_LEGAL = ["sh", str(EXAMPLES / "first_legal.sh")]
+RANDOM_LEGAL = [sys.executable, str(EXAMPLES / "random_legal.py")]
 TIMEOUT = 30  # seconds any one test may take before it is failed rather than left hanging
 CLOCK = Budget(clock=ClockReading(own=5.0, opponent=4.0, increment=0.5))
 
@@ -61,6 +62,7 @@ say("ready")
     [
         (RANDOM_BOT, Handshake("random-example", ("amazons",))),
         (FIRST_LEGAL, Handshake("first-legal", ("amazons",))),
+        (RANDOM_LEGAL, Handshake("random-legal", ("amazons", "bao"))),
     ],
 )
 async def test_the_example_programs_shake_hands(command: list[str], said: Handshake) -> None:
@@ -107,7 +109,8 @@ async def test_a_program_hears_the_game_the_position_the_moves_and_the_clocks(
         budget = Budget(clock=ClockReading(own=58.2314, opponent=60.0, increment=2.0))
         assert await engine.choose(game, budget) == "e6-e5/d5"
         await engine.close()
-    assert heard.read_text().splitlines() == [
+    lines = heard.read_text().splitlines()
+    assert lines[:4] + lines[5:] == [
         "game amazons 6x6 1B2B1/B4B/6/6/W4W/1W2W1 w",
         "position 1B2B1/B4B/1W2x1/6/W4W/4W1 b",
         "moves b1-b4/e4",
@@ -115,6 +118,67 @@ async def test_a_program_hears_the_game_the_position_the_moves_and_the_clocks(
         "go",
         "quit",
     ]
+    # Then every legal move, each once: exactly the moves the rules allow Black here.
+    word, *legal = lines[4].split(" ")
+    state = game.state.clone()
+    assert word == "legal"
+    assert len(legal) == len(set(legal)) == len(list(state.legal_moves))
+    assert {state.format_move(state.parse_move(move)) for move in legal} == set(legal)
+    assert "e6-e5/d5" in legal
+
+
+@pytest.mark.asyncio
+async def test_a_bao_program_hears_the_legal_moves_in_bao_move_text(
+    script: Script, tmp_path: Path
+) -> None:
+    heard = tmp_path / "heard"
+    engine = ProgramEngine(
+        script(
+            HANDSHAKE.replace("games amazons", "games bao")
+            + f"with open({str(heard)!r}, 'w') as heard:\n"
+            + "    for line in sys.stdin:\n"
+            + "        heard.write(line)\n"
+            + "        if line.startswith('legal '):\n"
+            + "            last = line.split()[-1]\n"
+            + "        if line == 'go\\n':\n"
+            + "            say('move ' + last)\n"
+        )
+    )
+    game = GameSoFar.new("bao")
+    async with asyncio.timeout(TIMEOUT):
+        await engine.prepare()
+        assert await engine.choose(game, CLOCK) == "A7<"
+        await engine.close()
+    start = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22-22 SN - s namua 0"
+    # South's opening: no capture, so a takasa from a pit of two seeds (A6, A7) either way;
+    # the house (A5) may not start one while other pits can.
+    assert heard.read_text().splitlines() == [
+        f"game bao zanzibar {start}",
+        f"position {start}",
+        "moves",
+        "clocks 5000 4000 500",
+        "legal A6> A6< A7> A7<",
+        "go",
+        "quit",
+    ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("game", "setup"), [("bao", "zanzibar"), ("amazons", "6x6")])
+async def test_the_rules_free_example_plays_a_whole_game_of_any_game_from_the_legal_lines(
+    game: str, setup: str
+) -> None:
+    engines = [ProgramEngine(RANDOM_LEGAL), ProgramEngine(RANDOM_LEGAL)]
+    played = GameSoFar.new(game, setup)
+    async with asyncio.timeout(TIMEOUT):
+        for engine in engines:
+            await engine.prepare()
+        while not played.state.is_terminal():
+            mover = engines[len(played.moves) % 2]
+            played = played.after(await mover.choose(played, CLOCK))  # raises unless legal
+        for engine in engines:
+            await engine.close()
+    assert len(played.moves) >= 8
 
 
 @pytest.mark.asyncio
@@ -286,9 +350,10 @@ def test_an_engine_command_that_cannot_be_read_is_one_line(text: str, message: s
     assert str(error.value) == message
 
 
-def test_the_python_example_imports_the_standard_library_only() -> None:
-    """It is a template for programs that live apart from this project."""
-    tree = ast.parse((EXAMPLES / "random_bot.py").read_text())
+@pytest.mark.parametrize("example", ["random_bot.py", "random_legal.py"])
+def test_the_python_examples_import_the_standard_library_only(example: str) -> None:
+    """They are templates for programs that live apart from this project."""
+    tree = ast.parse((EXAMPLES / example).read_text())
     imported = {
         alias.name
         for node in ast.walk(tree)

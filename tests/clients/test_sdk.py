@@ -462,3 +462,37 @@ def test_a_bot_file_imports_what_lies_beside_it(
     opener = load_bot(f"{tmp_path / 'random.py'}:Opener")
     assert opener().choose_move(Turn.of(_first_game(), Budget(seconds=1))) == "b1-c1/d1"
     assert sys.modules["random"] is random  # the standard module, not the bot's file so named
+
+
+class BaoTurns(Bot):
+    """Plays Bao by the last of the legal moves, keeping the turns it was given."""
+
+    name = "bao-turns"
+    games = frozenset({"bao"})
+    seen: ClassVar[list[Turn]] = []
+
+    def choose_move(self, turn: Turn) -> str:
+        self.seen.append(turn)
+        return turn.legal_moves[-1]
+
+
+@pytest.mark.asyncio
+async def test_an_sdk_bot_plays_bao_from_its_turns_legal_moves() -> None:
+    BaoTurns.seen.clear()
+    engines = [BotEngine(BaoTurns), BotEngine(BaoTurns)]
+    game = GameSoFar.new("bao")
+    clock = Budget(clock=ClockReading(own=10, opponent=10))
+    async with asyncio.timeout(TIMEOUT):
+        while not game.state.is_terminal():
+            game = game.after(await engines[len(game.moves) % 2].choose(game, clock))
+    for engine in engines:
+        await engine.close()
+    first = BaoTurns.seen[0]
+    assert (first.game, first.setup, first.side, first.ply) == ("bao", "zanzibar", Colour.WHITE, 0)
+    assert first.position_text == first.start == game.start
+    assert first.legal_moves == ("A6>", "A6<", "A7>", "A7<")
+    second = BaoTurns.seen[1]
+    assert (second.side, second.moves) == (Colour.BLACK, ("A7<",))
+    # Every move played was the last legal one of its turn, and the game went to its end.
+    assert game.moves == tuple(turn.legal_moves[-1] for turn in BaoTurns.seen)
+    assert len(game.moves) >= 8

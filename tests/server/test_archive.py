@@ -202,4 +202,4 @@ async def test_a_ladders_archive_has_only_the_finished_games_it_started(
         await _archive(redis_url, tmp_path / "none.jsonl", capsys, "--ladder", "slow")
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err == "arena archive: error: no ladder slow; the ladders are fast, main\n"
+    assert err == "arena archive: error: no ladder slow; the ladders are bao, fast, main\n"

@@ -29,7 +29,7 @@ from tests.server.endpoint import arena_serving, house_worker, standings_rows, u
 
 ROUND_SECONDS = 0.2  # short rounds: the tests wait for games, not for the clock
 LEASE_MS = 10_000
-FAST = {anchor.bot: anchor for anchor in ANCHORS["fast"]}
+FAST = {anchor.bot: anchor for anchor in ANCHORS["amazons"]["fast"]}
 
 
 async def _ladder_games(redis: Redis) -> list[StoredGame]:

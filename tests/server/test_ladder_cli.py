@@ -55,8 +55,17 @@ def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) 
         0,
         "created ladder blitz: amazons 8x8 30+1\n",
     ), created.stderr
+    # A Bao ladder on the game's standard setup, when it names none.
+    bao = arena("create", "bao-blitz", "--game", "bao", "--time", "30+0")
+    assert (bao.returncode, bao.stdout) == (
+        0,
+        "created ladder bao-blitz: bao zanzibar 30+0\n",
+    ), bao.stderr
     listed = arena("list")
-    assert "blitz  amazons 8x8 30+1  no bots connected\n" in listed.stdout, listed.stderr
+    assert listed.stdout == (
+        "bao-blitz  bao zanzibar 30+0  no bots connected\n"
+        "blitz      amazons 8x8 30+1  no bots connected\n"
+    ), listed.stderr
     again = arena("create", "blitz", "--setup", "6x6", "--time", "60+0")
     assert again.returncode == 2
     assert again.stderr == (
@@ -65,7 +74,7 @@ def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) 
     )
     removed = arena("remove", "BLITZ")
     assert (removed.returncode, removed.stdout) == (0, "removed ladder blitz\n"), removed.stderr
-    assert "blitz" not in arena("list").stdout
+    assert arena("list").stdout == "bao-blitz  bao zanzibar 30+0  no bots connected\n"
 
 
 @pytest.mark.parametrize(
@@ -73,8 +82,7 @@ def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) 
     [
         (
             ["create", "x", "--setup", "7x7", "--time", "60+1"],
-            "the server does not offer ladder x: setup '7x7' is not offered for amazons; "
-            "offered: 10x10, 8x8, 6x6",
+            "amazons has no setup '7x7': its setups are 10x10, 8x8, 6x6",
         ),
         (
             ["create", "x", "--setup", "6x6", "--time", "5+0"],
@@ -86,6 +94,23 @@ def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) 
             "time control '10+0.1' is not BASE+INCREMENT in whole seconds (as in 60+1)",
         ),
         (["remove", "nowhere"], "no ladder nowhere; there are no ladders"),
+        (
+            ["create", "x", "--game", "bao", "--setup", "10x10", "--time", "10+0"],
+            "bao has no setup '10x10': its setups are zanzibar",
+        ),
+        (
+            ["create", "x", "--setup", "zanzibar", "--time", "10+0"],
+            "amazons has no setup 'zanzibar': its setups are 10x10, 8x8, 6x6",
+        ),
+        (
+            ["create", "x", "--game", "chess", "--time", "10+0"],
+            "unknown game 'chess': registered games are amazons, bao",
+        ),
+        (
+            ["create", "x", "--game", "bao", "--time", "5+0"],
+            "the server does not offer ladder x: time control 5+0 is not offered: the base "
+            "must be 10 to 10800 s",
+        ),
     ],
 )
 def test_bad_ladders_are_one_clear_line(
@@ -128,6 +153,7 @@ def test_serve_with_its_private_redis_starts_with_the_default_ladders(short_dir:
         assert SERVING.search(line), "arena serve did not start"
         listed = _arena("ladder", "list", data_dir=short_dir)
         assert listed.stdout == (
+            "bao   bao zanzibar 10+0  no bots connected\n"
             "fast  amazons 6x6 10+0  no bots connected\n"
             "main  amazons 10x10 60+1  no bots connected\n"
         ), listed.stderr

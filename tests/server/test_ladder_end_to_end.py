@@ -2,7 +2,9 @@
 built-in engines, and an `arena bot --engine-cmd` process running the Python example program)
 and the anchors, through a house-bot worker, play round after round on a 6x6 ladder; the
 standings and the cross table, as the ladder's store and `arena ladder standings` give them,
-count exactly the games played, and name each bot's engine."""
+count exactly the games played, and name each bot's engine. A Bao ladder the same way, with a
+program that knows no rules (it moves from the `legal` lines) and the Bao anchors, leaving the
+Amazons ladders' ratings as they were."""
 
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ from clients.bot import BotPlayer
 from server.clock import now_ms
 from server.games import GameStore, StoredGame
 from server.identity import create_bot_token
-from server.ladder.anchors import ANCHORS
+from server.ladder.anchors import ANCHORS, anchors_of, fixed_ratings
+from server.ladder.pairing import Pairing
+from server.ladder.results import Result
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.offers import TimeControls
 from server.protocol import Colour, GameStatus
@@ -33,7 +37,10 @@ LADDER = "e2e"
 ROUNDS = 3  # games each bot plays at least
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
-ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["fast"]}  # a new ladder has the fast ones
+RANDOM_LEGAL = f"{sys.executable} {ROOT / 'examples' / 'random_legal.py'}"
+# A new Amazons ladder has the fast ladder's anchors; a Bao ladder, whatever its name, Bao's.
+ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["amazons"]["fast"]}
+BAO_ANCHORS = {anchor.bot: anchor for anchor in anchors_of(LADDER, "bao")}
 
 
 async def _games(redis: Redis) -> list[StoredGame]:
@@ -43,6 +50,7 @@ async def _games(redis: Redis) -> list[StoredGame]:
 
 @contextlib.asynccontextmanager
 async def _in_process(redis: Redis, url: str, name: str, engine: str) -> AsyncIterator[None]:
+    """A `BotPlayer` on the ladder, as `arena bot --engine ENGINE --ladder` plays."""
     player = BotPlayer(url, await create_bot_token(redis, name), engine, ladders=[LADDER])
     stop = asyncio.Event()
     task = asyncio.create_task(player.run(stop))
@@ -54,11 +62,13 @@ async def _in_process(redis: Redis, url: str, name: str, engine: str) -> AsyncIt
 
 
 @contextlib.asynccontextmanager
-async def _program(redis: Redis, url: str, name: str, folder: Path) -> AsyncIterator[None]:
-    """`arena bot --engine-cmd` with the example program, one game at a time, as a process."""
+async def _program(
+    redis: Redis, url: str, name: str, folder: Path, program: str = RANDOM_BOT
+) -> AsyncIterator[None]:
+    """`arena bot --engine-cmd` with an example program, one game at a time, as a process."""
     token = folder / f"{name}.token"
     token.write_text(await create_bot_token(redis, name) + "\n")
-    command = ["bot", "--server", url, "--token-file", str(token), "--engine-cmd", RANDOM_BOT]
+    command = ["bot", "--server", url, "--token-file", str(token), "--engine-cmd", program]
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     process = await asyncio.create_subprocess_exec(
         *(sys.executable, "-m", "server.cli", *command, "--ladder", LADDER, "--games", "1"),
@@ -165,3 +175,74 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
     assert rows["Cy"][-1] == "random-example"
     ratings = await store.ratings(LADDER)
     assert all(ratings[bot].deviation < 350 for bot in bots)
+
+
+@pytest.mark.asyncio
+async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_bao_anchors(
+    redis: Redis, redis_url: str, tmp_path: Path
+) -> None:
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    # An Amazons ladder with a rated game already: the Bao ladder's games leave it as it is.
+    await store.started("fast", Pairing("Old", "random"), "old-game")
+    fast_anchors = fixed_ratings("fast", "amazons", [Result("Old", "random", True)])
+    assert await store.rate("fast", "old-game", "Old", "random", True, fast_anchors)
+    before = {name: await store.ratings(name) for name in ("fast", "main")}
+    await store.create(Ladder.new(LADDER, parse_time("2+0"), "bao"))
+    bots = {"Ada", "Cy"}
+    async with (
+        house_worker(redis, "anchors"),
+        arena_serving(
+            redis_url,
+            time_controls=TimeControls.parse("1-600+10"),
+            ladder_round_seconds=0.2,
+            ladder_lease_ms=10_000,
+        ) as (_, url),
+    ):
+        async with (
+            _in_process(redis, url, "Ada", "bao-alphabeta"),
+            _program(redis, url, "Cy", tmp_path, RANDOM_LEGAL),
+        ):
+
+            async def rounds_played() -> bool:
+                ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
+                played, _ = _counted(ended)
+                anchors = {name for name in played if name in BAO_ANCHORS}
+                return all(played[bot] >= ROUNDS for bot in bots) and len(anchors) >= 2
+
+            await until(rounds_played, f"{ROUNDS} Bao games for each bot, against two anchors")
+
+        async def all_rated() -> bool:
+            games = await _games(redis)
+            ended = all(game.status is GameStatus.ENDED for game in games)
+            return ended and not await store.unrated(LADDER)
+
+        await until(all_rated, "every Bao ladder game ended and rated")
+    games = await _games(redis)
+    assert {game.game for game in games} == {"bao"}
+    played, won = _counted(games)
+    assert set(played) - set(BAO_ANCHORS) == bots
+    # The anchors that played are Bao's house bots, each at its strength, never two at once.
+    for game in games:
+        for player, house in zip((game.white, game.black), game.house, strict=True):
+            if player.name in BAO_ANCHORS:
+                assert house == BAO_ANCHORS[player.name].spec, game.game_id
+    assert not any(g.white.name in BAO_ANCHORS and g.black.name in BAO_ANCHORS for g in games)
+    table = await store.table(LADDER, now_ms())
+    assert {row.name: (row.score.games, row.score.wins) for row in table.rows} == {
+        name: (played[name], won[name]) for name in played
+    }
+    assert {bot: table.engines.get(bot) for bot in bots} == {
+        "Ada": "bao-alphabeta",
+        "Cy": "random-legal",
+    }
+    rows = await standings_rows(redis_url, LADDER)
+    assert set(rows) == set(played)
+    for name in played:
+        assert rows[name][4:6] == [str(played[name]), str(won[name])], rows[name]
+        if name in BAO_ANCHORS:
+            assert rows[name][2:4] == [f"{BAO_ANCHORS[name].rating:.0f}", "anchor"]
+    ratings = await store.ratings(LADDER)
+    assert all(ratings[bot].deviation < 350 for bot in bots)
+    assert {name: await store.ratings(name) for name in ("fast", "main")} == before
+    assert [r.game_id for r in await store.results("fast")] == ["old-game"]

@@ -98,12 +98,12 @@ async def test_a_membership_ends_with_the_connection_that_joined(url: str, redis
         (
             {"t": "join_ladder", "ladder": "nowhere"},
             "not_found",
-            "no ladder nowhere; the ladders are fast, main, slow",
+            "no ladder nowhere; the ladders are bao, fast, main, slow",
         ),
         (
             {"t": "leave_ladder", "ladder": "nowhere"},
             "not_found",
-            "no ladder nowhere; the ladders are fast, main, slow",
+            "no ladder nowhere; the ladders are bao, fast, main, slow",
         ),
         (
             {"t": "join_ladder", "ladder": "slow"},

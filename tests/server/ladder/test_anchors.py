@@ -5,21 +5,42 @@ from __future__ import annotations
 
 import pytest
 
+from engine.search.registry import bots_for
 from server.ladder.anchors import ANCHORS, DEFAULT_ANCHORS, Anchor, anchors_of, fixed_ratings
 from server.ladder.results import Result
 from server.ladder.standing import render_standings, standings
 from server.worker import HOUSE_BOTS
 
 
-def test_each_ladder_has_distinct_house_bots_as_anchors() -> None:
-    for ladder, anchors in ANCHORS.items():
+def test_each_ladder_has_distinct_house_bots_of_its_game_as_anchors() -> None:
+    sets = [
+        (game, name, anchors) for game, named in ANCHORS.items() for name, anchors in named.items()
+    ]
+    sets += [(game, "any other", anchors) for game, anchors in DEFAULT_ANCHORS.items()]
+    for game, ladder, anchors in sets:
         names = [anchor.bot for anchor in anchors]
         assert len(set(names)) == len(names), ladder
-        assert set(names) <= set(HOUSE_BOTS), ladder
+        assert set(names) <= set(HOUSE_BOTS) & set(bots_for(game)), (game, ladder)
         ratings = [anchor.rating for anchor in anchors]
         assert ratings == sorted(set(ratings)), ladder
-    assert anchors_of("fast") == ANCHORS["fast"]
-    assert anchors_of("some-other") == DEFAULT_ANCHORS
+        assert ratings[0] == 1000.0, ladder  # random, the scale's foot
+    assert anchors_of("fast", "amazons") == ANCHORS["amazons"]["fast"]
+    assert anchors_of("some-other", "amazons") == DEFAULT_ANCHORS["amazons"]
+
+
+def test_a_bao_ladder_has_bao_anchors_whatever_its_name() -> None:
+    bao = [anchor.spec for anchor in anchors_of("bao", "bao")]
+    assert bao == ["random@10", "mcts@10", "bao-alphabeta@10", "bao-deep@10"]
+    for name in ("bao-fast", "fast", "main"):
+        assert anchors_of(name, "bao") == anchors_of("bao", "bao"), name
+    # The Amazons ladders keep theirs.
+    assert [anchor.spec for anchor in anchors_of("main", "amazons")] == [
+        "random@10",
+        "greedy@10",
+        "alphabeta@3",
+        "invader@10",
+    ]
+    assert anchors_of("bao", "takeaway") == ()  # a game with no anchors set has none
 
 
 def test_an_anchor_is_stored_in_a_game_as_a_house_bot_at_its_strength() -> None:
@@ -36,8 +57,8 @@ def test_the_standings_hold_the_anchors_that_played_at_their_fixed_ratings() -> 
         Result("greedy", "ada", white_won=False),
         Result("ada", "invader", white_won=False),
     ]
-    anchors = fixed_ratings("fast", results)
-    fixed = {anchor.bot: anchor.rating for anchor in ANCHORS["fast"]}
+    anchors = fixed_ratings("fast", "amazons", results)
+    fixed = {anchor.bot: anchor.rating for anchor in ANCHORS["amazons"]["fast"]}
     assert anchors == {name: fixed[name] for name in ("random", "greedy", "invader")}
     rows = standings(results, anchors, members=["ada"])
     assert {row.name: row.rating for row in rows if row.anchor} == anchors

@@ -39,14 +39,16 @@ async def test_a_ladder_is_created_listed_found_by_any_case_and_removed(redis: R
 async def test_the_defaults_are_created_once_and_never_overwritten(redis: Redis) -> None:
     store = LadderStore(redis)
     await store.create(Ladder("fast", "8x8", TimeControl(20, 0)))
-    assert [ladder.name for ladder in await store.ensure_defaults()] == ["main"]
+    assert [ladder.name for ladder in await store.ensure_defaults()] == ["main", "bao"]
     assert await store.ensure_defaults() == []
     ladders = {ladder.name: ladder for ladder in await store.ladders()}
     assert ladders["fast"].terms == "amazons 8x8 20+0"
     assert ladders["main"].terms == "amazons 10x10 60+1"
+    assert ladders["bao"].terms == "bao zanzibar 10+0"
     assert [ladder.terms for ladder in DEFAULT_LADDERS] == [
         "amazons 10x10 60+1",
         "amazons 6x6 10+0",
+        "bao zanzibar 10+0",
     ]
 
 
@@ -58,6 +60,17 @@ def test_bad_names_and_time_controls_are_refused_with_one_line() -> None:
     with pytest.raises(LadderError, match=r"^time control '0\+5': a base of 1 to 10800 s"):
         parse_time("0+5")
     assert parse_time(" 60+1 ") == TimeControl(60, 1)
+
+
+def test_a_new_ladder_is_of_a_registered_game_on_one_of_its_setups() -> None:
+    assert Ladder.new("b", TimeControl(10, 0), "bao") == Ladder(
+        "b", "zanzibar", TimeControl(10, 0), "bao"
+    )
+    assert Ladder.new("a", TimeControl(10, 0)).terms == "amazons 10x10 10+0"
+    with pytest.raises(LadderError, match=r"^bao has no setup '10x10': its setups are zanzibar$"):
+        Ladder.new("b", TimeControl(10, 0), "bao", "10x10")
+    with pytest.raises(LadderError, match=r"^unknown game 'chess': registered games are "):
+        Ladder.new("c", TimeControl(10, 0), "chess")
 
 
 def test_a_ladder_the_server_does_not_offer_says_why() -> None:
