@@ -1,9 +1,10 @@
 """An engine that is a program of any language, spoken to over its stdin and stdout by the line
-protocol of docs/bot-protocol.md, which tells it every legal move, so it plays any registered
-game without rules of its own. `ProgramEngine` starts one program for each game, shakes
-hands with it, asks it for each move and ends it when the game ends; whatever the program does
-wrong (it does not start, writes garbage, answers an illegal move or late, dies) is an
-`EngineError` with one line that says so. What the program writes on stderr goes to the log.
+protocol of docs/bot-protocol.md, which tells a program that asks for it every legal move, so
+it plays any registered game without rules of its own. `ProgramEngine` starts one program for
+each game, shakes hands with it, asks it for each move and ends it when the game ends; whatever
+the program does wrong (it does not start, writes garbage, answers an illegal move or late,
+dies) is an `EngineError` with one line that says so. What the program writes on stderr goes
+to the log.
 """
 
 from __future__ import annotations
@@ -46,10 +47,12 @@ SHOWN = 60  # characters of a garbage line quoted in an error
 
 @dataclass(frozen=True, slots=True)
 class Handshake:
-    """What a program says of itself before `ready`: its name and the games it plays."""
+    """What a program says of itself before `ready`: its name, the games it plays, and whether
+    it asked for the `legal` line before each `go`."""
 
     name: str
     games: tuple[str, ...]
+    legal: bool = False
 
 
 def split_command(text: str) -> list[str]:
@@ -98,8 +101,8 @@ class ProgramEngine:
         return f"engine program {self.handshake.name}"
 
     async def prepare(self) -> None:
-        """Start the program and shake hands: `arena 1`, answered by `name`, `games` and
-        `ready` within HANDSHAKE_SECONDS."""
+        """Start the program and shake hands: `arena 1`, answered by `name`, `games`, `legal`
+        if it wants the legal moves, and `ready` within HANDSHAKE_SECONDS."""
         if self.handshake is not None:
             return
         if self._process is not None:
@@ -122,6 +125,7 @@ class ProgramEngine:
         await self._send([f"arena {PROTOCOL_VERSION}"], "at the handshake")
         name: str | None = None
         games: tuple[str, ...] | None = None
+        legal = False
         try:
             async with asyncio.timeout(HANDSHAKE_SECONDS):
                 while (line := await self._line("at the handshake")) != "ready":
@@ -130,6 +134,8 @@ class ProgramEngine:
                         name = rest.strip()
                     elif word == "games" and rest.split():
                         games = tuple(rest.split())
+                    elif line == "legal":
+                        legal = True
                     elif word == "error":
                         raise EngineError(f"{self._who()} will not play: {rest.strip()}")
                     else:
@@ -142,8 +148,10 @@ class ProgramEngine:
         if name is None or games is None:
             missing = " and ".join(w for w, v in (("name", name), ("games", games)) if v is None)
             raise EngineError(f"{self._who()} said ready without its {missing}")
-        self.handshake = Handshake(name, games)
-        log.info("program_ready", program=name, games=list(games), pid=self._process.pid)
+        self.handshake = Handshake(name, games, legal)
+        log.info(
+            "program_ready", program=name, games=list(games), legal=legal, pid=self._process.pid
+        )
 
     async def choose(self, game: GameSoFar, budget: Budget) -> str:
         """Tell the program the game and its clocks, `go`, and read its `move`; the move is
@@ -159,9 +167,11 @@ class ProgramEngine:
             f"position {game.state.text()}",
             " ".join(("moves", *game.moves)),
             f"clocks {own} {opponent} {increment}",
-            " ".join(("legal", *game.legal_moves)),
-            "go",
         ]
+        assert self.handshake is not None
+        if self.handshake.legal:
+            lines.append(" ".join(("legal", *game.legal_moves)))
+        lines.append("go")
         await self._send(lines, when)
         wait = own / 1000 + LATE_SECONDS
         try:

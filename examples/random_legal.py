@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A random player of any game for `arena bot --engine-cmd`, in plain Python with no imports
 beyond the standard library: a template to copy. It knows no rules: it answers each `go` with a
-move chosen at random from the `legal` line before it (docs/bot-protocol.md), so it plays every
-game it names, Amazons and Bao here.
+move chosen at random from the `legal` line before it, which it asks for at the handshake
+(docs/bot-protocol.md), so it plays every game it names, Amazons and Bao here.
 
     arena bot --server ws://localhost:8765 --engine-cmd "python3 examples/random_legal.py"
 """
@@ -24,6 +24,7 @@ def main():
                 return
             answer(f"name {NAME}")
             answer("games " + " ".join(GAMES))
+            answer("legal")  # ask for the legal moves before each `go`
             answer("ready")
         elif word == "legal":
             legal = rest.split()

@@ -62,7 +62,7 @@ say("ready")
     [
         (RANDOM_BOT, Handshake("random-example", ("amazons",))),
         (FIRST_LEGAL, Handshake("first-legal", ("amazons",))),
-        (RANDOM_LEGAL, Handshake("random-legal", ("amazons", "bao"))),
+        (RANDOM_LEGAL, Handshake("random-legal", ("amazons", "bao"), legal=True)),
     ],
 )
 async def test_the_example_programs_shake_hands(command: list[str], said: Handshake) -> None:
@@ -109,6 +109,40 @@ async def test_a_program_hears_the_game_the_position_the_moves_and_the_clocks(
         budget = Budget(clock=ClockReading(own=58.2314, opponent=60.0, increment=2.0))
         assert await engine.choose(game, budget) == "e6-e5/d5"
         await engine.close()
+    assert heard.read_text().splitlines() == [
+        "game amazons 6x6 1B2B1/B4B/6/6/W4W/1W2W1 w",
+        "position 1B2B1/B4B/1W2x1/6/W4W/4W1 b",
+        "moves b1-b4/e4",
+        "clocks 58231 60000 2000",
+        "go",
+        "quit",
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_program_that_asks_for_the_legal_moves_hears_them_before_go(
+    script: Script,
+    tmp_path: Path,
+) -> None:
+    heard = tmp_path / "heard"
+    engine = ProgramEngine(
+        script(
+            HANDSHAKE.replace('say("ready")', 'say("legal")\nsay("ready")')
+            + f"with open({str(heard)!r}, 'w') as heard:\n"
+            + "    for line in sys.stdin:\n"
+            + "        heard.write(line)\n"
+            + "        heard.flush()\n"
+            + "        if line == 'go\\n':\n"
+            + "            say('move e6-e5/d5')\n"
+        )
+    )
+    game = GameSoFar.new("amazons", "6x6").after("b1-b4/e4")
+    async with asyncio.timeout(TIMEOUT):
+        await engine.prepare()
+        assert engine.handshake == Handshake("tester", ("amazons",), legal=True)
+        budget = Budget(clock=ClockReading(own=58.2314, opponent=60.0, increment=2.0))
+        assert await engine.choose(game, budget) == "e6-e5/d5"
+        await engine.close()
     lines = heard.read_text().splitlines()
     assert lines[:4] + lines[5:] == [
         "game amazons 6x6 1B2B1/B4B/6/6/W4W/1W2W1 w",
@@ -134,7 +168,7 @@ async def test_a_bao_program_hears_the_legal_moves_in_bao_move_text(
     heard = tmp_path / "heard"
     engine = ProgramEngine(
         script(
-            HANDSHAKE.replace("games amazons", "games bao")
+            HANDSHAKE.replace('say("games amazons")', 'say("games bao")\nsay("legal")')
             + f"with open({str(heard)!r}, 'w') as heard:\n"
             + "    for line in sys.stdin:\n"
             + "        heard.write(line)\n"
