@@ -215,7 +215,10 @@ def play(
         )
     ]
     if after.is_terminal():
-        played, ended = _finish(played, Termination.NO_LEGAL_MOVE, _winner(after), now, readings)
+        # A game over with nobody ahead has not ended by its rules: it reached the ply cap.
+        winner = _winner(after)
+        why = Termination.PLY_CAP if winner is None else Termination.NO_LEGAL_MOVE
+        played, ended = _finish(played, why, winner, now, readings)
         events.append(ended)
     return Moved(played, after, events)
 

@@ -42,6 +42,7 @@ from server.protocol import (
     PlayMove,
     Request,
     Resign,
+    Termination,
 )
 
 if TYPE_CHECKING:
@@ -393,6 +394,8 @@ def _move_list(moves: tuple[str, ...]) -> str:
 
 def _result(view: GameView, me: Colour | None, side: Callable[[Colour], str]) -> str:
     why = str(view.termination).replace("_", " ") if view.termination else "ended"
+    if view.termination is Termination.PLY_CAP:
+        return "Game over: drawn at the ply cap. ctrl+g: review, ctrl+l: back to the lobby"
     if view.winner is None:
         return f"Game over: no winner ({why}). ctrl+g: review, ctrl+l: back to the lobby"
     winner = player_text(view.player(view.winner))

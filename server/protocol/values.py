@@ -92,6 +92,7 @@ class Termination(StrEnum):
     RESIGNATION = "resignation"
     ABANDONED = "abandoned"  # the opponent claimed victory after the player left
     ABORTED = "aborted"  # called off before it really began; nobody wins
+    PLY_CAP = "ply_cap"  # reached its game's ply cap (Bao: 600) still going; adjudicated drawn
 
 
 class PlayerKind(StrEnum):

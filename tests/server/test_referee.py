@@ -240,3 +240,15 @@ def test_a_game_whose_plies_or_texts_outgrow_the_protocol_is_not_held(
         ValueError, match=f"game 'bigpile' may need {MAX_PLY + 1} plies: the protocol carries"
     ):
         stored_game.rules_of("bigpile")
+
+
+def test_a_bao_game_that_reaches_the_ply_cap_ends_drawn_as_adjudicated() -> None:
+    """Bao's rules cap a game at 600 plies; the move that reaches the cap ends the game with no
+    winner, marked `ply_cap`, not as a game its rules decided."""
+    start = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22-22 SN - s namua 599"
+    game = _new("bao", setup=None, start=start)
+    moved = _play(game, "ann", "A6>", 1_000)
+    _, ended = moved.events
+    assert isinstance(ended, GameEnded)
+    assert (ended.termination, ended.winner) == (Termination.PLY_CAP, None)
+    assert (moved.game.status, moved.game.termination) == (GameStatus.ENDED, Termination.PLY_CAP)

@@ -42,6 +42,7 @@ const TERMINATIONS = {
 };
 
 export function result(winner, termination) {
+  if (termination === "ply_cap") return "Drawn at the ply cap";
   if (termination === "aborted" || !winner) return "Game aborted";
   const [side, loser] = winner === "white" ? ["White", "Black"] : ["Black", "White"];
   const how = TERMINATIONS[termination]?.(loser) ?? ` (${termination})`;

@@ -15,6 +15,7 @@ const ENDINGS = {
   resignation: "by resignation",
   abandoned: "left the game",
   aborted: "aborted",
+  ply_cap: "at the ply cap",
 };
 
 export class PlayerPage {
@@ -98,13 +99,14 @@ function poolRow(pool) {
 
 function gameRow(game) {
   const won = game.winner ? game.winner === game.colour : null;
-  const outcome = won === null ? "Aborted" : won ? "Won" : "Lost";
+  const drawn = game.termination === "ply_cap";
+  const outcome = drawn ? "Drawn" : won === null ? "Aborted" : won ? "Won" : "Lost";
   const terms = [
     `as ${game.colour}`,
     game.game !== "amazons" ? game.game : null,
     game.setup,
     game.rated ? "rated" : "casual",
-    won === null ? null : ENDINGS[game.termination],
+    won === null && !drawn ? null : ENDINGS[game.termination],
   ].filter(Boolean);
   return make("li", { class: "row played", "data-game": game.game_id }, [
     make("span", { class: `result ${outcome.toLowerCase()}`, text: outcome }),
