@@ -86,23 +86,27 @@ async def test_the_example_programs_play_a_whole_game_of_legal_moves(setup: str)
     assert len(game.moves) >= 8
 
 
+def _recorder(heard: Path, handshake: str = HANDSHAKE) -> str:
+    """A program that writes every line it hears into `heard` and answers each `go` with
+    e6-e5/d5."""
+    return (
+        handshake
+        + f"with open({str(heard)!r}, 'w') as heard:\n"
+        + "    for line in sys.stdin:\n"
+        + "        heard.write(line)\n"
+        + "        heard.flush()\n"
+        + "        if line == 'go\\n':\n"
+        + "            say('move e6-e5/d5')\n"
+    )
+
+
 @pytest.mark.asyncio
 async def test_a_program_hears_the_game_the_position_the_moves_and_the_clocks(
     script: Script,
     tmp_path: Path,
 ) -> None:
     heard = tmp_path / "heard"
-    engine = ProgramEngine(
-        script(
-            HANDSHAKE
-            + f"with open({str(heard)!r}, 'w') as heard:\n"
-            + "    for line in sys.stdin:\n"
-            + "        heard.write(line)\n"
-            + "        heard.flush()\n"
-            + "        if line == 'go\\n':\n"
-            + "            say('move e6-e5/d5')\n"
-        )
-    )
+    engine = ProgramEngine(script(_recorder(heard)))
     game = GameSoFar.new("amazons", "6x6").after("b1-b4/e4")
     async with asyncio.timeout(TIMEOUT):
         await engine.prepare()
@@ -126,15 +130,7 @@ async def test_a_program_that_asks_for_the_legal_moves_hears_them_before_go(
 ) -> None:
     heard = tmp_path / "heard"
     engine = ProgramEngine(
-        script(
-            HANDSHAKE.replace('say("ready")', 'say("legal")\nsay("ready")')
-            + f"with open({str(heard)!r}, 'w') as heard:\n"
-            + "    for line in sys.stdin:\n"
-            + "        heard.write(line)\n"
-            + "        heard.flush()\n"
-            + "        if line == 'go\\n':\n"
-            + "            say('move e6-e5/d5')\n"
-        )
+        script(_recorder(heard, HANDSHAKE.replace('say("ready")', 'say("legal")\nsay("ready")')))
     )
     game = GameSoFar.new("amazons", "6x6").after("b1-b4/e4")
     async with asyncio.timeout(TIMEOUT):

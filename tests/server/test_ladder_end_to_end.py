@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from pathlib import Path
 
 import pytest
@@ -108,6 +108,30 @@ def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
     return played, won
 
 
+async def _rounds_played(redis: Redis, bots: set[str], anchors: Collection[str]) -> None:
+    """Wait until each of `bots` has ROUNDS ended games with a winner, two anchors among their
+    opponents."""
+
+    async def played_enough() -> bool:
+        ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
+        played, _ = _counted(ended)
+        met = {name for name in played if name in anchors}
+        return all(played[bot] >= ROUNDS for bot in bots) and len(met) >= 2
+
+    await until(played_enough, f"{ROUNDS} games for each bot, against two anchors")
+
+
+async def _all_rated(redis: Redis, store: LadderStore) -> None:
+    """Wait until every game of the ladder has ended and been rated."""
+
+    async def rated() -> bool:
+        games = await _games(redis)
+        ended = all(game.status is GameStatus.ENDED for game in games)
+        return ended and not await store.unrated(LADDER)
+
+    await until(rated, "every ladder game ended and rated")
+
+
 @pytest.mark.asyncio
 async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_them(
     redis: Redis, redis_url: str, tmp_path: Path
@@ -129,23 +153,11 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
             _in_process(redis, url, "Bea", "greedy"),
             _program(redis, url, "Cy", tmp_path),
         ):
-
-            async def rounds_played() -> bool:
-                ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
-                played, _ = _counted(ended)
-                anchors = {name for name in played if name in ANCHOR_NAMES}
-                return all(played[bot] >= ROUNDS for bot in bots) and len(anchors) >= 2
-
-            await until(rounds_played, f"{ROUNDS} games for each bot, against two anchors")
+            await _rounds_played(redis, bots, ANCHOR_NAMES)
 
         # The bots are gone: their last games end by the rules (on time, or aborted before
         # a first move) and are rated.
-        async def all_rated() -> bool:
-            games = await _games(redis)
-            ended = all(game.status is GameStatus.ENDED for game in games)
-            return ended and not await store.unrated(LADDER)
-
-        await until(all_rated, "every ladder game ended and rated")
+        await _all_rated(redis, store)
     games = await _games(redis)
     played, won = _counted(games)
     assert set(played) - ANCHOR_NAMES == bots
@@ -203,21 +215,9 @@ async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_ba
             _in_process(redis, url, "Ada", "bao-alphabeta"),
             _program(redis, url, "Cy", tmp_path, RANDOM_LEGAL),
         ):
+            await _rounds_played(redis, bots, BAO_ANCHORS)
 
-            async def rounds_played() -> bool:
-                ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
-                played, _ = _counted(ended)
-                anchors = {name for name in played if name in BAO_ANCHORS}
-                return all(played[bot] >= ROUNDS for bot in bots) and len(anchors) >= 2
-
-            await until(rounds_played, f"{ROUNDS} Bao games for each bot, against two anchors")
-
-        async def all_rated() -> bool:
-            games = await _games(redis)
-            ended = all(game.status is GameStatus.ENDED for game in games)
-            return ended and not await store.unrated(LADDER)
-
-        await until(all_rated, "every Bao ladder game ended and rated")
+        await _all_rated(redis, store)
     games = await _games(redis)
     assert {game.game for game in games} == {"bao"}
     played, won = _counted(games)

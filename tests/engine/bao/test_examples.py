@@ -97,15 +97,15 @@ def test_tax_lifts_two_seeds_from_a_lone_functional_house_and_keeps_it_owned() -
     assert after.text().split()[2] == "SN"
 
 
+TWO_CAPTURES = """
+    0 0 0 0 0 0 0 0
+    0 0 0 1 3 1 6 0
+    0 3 2 1 1 0 1 0
+    0 0 0 0 0 2 3 1"""
+
+
 def test_an_mtaji_capture_captures_twice_and_turns_at_the_kimbi() -> None:
-    position = _position(
-        """
-        0 0 0 0 0 0 0 0
-        0 0 0 1 3 1 6 0
-        0 3 2 1 1 0 1 0
-        0 0 0 0 0 2 3 1""",
-        "0-0 - - s mtaji 44",
-    )
+    position = _position(TWO_CAPTURES, "0-0 - - s mtaji 44")
     after = _after(position, "A2>")
     assert _rows(after)[1:3] == ["0 0 0 1 0 1 0 0", "1 1 1 4 4 2 3 1"]
 
@@ -296,14 +296,7 @@ def test_the_two_captures_move_is_sown_in_five_steps() -> None:
     North's 3 taken; those 3 sown from the left kichwa; the relay from c ending at g, with
     North's 6 taken; those 6 sown from the right kichwa (the kimbi turned), ending in the
     empty c."""
-    position = _position(
-        """
-        0 0 0 0 0 0 0 0
-        0 0 0 1 3 1 6 0
-        0 3 2 1 1 0 1 0
-        0 0 0 0 0 2 3 1""",
-        "0-0 - - s mtaji 44",
-    )
+    position = _position(TWO_CAPTURES, "0-0 - - s mtaji 44")
     steps = sowing_steps(position.board, position.rules, position.parse_move("A2>"))
     assert [_rows(BaoPosition(step, position.rules))[1:3] for step in steps] == [
         ["0 0 0 1 3 1 6 0", "0 0 2 1 1 0 1 0"],
