@@ -7,8 +7,9 @@ no house-bot workers; a scripted guest keeps one seek open so the lobby has one 
 - Lobby: each load is a fresh browser context (empty cache), timed in the page from its
   navigation start to the lobby being playable: online, the server's setups in the form, the
   seek listed. The first load warms the server and is not counted.
-- Bytes: the bodies of every response the lobby's load fetches (the page, scripts, stylesheet,
-  icon), uncompressed, as the server sends them.
+- Bytes: the bodies of every response the page's load fetches (the page, scripts, stylesheet,
+  icon; the other views' modules, fetched once the lobby is online, among them), uncompressed,
+  as the server sends them.
 - Moves: two guests' pages play a whole 6x6 game of random moves through a seek, each move by
   three clicks on the board; the time runs from the last click's pointerup on the mover's page
   to the move appearing in the opponent's move list (both read on the same machine's clock).
@@ -104,21 +105,22 @@ async def _load(browser: Browser, http: str) -> tuple[float, int]:
     """One cold load of the lobby: (ms from navigation start to playable, bytes fetched)."""
     context = await browser.new_context()
     page = await context.new_page()
-    sizes: list[int] = []
-
-    async def count(response: Response) -> None:
-        with contextlib.suppress(Exception):  # a response whose body is gone (a websocket)
-            sizes.append(len(await response.body()))
-
-    page.on("response", count)
-    await page.goto(http + "/")
-    ready = await page.wait_for_function(PLAYABLE, timeout=WAIT_MS, polling=5)
-    ms = float(await ready.json_value())
+    responses: list[Response] = []
+    page.on("response", lambda response: responses.append(response))
+    # The other views' modules come a second after the page is online: their bytes count too.
+    async with page.expect_response(lambda response: response.url.endswith("/game.js")):
+        await page.goto(http + "/")
+        ready = await page.wait_for_function(PLAYABLE, timeout=WAIT_MS, polling=5)
+        ms = float(await ready.json_value())
     await page.wait_for_load_state("networkidle")
+    size = 0
+    for response in responses:
+        with contextlib.suppress(Exception):  # a response with no body to read (a websocket)
+            size += len(await response.body())
     await context.close()
     await asyncio.sleep(0.5)  # the closed context's renderer exits before the next load starts
-    print(f"  lobby {ms:.0f} ms, {sum(sizes)} bytes", file=sys.stderr)
-    return ms, sum(sizes)
+    print(f"  lobby {ms:.0f} ms, {size} bytes", file=sys.stderr)
+    return ms, size
 
 
 async def _game(browser: Browser, http: str) -> list[float]:
