@@ -37,7 +37,8 @@ async function start() {
   let game = null;
   let lobby = null;
   let running = false;
-  let shown = 0; // how many times a view was asked for: a view that loads late is shown only if last
+  // How many times a view was asked for: a view whose module comes late is shown only if last.
+  let shown = 0;
   let viewsReady;
   const ready = new Promise((resolve) => (viewsReady = resolve));
   const connection = new Connection(serverUrl(location), {
