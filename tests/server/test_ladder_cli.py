@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from redis import Redis as SyncRedis
 
 from server.clock import now_ms
 from server.ladder.pairing import Pairing
@@ -41,6 +42,10 @@ def _arena(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) -> None:
+    # On an empty Redis: a server that an earlier test started there left its default ladders.
+    with SyncRedis.from_url(redis_url) as client:
+        client.flushall()
+
     def arena(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],

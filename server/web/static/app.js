@@ -84,6 +84,8 @@ async function start() {
     if (view === null) {
       lobby.mount(main);
     } else {
+      // Nothing of the last view stays under the new address while its module loads.
+      main.replaceChildren();
       const Page = await VIEWS[view]();
       if (mine !== shown) return;
       game =
