@@ -507,7 +507,9 @@ class BotPlayer:
         )
 
     def _due(self, client: ArenaClient) -> list[GameView]:
-        """Games in which it is the bot's turn and no move is being worked on."""
+        """Games in which it is the bot's turn and no move is being worked on. A game whose last
+        move ended it by the rules is not due, though its `game_ended` may not have come yet:
+        there is no move to choose."""
         assert self.name is not None
         return [
             view
@@ -516,6 +518,7 @@ class BotPlayer:
             and view.to_move is view.colour_of(self.name)
             and (view.game_id, view.ply) not in self._thinking
             and self._refusals.get((view.game_id, view.ply), 0) < MAX_REFUSALS
+            and not view.position().is_terminal()
         ]
 
     async def _move_when_due(self, client: ArenaClient) -> None:

@@ -12,6 +12,8 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 import pytest_asyncio
@@ -596,6 +598,19 @@ def _view(ply: int, white_ms: int, black_ms: int, received: float) -> GameView:
         moves=["b1-b2/b3"] * ply,
         received=received,
     )
+
+
+def test_a_game_its_last_move_ended_is_not_due_before_its_end_is_heard() -> None:
+    """The opponent's last move comes a moment before `game_ended`: the bot is to move by the
+    view, but the game is over by its rules and nothing is asked of the engine."""
+    bot = BotPlayer("ws://127.0.0.1:1", "bot_token", "random")
+    bot.name = BOT
+    over = replace(_view(0, 300_000, 300_000, received=0.0), start="B5/6/6/6/xx4/Wx4 w")
+    going = replace(_view(0, 300_000, 300_000, received=0.0), game_id="g2")
+    client = SimpleNamespace(games={"g1": over, "g2": going})
+    assert over.position().is_terminal()
+    assert over.status is GameStatus.PLAYING
+    assert bot._due(cast(ArenaClient, client)) == [going]
 
 
 def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
