@@ -194,12 +194,13 @@ def perft(board: Board, rules: BaoRules, depth: int) -> int:
 
 def _sow(
     board: Board, rules: BaoRules, move: Move, kind: Starts, trace: np.ndarray | None = None
-) -> tuple[str | None, bool, int]:
+) -> tuple[str | None, bool, int, np.ndarray]:
     """Why `move` is illegal once started (None if it is not), whether it stops in the
-    functional house on a capture (a stop-or-safari choice), and its steps, each written into
-    the next row of `trace` (`kernels.sow`)."""
+    functional house on a capture (a stop-or-safari choice), its steps, each written into the
+    next row of `trace` (`kernels.sow`), and the board array it leaves."""
     code = kernels.CAPTURE if kind.capture else kernels.TAX if kind.tax else kernels.TAKASA
     steps = np.zeros(1, dtype=np.int64)
+    after = np.empty(STATE_SIZE, dtype=np.int64)
     status = kernels.sow(
         board_array(board),
         rule_array(rules),
@@ -207,12 +208,12 @@ def _sow(
         move.direction,
         code,
         move.safari,
-        np.empty(STATE_SIZE, dtype=np.int64),
+        after,
         np.empty(STATE_SIZE, dtype=np.int64),
         np.empty((0, STATE_SIZE), dtype=np.int64) if trace is None else trace,
         steps,
     )
-    return _REASONS.get(status), status == kernels.SOWN_TO_HOUSE, int(steps[0])
+    return _REASONS.get(status), status == kernels.SOWN_TO_HOUSE, int(steps[0]), after
 
 
 # The steps of a sowing kept for showing it; a longer one is shown as its first ones and its end.
@@ -225,10 +226,13 @@ def sowing_steps(board: Board, rules: BaoRules, move: Move) -> list[Board]:
     end of the sowing, before the turn passes. A move of more than MAX_STEPS steps gives its
     first MAX_STEPS - 1 and its end."""
     trace = np.empty((MAX_STEPS, STATE_SIZE), dtype=np.int64)
-    after = legal_moves(board, rules)[move]
-    reason, _, steps = _sow(board, rules, move, move_starts(board, rules), trace)
-    if reason is not None:
-        raise ValueError(f"{move} is not a legal move here: {reason}")
+    starts = move_starts(board, rules)
+    if (move.pit, move.direction) not in starts.pairs:
+        raise ValueError(why_illegal(board, rules, move))
+    reason, reached_house, steps, array = _sow(board, rules, move, starts, trace)
+    if reason is not None or (move.safari and not reached_house):
+        raise ValueError(why_illegal(board, rules, move))
+    after = board_of_array(array)
     boards = [_board_of_row(row) for row in trace[: min(steps, MAX_STEPS)].tolist()]
     # The end as the move leaves it: past the steps kept, and with a winning capture's seeds,
     # which stay in hand, back in the store.
@@ -283,7 +287,7 @@ def why_illegal(board: Board, rules: BaoRules, move: Move) -> str:
             f"pit {name} is in the back row; a takasa starts in the front row while a front "
             "pit holds 2 or more"
         )
-    reason, reached_house, _ = _sow(board, rules, move, starts)
+    reason, reached_house, _, _ = _sow(board, rules, move, starts)
     if reason is not None:
         return f"{move} is not allowed: {reason}"
     if move.safari and not reached_house:
