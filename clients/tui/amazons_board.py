@@ -339,7 +339,7 @@ class AmazonsBoard(BoardWidget):
             self._dead = dead_squares(position)
             if self.last_move is not None:
                 self._last = Move.parse(self.last_move)
-            self._entry = _entry_position(position, self.player)
+            self._entry = None if self.ended else _entry_position(position, self.player)
             if not (0 <= self.cursor.file < position.width):
                 self.cursor = Square(0, 0)
             if not (0 <= self.cursor.rank < position.height):

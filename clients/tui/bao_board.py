@@ -140,14 +140,14 @@ def _side_line(
     position: BaoPosition, side: int, glyphs: BaoGlyphs, *, over: bool
 ) -> tuple[str, tuple[str, ...]]:
     """One side's name and colour, store, stage, and whether it is to move (or, once the game
-    is over, has won or lost)."""
+    is `over`, has won or lost where the position says so: not when it ended on the clock)."""
     board = position.board
     words = [f"{SIDE_NAMES[side]} ({COLOUR_NAMES[side]})", f"store {board.stores[side]}"]
     words.append("namua" if board.in_namua(side) else "mtaji")
     moving = board.mover == side and not over
     if moving:
         words.append(f"{glyphs.to_move} to move")
-    elif over:
+    elif position.is_terminal():
         winner = position.winner()
         words.append("drawn" if winner is None else "won" if winner == side else "lost")
     return " " + "  ".join(words), ("side", "to-move") if moving else ("side",)
@@ -167,15 +167,17 @@ def bao_rows(
     glyphs: BaoGlyphs = UNICODE,
     shade: bool = True,
     note: str = "",
+    ended: bool = False,
 ) -> list[Row]:
     """The board seen from side `bottom` as lines of (text, kinds) pieces. `last_move` (made by
     the side not to move) marks its pit, `changed` the pits it sowed into or emptied;
     `targets` are the mover's pits (ring indices) a move may start from, `picked` the one
     picked, `choices` the moves it may make with `choice` the one under the cursor. Without
     `shade` (a terminal in colour) the sown pits have no marks: their colour shows them. `note`
-    goes on the last line while no pit is picked."""
+    goes on the last line while no pit is picked. `ended`: the game is over though the position
+    goes on (on time, resigned, aborted), so no side is to move."""
     board = position.board
-    over = position.is_terminal()
+    over = ended or position.is_terminal()
     mover = board.mover
     last = None if last_move is None else Pit(1 - mover, last_move.pit)
     blocked = None if board.blocked == NO_PIT else Pit(mover, board.blocked)
@@ -409,6 +411,7 @@ class BaoBoard(BoardWidget):
             glyphs=self.glyphs,
             shade=self.app.no_color,
             note=note,
+            ended=self.ended,
         )
 
     def render(self) -> Text:

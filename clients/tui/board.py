@@ -47,6 +47,9 @@ class BoardWidget(Widget):
     player: reactive[int | None] = reactive(None)
     # Turned round: the second player's side at the bottom, as Black sees the board.
     flipped: reactive[bool] = reactive(False)
+    # The game is over, though its state may not say so (lost on time, resigned, aborted):
+    # nobody is to move and nothing may be picked.
+    ended: reactive[bool] = reactive(False)
 
     def __init__(
         self,
@@ -98,13 +101,17 @@ class BoardWidget(Widget):
         self.state_changed()
         self.refresh()
 
+    def watch_ended(self) -> None:
+        self.state_changed()
+        self.refresh()
+
     @property
     def entry_state(self) -> GameState[object] | None:
         """The state the user's next move is made in: the game's state on the user's turn;
         None when the user has no move to make. A game's board may answer, while the other
         side is to move, the state as if it were the user's turn, for a premove."""
         state = self._state
-        if state is None or self.player is None or state.is_terminal():
+        if state is None or self.player is None or self.ended or state.is_terminal():
             return None
         return state if state.current_player == self.player else None
 
@@ -113,7 +120,8 @@ class BoardWidget(Widget):
         legal in `entry_state`; a ValueError names what is wrong (the engine's own words)."""
         entry = self.entry_state
         if entry is None:
-            if self._state is not None and self.player is not None and self._state.is_terminal():
+            over = self._state is not None and self._state.is_terminal()
+            if self.player is not None and (self.ended or over):
                 raise IllegalMoveError("the game is over")
             raise IllegalMoveError("there is no move of yours to make on this board")
         return entry.format_move(entry.parse_move(text.strip()))

@@ -229,6 +229,7 @@ class GameScreen(Screen[None]):
         self.board.show_premove(self.premove.pending)
         refresh_keys(self)  # the keys that apply change with the turn (check_action)
         turn = self.query_one("#turn", Static)
+        self.board.ended = view.status is GameStatus.ENDED
         if view.status is GameStatus.ENDED:
             turn.update(_result(view, self.me, self._side))
             turn.add_class("-ended")

@@ -133,6 +133,27 @@ async def test_a_spectator_and_the_side_not_to_move_pick_nothing() -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_game_ended_on_the_clock_offers_nothing_and_nobody_is_to_move() -> None:
+    app = BoardHost(BaoPosition(), game="bao")
+    async with app.run_test() as pilot:
+        board = app.query_one(BaoBoard)
+        before = board.render().plain
+        assert "\u2022" in before
+        assert "to move" in before
+        board.ended = True  # South's flag fell with moves still to make
+        await pilot.press(*["right"] * 5, "enter", "enter")
+        assert board.picked is None
+        lines = board.render().plain.splitlines()
+        assert "\u2022" not in board.render().plain
+        # Neither side is to move, and the position names no winner: the result line does.
+        assert lines[0].rstrip() == " North (black)  store 22  namua"
+        assert lines[8].rstrip() == " South (white)  store 22  namua"
+        with pytest.raises(ValueError, match="the game is over"):
+            board.check_move("A6>")
+    assert app.chosen == []
+
+
+@pytest.mark.asyncio
 async def test_a_typed_move_is_checked_by_the_engine() -> None:
     app = BoardHost(BaoPosition(), game="bao")
     async with app.run_test() as pilot:

@@ -136,6 +136,9 @@ async def test_the_game_is_aborted_with_the_key_pressed_twice(redis_url: str, re
         assert latest(app, screen).termination is Termination.ABORTED
         turn = str(screen.query_one("#turn", Static).render())
         assert turn.startswith("Game over: no winner (aborted).")
+        # The board offers no move, not even a premove, in a game that is over.
+        assert screen.board.ended
+        assert screen.board.entry_state is None
 
 
 @pytest.mark.asyncio
