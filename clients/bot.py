@@ -49,6 +49,7 @@ from server.protocol import (
     GameStatus,
     JoinLadder,
     LadderMembership,
+    LeaveLadder,
     ListSeeks,
     Offers,
     PlayerKind,
@@ -312,11 +313,18 @@ class BotPlayer:
         that joined). A ladder the server refuses stops the bot."""
         for ladder in self.ladders:
             try:
-                await client.request(JoinLadder(ladder, engine=self.engine_name), LadderMembership)
+                joined = await client.request(
+                    JoinLadder(ladder, engine=self.engine_name), LadderMembership
+                )
+                why = _ladder_refusal(self.policy, joined)
+                if why is not None:
+                    await client.request(LeaveLadder(ladder), LadderMembership)
             except ArenaError as error:
                 if error.code in RETRY:
                     raise
                 raise BotError(f"cannot join ladder {ladder}: {error.reply.message}") from None
+            if why is not None:
+                raise BotError(f"cannot join ladder {ladder}: {why}")
             self.log.info("ladder_joined", ladder=ladder)
 
     async def _play(self, client: ArenaClient, stop: asyncio.Event) -> None:
@@ -650,6 +658,19 @@ class BotPlayer:
         self.log.error("resigning", game_id=game_id, reason=why)
         with contextlib.suppress(ConnectionError, ArenaError):
             await client.request(Resign(game_id))
+
+
+def _ladder_refusal(policy: ChallengePolicy, joined: LadderMembership) -> str | None:
+    """Why the bot, which plays what `policy` accepts, cannot play the games of the ladder it
+    `joined` (it would lose every one): its game, setup or time control. None when it can, or
+    when the server does not say what the ladder plays."""
+    if joined.game is None or joined.setup is None or joined.time is None:
+        return None
+    why = policy.terms_refusal(joined.game, joined.setup, joined.time)
+    if why is None:
+        return None
+    terms = f"{joined.game} {joined.setup} {joined.time.base}+{joined.time.increment}"
+    return f"its games are {terms}, and {why}"
 
 
 def _unanswered(url: str, error: BaseException) -> str:

@@ -69,9 +69,8 @@ async def join_ladder(
         ladder.name, me.name, request.games, now_ms(), connection.connection_id, request.engine
     )
     connection.ladders[ladder.name] = request.games
-    connection.reply(
-        LadderMembership(ladder.name, True, request.games, before != request.games, id=request.id)
-    )
+    changed = before != request.games
+    connection.reply(_membership(ladder, request.games, changed, request.id))
 
 
 async def leave_ladder(
@@ -80,7 +79,14 @@ async def leave_ladder(
     ladder = await _ladder(services, request.ladder)
     joined = connection.ladders.pop(ladder.name, None) is not None
     left = await services.ladders.leave(ladder.name, connection.me().name)
-    connection.reply(LadderMembership(ladder.name, False, 0, joined or left, id=request.id))
+    connection.reply(_membership(ladder, 0, joined or left, request.id))
+
+
+def _membership(ladder: Ladder, games: int, changed: bool, id: int | None) -> LadderMembership:
+    """The reply to a join (`games` > 0) or a leave (0), with the ladder's terms."""
+    return LadderMembership(
+        ladder.name, games > 0, games, changed, ladder.game, ladder.setup, ladder.time, id=id
+    )
 
 
 async def ladder_standings(

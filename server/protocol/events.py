@@ -286,12 +286,16 @@ class LadderMembership(Event, tag="ladder_membership"):
     """The reply to `join_ladder` and `leave_ladder`: whether the bot is now a `member` of the
     ladder, the `games` it plays there at once (0 when not a member), and whether the request
     `changed` anything (false for a second join with the same games, or leaving a ladder the
-    bot was not on)."""
+    bot was not on); then the ladder's terms, which every game it starts has: its `game`,
+    `setup` and `time` control (servers before them send none)."""
 
     ladder: LadderName
     member: bool
     games: Count
     changed: bool
+    game: GameName | None = None
+    setup: SetupName | None = None
+    time: TimeControl | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import pytest
 from redis.asyncio import Redis
 
 from clients.bot import BotError, BotPlayer, run_bot
+from clients.challenges import ChallengePolicy
 from server.clock import now_ms
 from server.identity import create_bot_token
 from server.ladder.store import LadderStore
@@ -65,3 +66,26 @@ async def test_a_ladder_the_bot_may_not_join_stops_it_with_one_line(
     assert str(refused.value) == (
         "cannot join ladder nowhere: no ladder nowhere; the ladders are bao, fast, main"
     )
+
+
+@pytest.mark.asyncio
+async def test_a_ladder_whose_games_the_bot_does_not_play_stops_it_and_leaves_it_off(
+    redis: Redis, redis_url: str
+) -> None:
+    await LadderStore(redis).ensure_defaults()
+    token = await create_bot_token(redis, "Misfit")
+    refusals = []
+    async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
+        # greedy plays Amazons only; a bot that wants 30 s a game is too slow for `fast`.
+        for engine, ladder, policy in (
+            ("greedy", "bao", None),
+            ("greedy", "fast", ChallengePolicy(min_game_seconds=30)),
+        ):
+            with pytest.raises(BotError) as refused:
+                await run_bot(url, token, engine, ladders=["main", ladder], accept=policy)
+            refusals.append(str(refused.value))
+    assert refusals == [
+        "cannot join ladder bao: its games are bao zanzibar 10+0, and game bao is not played",
+        "cannot join ladder fast: its games are amazons 6x6 10+0, and time control too fast: "
+        "a game needs 30 s or more",
+    ]

@@ -56,6 +56,9 @@ async def test_a_bot_joins_and_leaves_and_each_reply_says_what_happened(
         "member": True,
         "games": 1,
         "changed": True,
+        "game": "amazons",
+        "setup": "6x6",
+        "time": {"base": 10, "increment": 0},
     }
     again = await wire.call("join_ladder", ladder="fast")
     assert (again["member"], again["games"], again["changed"]) == (True, 1, False)

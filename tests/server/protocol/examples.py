@@ -210,7 +210,7 @@ EVENTS: list[Event] = [
     GameEnded("g42", 8, Termination.RESIGNATION, CLOCKS, Colour.BLACK),
     GameEnded("g7", 2, Termination.ABORTED, Clocks(180_000, 180_000)),
     Synced("g42", 8, id=11),
-    LadderMembership("fast", True, 1, True, id=14),
+    LadderMembership("fast", True, 1, True, "amazons", "6x6", TimeControl(10, 0), id=14),
     LadderMembership("fast", False, 0, False, id=15),
     Standings(
         "fast",
