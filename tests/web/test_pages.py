@@ -66,9 +66,16 @@ async def test_the_lobby_shows_a_seek_and_a_game_whose_moves_appear_live(
 
         started = await taker.request(AcceptSeek(added.seek.seek_id), GameStarted)
         await expect(seek).to_have_count(0, timeout=WAIT_MS)
-        link = page.locator("#games a", has_text=started.white.name)
-        await expect(link).to_have_attribute("href", f"/game/{started.game_id}", timeout=WAIT_MS)
-        await expect(link).to_have_text(f"{started.white.name} \N{EN DASH} {started.black.name}")
+        row = page.locator(f'#games [data-game="{started.game_id}"]')
+        await expect(row.locator(".who")).to_have_text(
+            f"{started.white.name} \N{EN DASH} {started.black.name}", timeout=WAIT_MS
+        )
+        # The names lead to the players' pages, Watch to the game.
+        for name in (started.white.name, started.black.name):
+            player = row.get_by_role("link", name=name, exact=True)
+            await expect(player).to_have_attribute("href", f"/player/{name}")
+        link = row.get_by_role("link", name="Watch")
+        await expect(link).to_have_attribute("href", f"/game/{started.game_id}")
         another = await taker.request(Seek(TimeControl(180, 2), setup="6x6"), SeekAdded)
         await expect(page.locator(f'#seeks [data-seek="{another.seek.seek_id}"]')).to_contain_text(
             "6x6 · 3+2 · casual", timeout=WAIT_MS

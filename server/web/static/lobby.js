@@ -443,14 +443,15 @@ export class Lobby {
 
     this.gameList.replaceChildren(
       ...this.games.map((game) =>
-        make("li", { class: "row game" }, [
-          make("a", {
-            class: "who",
-            href: `/game/${encodeURIComponent(game.game_id)}`,
-            text: `${playerName(game.white)} – ${playerName(game.black)}`,
-          }),
+        make("li", { class: "row game", "data-game": game.game_id }, [
+          make("span", { class: "who" }, [playerLink(game.white), " – ", playerLink(game.black)]),
           make("span", { class: "what", text: terms(game) }),
           make("span", { class: "ply", text: `move ${Math.floor(game.ply / 2) + 1}` }),
+          make("a", {
+            class: "watch",
+            href: `/game/${encodeURIComponent(game.game_id)}`,
+            text: "Watch",
+          }),
         ]),
       ),
     );
