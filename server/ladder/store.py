@@ -27,6 +27,7 @@ from server.offers import Offered
 from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
 from server.rating_history import RatingPoint, append_point, read_history
+from server.worker import workers_ready
 
 __all__ = [
     "DEFAULT_LADDERS",
@@ -448,13 +449,18 @@ class LadderStore:
         result or connected now, on the rating list of the ladder's results, the anchors that
         have played held at their fixed ratings; each bot's owner (`house` for an anchor),
         engine (an anchor's strength) and when it was last seen, on the ladder or in its last
-        game there; the ladder's RECENT_GAMES last games and its cross table."""
+        game there; the ladder's RECENT_GAMES last games and its cross table. Online are the
+        members connected now and, while a house-bot worker is ready, the anchors."""
         found_ladder = await self.get(ladder)
         name, game = found_ladder.name, found_ladder.game
-        online = await self.members(name, now)
+        members = await self.members(name, now)
         results = await self.results(name)
         anchors = {anchor.bot: anchor for anchor in anchors_of(name, game)}
-        rows = standings(results, fixed_ratings(name, game, results), members=online)
+        rows = standings(results, fixed_ratings(name, game, results), members=members)
+        # An anchor is on the ladder while a house-bot worker is ready to play it.
+        online = set(members)
+        if await workers_ready(self.redis, now):
+            online |= {row.name for row in rows if row.name in anchors}
         bots = [row.name for row in rows if row.name not in anchors]
         owners = {bot: ANCHOR_OWNER for bot in anchors} | await identity.owners(self.redis, bots)
         engines = {bot: anchor.spec for bot, anchor in anchors.items()}

@@ -20,6 +20,7 @@ from server.games import GameStore, StoredGame
 from server.glicko import Rating
 from server.identity import create_bot_token
 from server.ladder.anchors import ANCHORS
+from server.ladder.pairing import Pairing
 from server.ladder.rating import anchor_rating
 from server.ladder.scheduler import Scheduler
 from server.ladder.store import LadderStore
@@ -173,3 +174,23 @@ async def test_anchors_without_bots_play_nobody(redis: Redis) -> None:
     for _ in range(3):
         assert await scheduler.step() == []
     assert await _ladder_games(redis) == []
+
+
+@pytest.mark.asyncio
+async def test_the_standings_show_the_anchors_online_while_a_worker_is_ready(
+    redis: Redis,
+) -> None:
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    anchors = {name: anchor.rating for name, anchor in FAST.items()}
+    for number, anchor in enumerate(("random", "greedy")):
+        await store.started("fast", Pairing("Ada", anchor), f"g{number}")
+        assert await store.rate("fast", f"g{number}", "Ada", anchor, True, anchors, ended=number)
+    await store.join("fast", "Ada", 1, now_ms())
+    table = await store.table("fast", now_ms())
+    assert {row.name for row in table.rows} == {"Ada", "random", "greedy"}
+    assert table.online == {"Ada"}  # no worker: the anchors would start no game
+    await redis.zadd(WORKERS, {"gone": now_ms() - 1})
+    assert (await store.table("fast", now_ms())).online == {"Ada"}
+    await _worker_ready(redis)
+    assert (await store.table("fast", now_ms())).online == {"Ada", "random", "greedy"}
