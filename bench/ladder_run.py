@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import signal
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,8 @@ def main() -> None:
         help=f"games at once for {' and '.join(SLOW)} (the others play one at a time)",
     )
     args = parser.parse_args()
+    # Stopped (kill, a job runner's timeout), it stops its server and bots on the way out.
+    signal.signal(signal.SIGTERM, _stopped)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ladder-run-") as folder:
         data = Path(folder)
@@ -130,6 +133,10 @@ async def _wait(data: Path, ladder: str, games: int, deadline: float) -> tuple[T
         return await store.table(ladder, now_ms()), await store.results(ladder)
     finally:
         await redis.aclose()
+
+
+def _stopped(signal_number: int, frame: object) -> None:
+    raise SystemExit(f"stopped by signal {signal_number}")
 
 
 def _arena(*args: str) -> list[str]:
