@@ -661,12 +661,12 @@ class BotPlayer:
 
 
 def _ladder_refusal(policy: ChallengePolicy, joined: LadderMembership) -> str | None:
-    """Why the bot, which plays what `policy` accepts, cannot play the games of the ladder it
-    `joined` (it would lose every one): its game, setup or time control. None when it can, or
-    when the server does not say what the ladder plays."""
+    """Why the bot, which plays the games and setups `policy` accepts, cannot play those of the
+    ladder it `joined` (it would lose every one). None when it can, or when the server does not
+    say what the ladder plays. The ladder's clock is the bot's choice: joining chose it."""
     if joined.game is None or joined.setup is None or joined.time is None:
         return None
-    why = policy.terms_refusal(joined.game, joined.setup, joined.time)
+    why = policy.board_refusal(joined.game, joined.setup)
     if why is None:
         return None
     terms = f"{joined.game} {joined.setup} {joined.time.base}+{joined.time.increment}"

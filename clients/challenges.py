@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from engine.errors import NotationError
 from engine.game import get_game
-from server.protocol import DEFAULT_GAME, ChallengeInfo, TimeControl
+from server.protocol import DEFAULT_GAME, ChallengeInfo
 
 __all__ = ["DEFAULT_GAMES", "ESTIMATED_MOVES", "ChallengePolicy", "setups_of"]
 
@@ -46,25 +46,25 @@ class ChallengePolicy:
 
     def refusal(self, challenge: ChallengeInfo, playing: int) -> str | None:
         """Why the bot declines `challenge` while it plays `playing` games; None to accept."""
-        why = self.terms_refusal(challenge.game, challenge.setup, challenge.time)
+        why = self.board_refusal(challenge.game, challenge.setup)
         if why is not None:
             return why
+        seconds = challenge.time.base + ESTIMATED_MOVES * challenge.time.increment
+        if seconds < self.min_game_seconds:
+            return f"time control too fast: a game needs {self.min_game_seconds} s or more"
+        if self.max_game_seconds is not None and seconds > self.max_game_seconds:
+            return f"time control too slow: a game must take {self.max_game_seconds} s or less"
         if challenge.rated and not self.rated:
             return "rated games are not played"
         if playing >= self.max_games:
             return f"already playing {playing} game{'' if playing == 1 else 's'}"
         return None
 
-    def terms_refusal(self, game: str, setup: str, time: TimeControl) -> str | None:
-        """Why the bot does not play games of `game` on `setup` at `time` (a challenge's or a
-        ladder's terms); None when it does."""
+    def board_refusal(self, game: str, setup: str) -> str | None:
+        """Why the bot does not play `game` on `setup` at all (a challenge's or a ladder's);
+        None when it does."""
         if game not in self.games:
             return f"game {game} is not played"
         if setup not in setups_of(game) or (self.setups is not None and setup not in self.setups):
             return f"setup {setup} is not played"
-        seconds = time.base + ESTIMATED_MOVES * time.increment
-        if seconds < self.min_game_seconds:
-            return f"time control too fast: a game needs {self.min_game_seconds} s or more"
-        if self.max_game_seconds is not None and seconds > self.max_game_seconds:
-            return f"time control too slow: a game must take {self.max_game_seconds} s or less"
         return None

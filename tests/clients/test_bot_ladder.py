@@ -76,16 +76,15 @@ async def test_a_ladder_whose_games_the_bot_does_not_play_stops_it_and_leaves_it
     token = await create_bot_token(redis, "Misfit")
     refusals = []
     async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
-        # greedy plays Amazons only; a bot that wants 30 s a game is too slow for `fast`.
+        # greedy plays Amazons only, and this one only on 10x10 (`--setup 10x10`).
         for engine, ladder, policy in (
             ("greedy", "bao", None),
-            ("greedy", "fast", ChallengePolicy(min_game_seconds=30)),
+            ("greedy", "fast", ChallengePolicy(setups=frozenset({"10x10"}))),
         ):
             with pytest.raises(BotError) as refused:
                 await run_bot(url, token, engine, ladders=["main", ladder], accept=policy)
             refusals.append(str(refused.value))
     assert refusals == [
         "cannot join ladder bao: its games are bao zanzibar 10+0, and game bao is not played",
-        "cannot join ladder fast: its games are amazons 6x6 10+0, and time control too fast: "
-        "a game needs 30 s or more",
+        "cannot join ladder fast: its games are amazons 6x6 10+0, and setup 6x6 is not played",
     ]
