@@ -30,6 +30,8 @@ __all__ = ["LOBBY", "NAME", "Follower", "Hub", "user_channel"]
 LOBBY = "lobby"
 NAME = "arena-hub"  # the subscription's connection name in Redis
 RECONNECT_SECONDS = 0.5
+# How long a subscription may wait for Redis to confirm it before it fails.
+CONFIRM_SECONDS = 10.0
 log = structlog.get_logger(__name__)
 
 # What the hub hands on: the channel, the frame as published and its msgpack map decoded.
@@ -283,14 +285,30 @@ class _RedisPyFeed:
         self._dispatch = dispatch
         self._resubscribed = resubscribed
         self._task: asyncio.Task[None] | None = None
+        # The subscriptions sent and not yet confirmed, by channel: PubSub's `subscribe` only
+        # sends the command, and a frame published before Redis has read it would be missed.
+        self._unconfirmed: dict[str, asyncio.Future[None]] = {}
 
     async def start(self) -> None:
         pass  # the reading starts with the first subscription: PubSub reads nothing before
 
     async def subscribe(self, channel: str) -> None:
-        await self._pubsub.subscribe(channel)
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="hub")
+        """Subscribe to `channel`, returning once Redis has confirmed it."""
+        confirmed = self._unconfirmed.get(channel)
+        if confirmed is None:
+            confirmed = asyncio.get_running_loop().create_future()
+            self._unconfirmed[channel] = confirmed
+        try:
+            await self._pubsub.subscribe(channel)
+            if self._task is None:
+                self._task = asyncio.create_task(self._run(), name="hub")
+            async with asyncio.timeout(CONFIRM_SECONDS):
+                await asyncio.shield(confirmed)
+        except TimeoutError:
+            raise ConnectionError(f"Redis did not confirm the subscription to {channel}") from None
+        finally:
+            if self._unconfirmed.get(channel) is confirmed and confirmed.done():
+                del self._unconfirmed[channel]
 
     async def unsubscribe(self, channel: str) -> None:
         await self._pubsub.unsubscribe(channel)
@@ -307,7 +325,7 @@ class _RedisPyFeed:
             try:
                 # No timeout: a read that waits without one costs no timer per message.
                 message: dict[str, Any] | None = await self._pubsub.get_message(
-                    ignore_subscribe_messages=True, timeout=None
+                    ignore_subscribe_messages=False, timeout=None
                 )
             except asyncio.CancelledError:
                 raise
@@ -317,9 +335,14 @@ class _RedisPyFeed:
                 await asyncio.sleep(RECONNECT_SECONDS)
                 self._resubscribed()
                 continue
-            if message is None or message.get("type") != "message":
+            if message is None:
                 continue
             channel = message["channel"]
             if isinstance(channel, bytes):
                 channel = channel.decode()
-            self._dispatch(channel, message["data"])
+            if message.get("type") == "subscribe":
+                confirmed = self._unconfirmed.pop(channel, None)
+                if confirmed is not None and not confirmed.done():
+                    confirmed.set_result(None)
+            elif message.get("type") == "message":
+                self._dispatch(channel, message["data"])

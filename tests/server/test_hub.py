@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 import pytest
@@ -134,3 +134,59 @@ async def test_a_broken_subscription_is_made_again_with_every_channel(redis_url:
     await hub.close()
     await client.aclose()
     await admin.aclose()
+
+
+class _SlowPubSub:
+    """A PubSub whose Redis confirms a subscription only when the test says: `subscribe`
+    sends the command and returns, as redis-py's does."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def subscribe(self, channel: str) -> None:
+        self.sent.append(channel)
+
+    async def get_message(
+        self, ignore_subscribe_messages: bool, timeout: float | None
+    ) -> dict[str, Any] | None:
+        reply = await self.replies.get()
+        if ignore_subscribe_messages and reply["type"] == "subscribe":
+            return None
+        return reply
+
+    async def aclose(self) -> None:
+        pass
+
+
+class _SlowRedis:
+    def __init__(self) -> None:
+        self.pubsub_made = _SlowPubSub()
+
+    def pubsub(self) -> _SlowPubSub:
+        return self.pubsub_made
+
+
+@pytest.mark.asyncio
+async def test_a_redis_py_subscription_returns_once_redis_has_confirmed_it() -> None:
+    redis = _SlowRedis()
+    got: list[tuple[str, bytes]] = []
+
+    def dispatch(channel: str, data: bytes) -> None:
+        got.append((channel, data))
+
+    feed = _RedisPyFeed(cast(Redis, redis), dispatch, lambda: None)
+    subscribing = asyncio.create_task(feed.subscribe("game:g1"))
+    await asyncio.sleep(0.05)
+    # Sent, not yet confirmed: a frame published now could be missed, so it waits.
+    assert redis.pubsub_made.sent == ["game:g1"]
+    assert not subscribing.done()
+    await redis.pubsub_made.replies.put({"type": "subscribe", "channel": b"game:g1", "data": 1})
+    async with asyncio.timeout(2):
+        await subscribing
+    await redis.pubsub_made.replies.put({"type": "message", "channel": b"game:g1", "data": b"x"})
+    async with asyncio.timeout(2):
+        while not got:
+            await asyncio.sleep(0.01)
+    assert got == [("game:g1", b"x")]
+    await feed.close()
