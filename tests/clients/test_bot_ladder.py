@@ -1,6 +1,6 @@
 """`arena bot --ladder`: the bot joins its ladders after logging in and again after every
-reconnect, saying what engine it plays with, and a ladder it may not join stops it with one
-clear line."""
+reconnect, saying what engine it plays with, and a ladder it may not join, or whose game or
+setup it does not play, stops it with one clear line."""
 
 from __future__ import annotations
 
@@ -55,29 +55,17 @@ async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
 
 
 @pytest.mark.asyncio
-async def test_a_ladder_the_bot_may_not_join_stops_it_with_one_line(
+async def test_a_ladder_the_bot_may_not_join_or_cannot_play_stops_it_with_one_line(
     redis: Redis, redis_url: str
 ) -> None:
     await LadderStore(redis).ensure_defaults()
     token = await create_bot_token(redis, "Lost")
-    async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
-        with pytest.raises(BotError) as refused:
-            await run_bot(url, token, "random", ladders=["nowhere"])
-    assert str(refused.value) == (
-        "cannot join ladder nowhere: no ladder nowhere; the ladders are bao, fast, main"
-    )
-
-
-@pytest.mark.asyncio
-async def test_a_ladder_whose_games_the_bot_does_not_play_stops_it_and_leaves_it_off(
-    redis: Redis, redis_url: str
-) -> None:
-    await LadderStore(redis).ensure_defaults()
-    token = await create_bot_token(redis, "Misfit")
     refusals = []
     async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
-        # greedy plays Amazons only, and this one only on 10x10 (`--setup 10x10`).
+        # The server knows no `nowhere`; greedy plays Amazons only, and the last bot plays
+        # only on 10x10 (`--setup 10x10`). Each joins `main` first, whose games suit it.
         for engine, ladder, policy in (
+            ("random", "nowhere", None),
             ("greedy", "bao", None),
             ("greedy", "fast", ChallengePolicy(setups=frozenset({"10x10"}))),
         ):
@@ -85,6 +73,7 @@ async def test_a_ladder_whose_games_the_bot_does_not_play_stops_it_and_leaves_it
                 await run_bot(url, token, engine, ladders=["main", ladder], accept=policy)
             refusals.append(str(refused.value))
     assert refusals == [
+        "cannot join ladder nowhere: no ladder nowhere; the ladders are bao, fast, main",
         "cannot join ladder bao: its games are bao zanzibar 10+0, and game bao is not played",
         "cannot join ladder fast: its games are amazons 6x6 10+0, and setup 6x6 is not played",
     ]
