@@ -285,8 +285,9 @@ class _RedisPyFeed:
         self._dispatch = dispatch
         self._resubscribed = resubscribed
         self._task: asyncio.Task[None] | None = None
-        # The subscriptions sent and not yet confirmed, by channel: PubSub's `subscribe` only
-        # sends the command, and a frame published before Redis has read it would be missed.
+        # The subscriptions sent and not yet confirmed, by channel (`_run` takes each off as
+        # its confirmation comes): PubSub's `subscribe` only sends the command, and a frame
+        # published before Redis has read it would be missed.
         self._unconfirmed: dict[str, asyncio.Future[None]] = {}
 
     async def start(self) -> None:
@@ -306,9 +307,6 @@ class _RedisPyFeed:
                 await asyncio.shield(confirmed)
         except TimeoutError:
             raise ConnectionError(f"Redis did not confirm the subscription to {channel}") from None
-        finally:
-            if self._unconfirmed.get(channel) is confirmed and confirmed.done():
-                del self._unconfirmed[channel]
 
     async def unsubscribe(self, channel: str) -> None:
         await self._pubsub.unsubscribe(channel)
