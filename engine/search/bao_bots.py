@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from engine.bao.board import Board, front_seeds, legal_moves
-from engine.bao.notation import Move
+from engine.bao.notation import CCW, CW, Move
 from engine.bao.position import BaoPosition
 from engine.bao.rules import BaoRules
 from engine.game import GameState
@@ -178,6 +178,45 @@ class BaoAlphaBetaBot:
 # The transposition table's bounds.
 EXACT, LOWER, UPPER = range(3)
 TABLE_LIMIT: Final = 400_000  # entries kept before the table is cleared
+NO_MOVE: Final = -1
+
+
+class _Table:
+    """The transposition table: a board's searched depth, value, bound and best move, kept as
+    plain tuples of numbers. Such tuples are left out of Python's cyclic garbage collection, so
+    a full collection no longer walks the table: with boards and moves as objects, one took
+    over a second once the table was full, inside a move's budget."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[Any, ...], tuple[int, float, int, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def get(self, board: Board) -> tuple[int, float, int, Move | None] | None:
+        entry = self._entries.get(tuple(board))
+        if entry is None:
+            return None
+        depth, value, bound, code = entry
+        return depth, value, bound, _move_of(code)
+
+    def put(self, board: Board, depth: int, value: float, bound: int, move: Move | None) -> None:
+        self._entries[tuple(board)] = (depth, value, bound, _code_of(move))
+
+
+def _code_of(move: Move | None) -> int:
+    if move is None:
+        return NO_MOVE
+    return move.pit * 4 + (move.direction == CW) * 2 + move.safari
+
+
+def _move_of(code: int) -> Move | None:
+    if code == NO_MOVE:
+        return None
+    return Move(code >> 2, CW if code & 2 else CCW, bool(code & 1))
 
 
 class BaoDeepBot:
@@ -191,7 +230,7 @@ class BaoDeepBot:
         self.spec = f"bao-deep:depth={depth},seed={seed}"
         self.depth = depth
         self._rng = random.Random(seed)
-        self._table: dict[Board, tuple[int, float, int, Move | None]] = {}
+        self._table = _Table()
         self._killers: list[Move | None] = [None] * (MAX_DEPTH + 2)
         self._nodes = 0
         self._stop: _Clock | None = None
@@ -247,7 +286,7 @@ class BaoDeepBot:
                     value = -self._search(child, depth - 1, -beta, -value, 1)
             if value > alpha:
                 alpha, best = value, move
-        self._table[root] = (depth, alpha, EXACT, best)
+        self._table.put(root, depth, alpha, EXACT, best)
         return alpha, best
 
     def _search(self, board: Board, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -295,7 +334,7 @@ class BaoDeepBot:
                             self._killers[ply] = move
                         break
         bound = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
-        self._table[board] = (depth, best, bound, best_move)
+        self._table.put(board, depth, best, bound, best_move)
         return best
 
     def _order(

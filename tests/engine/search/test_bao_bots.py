@@ -3,6 +3,7 @@ checked by hand, and what the search bots see."""
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -140,3 +141,18 @@ def test_material_score_from_the_side_to_move() -> None:
     # two occupied front pits against one (x 0.5); no house.
     assert material_score(win) == pytest.approx(0 + 0.6 * 2 - 0.3 * 1 + 0.5 * (2 - 1))
     assert material_score(BaoPosition().board) == 0.0
+
+
+def test_the_deep_bots_table_leaves_the_garbage_collector_nothing_to_walk() -> None:
+    """A full collection walks every object it tracks: the table must not add thousands (it
+    held the boards and moves as objects, and a collection took over a second once it was
+    full)."""
+    bot = make_bot("bao-deep:depth=12")
+    bot.prepare()
+    gc.collect()
+    before = len(gc.get_objects())
+    decision = bot.choose(BaoPosition(), Budget(seconds=60))
+    gc.collect()
+    added = len(gc.get_objects()) - before
+    assert decision.nodes > 10_000  # some 3,600 boards in the table
+    assert added < 200
