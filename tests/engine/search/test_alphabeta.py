@@ -11,11 +11,11 @@ from engine.search.alphabeta import WIN, AlphaBetaBot, GreedyBot, _Search
 from engine.search.bot import Bot, Budget, ClockReading, NoMoveError
 from engine.search.evaluation import evaluate_position
 from engine.search.timing import moves_left, think_time
-from tests.engine.search.thinking import thinking
 from tests.engine.strategies import positions
+from tests.timing import thinking
 
-# Seconds a bot may overrun its budget here, as `thinking` counts them: catches a bot that
-# ignores its deadline (bench/bots.py measures the real overrun on a quiet machine).
+# Seconds a bot may overrun its budget here, as `thinking` counts them (tests/timing.py):
+# catches a bot that ignores its deadline (bench/bots.py measures the real overrun).
 MARGIN = 0.2
 BOTS: dict[str, Callable[[int], Bot]] = {
     "greedy": GreedyBot,

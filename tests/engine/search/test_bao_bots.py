@@ -18,10 +18,10 @@ from engine.search.bao_evaluation import (
 )
 from engine.search.bot import Budget, NoMoveError
 from engine.search.registry import bots_for, make_bot
-from tests.engine.search.thinking import thinking
+from tests.timing import thinking
 
 BAO_BOTS = bots_for("bao")
-# Seconds a bot may overrun its budget, as `thinking` counts them (see test_bots.py).
+# Seconds a bot may overrun its budget, as `thinking` counts them (tests/timing.py).
 MARGIN = 0.2
 
 # The rules note's worked example of the earlier evaluation (its appendix): South at the bottom.

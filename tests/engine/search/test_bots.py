@@ -11,12 +11,13 @@ from engine.amazons import Position
 from engine.search.bot import Budget, ClockReading, NoMoveError
 from engine.search.registry import BOTS, bots_for, make_bot
 from engine.search.timing import think_time
-from tests.engine.search.thinking import thinking
+from tests.timing import thinking
 
 # The Amazons bots: every bot but the Bao ones (tests/engine/search/test_bao_bots.py).
 SPECS = sorted(bots_for("amazons"))
-# Seconds a bot may overrun its budget here, as `thinking` counts them. The 50 ms target is
-# measured by bench/bots.py on a quiet machine; this catches a bot that ignores its deadline.
+# Seconds a bot may overrun its budget here, as `thinking` counts them (tests/timing.py). The
+# 50 ms target is measured by bench/bots.py on a quiet machine; this catches a bot that ignores
+# its deadline.
 MARGIN = 0.2
 # Search bots stop at a fixed number of playouts, not at a time, when a game must repeat.
 REPEATABLE = {
