@@ -185,7 +185,7 @@ class _Table:
     """The transposition table: a board's searched depth, value, bound and best move, kept as
     plain tuples of numbers. Such tuples are left out of Python's cyclic garbage collection, so
     a full collection no longer walks the table: with boards and moves as objects, one took
-    over a second once the table was full, inside a move's budget."""
+    0.37 s after four games at 0.1 s a move, inside a move's budget, and grew with the table."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple[Any, ...], tuple[int, float, int, int]] = {}
