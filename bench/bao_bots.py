@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from bench.bots import overrun_figures
 from engine.bao import BaoPosition
 from engine.bao.notation import Move
 from engine.search.bot import Budget
@@ -93,12 +93,9 @@ def overrun(spec: str, games: int, seconds: float) -> None:
                 position.apply(decision.move)
     finally:
         gc.callbacks.remove(timed)
-    overruns.sort()
-    p99 = overruns[min(len(overruns) - 1, int(0.99 * len(overruns)))]
     print(
         f"{spec} at {seconds:g} s a move, {games} games, {len(overruns)} moves: overrun "
-        f"p50 {statistics.median(overruns):+.1f} ms, p99 {p99:+.1f} ms, "
-        f"max {overruns[-1]:+.1f} ms; {len(collections)} full collections, the longest "
+        f"{overrun_figures(overruns)}; {len(collections)} full collections, the longest "
         f"{max(collections, default=0):.0f} ms",
         flush=True,
     )

@@ -32,6 +32,13 @@ def _positions(setup: str, count: int, seed: int) -> list[Position]:
     return found
 
 
+def overrun_figures(overruns: list[float]) -> str:
+    """Milliseconds over budget as the benches print them: p50, p99 and max."""
+    ordered = sorted(overruns)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return f"p50 {statistics.median(ordered):+.1f} ms, p99 {p99:+.1f} ms, max {ordered[-1]:+.1f} ms"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--bots", nargs="+", default=["mcts"], metavar="SPEC")
@@ -63,12 +70,9 @@ def main() -> None:
                 start = time.perf_counter()
                 bot.choose(position, Budget(seconds=budget))
                 overruns.append(1000 * (time.perf_counter() - start - budget))
-            overruns.sort()
-            p99 = overruns[min(len(overruns) - 1, int(0.99 * len(overruns)))]
             print(
                 f"{spec} at {budget} s a move, 10x10, {len(overruns)} moves: overrun "
-                f"p50 {statistics.median(overruns):+.1f} ms, p99 {p99:+.1f} ms, "
-                f"max {overruns[-1]:+.1f} ms"
+                f"{overrun_figures(overruns)}"
             )
 
 

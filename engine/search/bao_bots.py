@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from engine.bao.board import Board, front_seeds, legal_moves
-from engine.bao.notation import CCW, CW, Move
+from engine.bao.notation import CCW, CW, PITS, Move
 from engine.bao.position import BaoPosition
 from engine.bao.rules import BaoRules
 from engine.game import GameState
@@ -213,10 +213,14 @@ def _code_of(move: Move | None) -> int:
     return move.pit * 4 + (move.direction == CW) * 2 + move.safari
 
 
+# Every move by its code, so that reading the table makes no new Move.
+_MOVES: Final = tuple(
+    Move(code >> 2, CW if code & 2 else CCW, bool(code & 1)) for code in range(4 * PITS)
+)
+
+
 def _move_of(code: int) -> Move | None:
-    if code == NO_MOVE:
-        return None
-    return Move(code >> 2, CW if code & 2 else CCW, bool(code & 1))
+    return None if code == NO_MOVE else _MOVES[code]
 
 
 class BaoDeepBot:
