@@ -13,7 +13,7 @@ import websockets.asyncio.server
 from redis.asyncio import Redis
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Footer, Input, Label, Select, Static
 from websockets.asyncio.server import ServerConnection
 
 from clients.tui import ArenaApp
@@ -402,3 +402,15 @@ async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis
         await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
         await pilot.press("enter")
         await until(pilot, lambda: lobby.pairing, "the pairing to start again")
+
+
+@pytest.mark.asyncio
+async def test_the_sign_in_fits_80x24_whole() -> None:
+    app = ArenaApp("ws://127.0.0.1:9")  # nothing listens: the sign-in shows all the same
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in")
+        await pilot.pause()
+        box = app.screen.query_one("#sign-in")
+        footer = app.screen.query_one(Footer)
+        assert box.region.bottom <= footer.region.y  # its frame whole, above the footer
+        assert app.screen.max_scroll_y == 0  # nothing below it to scroll to
