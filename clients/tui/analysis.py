@@ -112,14 +112,16 @@ class AnalysisPanel(VerticalScroll):
         self._notes: PositionNotes | None = None
         self._shown = 0  # how many positions have been shown: a late answer's is older
         self._known: dict[str, Analysis] = {}
+        # Held, not queried: an answer may come as the screen closes, with the text unmounted.
+        self._text = Static(id="analysis-text", markup=False)
 
     def compose(self) -> ComposeResult:
-        yield Static(id="analysis-text", markup=False)
+        yield self._text
 
     @property
     def text(self) -> str:
         """What the panel says now, as plain text."""
-        return str(self.query_one("#analysis-text", Static).content)
+        return str(self._text.content)
 
     def show(self, state: GameState[object] | None) -> None:
         """Analyse `state` (None: show nothing): the notes at once, the values when known."""
@@ -145,7 +147,7 @@ class AnalysisPanel(VerticalScroll):
             self._ask(text, self._shown)
 
     def _say(self, lines: list[str]) -> None:
-        self.query_one("#analysis-text", Static).update("\n".join(lines))
+        self._text.update("\n".join(lines))
 
     @work(exclusive=True, group="analysis")
     async def _ask(self, text: str, shown: int) -> None:

@@ -264,7 +264,9 @@ class GameScreen(Screen[None]):
             self._show_players()
 
     def _notice(self, text: str) -> None:
-        self.query_one("#game-notice", Static).update(text)
+        # A reply that comes back as the screen is being closed finds no line: nothing to do.
+        for line in self.query("#game-notice").results(Static):
+            line.update(text)
 
     @work(exclusive=True, group="audience")
     async def _count_spectators(self) -> None:

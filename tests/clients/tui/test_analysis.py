@@ -1,6 +1,6 @@
 """The analysis panel: the notes on an Amazons position as the engine finds them, the values a
 real analyst (in a child process) works out, an analyst that is busy or refuses, an answer for
-a position no longer shown, and a game without analysis."""
+a position no longer shown, an answer as the screen closes, and a game without analysis."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from clients.tui.analysis import AnalysisPanel, Analyst
 from engine.amazons import Position, RegionKind, Side
@@ -183,3 +184,38 @@ async def test_a_game_without_analysis_says_so() -> None:
         await pilot.pause(0.5)
         assert app.panel.text == "There is no analysis of takeaway positions."
         assert analyst.asked == []
+
+
+class PanelScreen(Screen[None]):
+    def __init__(self, panel: AnalysisPanel) -> None:
+        super().__init__()
+        self.panel = panel
+
+    def compose(self) -> ComposeResult:
+        yield self.panel
+
+
+@pytest.mark.asyncio
+async def test_an_answer_that_comes_as_the_screen_closes_is_dropped() -> None:
+    """The analyst answers busy while the panel's screen is being taken down: its text is gone
+    by then, and the answer changes nothing (it used to fail the app)."""
+
+    class Late:
+        asked = asyncio.Event()
+
+        async def analyze(self, text: str, game: str) -> Analysis:
+            self.asked.set()
+            while panel.query("#analysis-text"):  # until the screen's removal takes the text
+                await asyncio.sleep(0)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the analysis engine is busy", retry_after=1)
+
+    analyst = Late()
+    panel = AnalysisPanel("amazons", analyst, id="analysis")
+    app: App[None] = App()
+    async with app.run_test(size=(60, 40)) as pilot:
+        await app.push_screen(PanelScreen(panel))
+        panel.show(amazons(SMALL))
+        await until(pilot, analyst.asked.is_set, "the question")
+        app.pop_screen()
+        await until(pilot, lambda: not panel.is_attached, "the panel taken down")
+        await pilot.pause(0.1)
