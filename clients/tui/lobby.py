@@ -543,8 +543,9 @@ class LobbyScreen(Screen[None]):
 
     def _waiting(self, text: str) -> None:
         """What the lobby waits for (a house bot still starting), under the tables; "" when
-        nothing."""
-        self.query_one("#waiting", Static).update(text)
+        nothing. Said as a request ends, perhaps as the lobby is being closed: then nothing."""
+        for line in self.query("#waiting").results(Static):
+            line.update(text)
 
 
 def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:
