@@ -7,7 +7,7 @@ every few seconds, since the protocol pushes no changes to that list.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -243,7 +243,7 @@ class LobbyScreen(Screen[None]):
     def _show_seeks(self) -> None:
         client = self.arena.client
         seeks = client.core.seeks.values() if client is not None else ()
-        self.query_one("#seeks", LobbyTable).show((s.seek_id, self._seek_row(s)) for s in seeks)
+        self._fill("#seeks", [(s.seek_id, self._seek_row(s)) for s in seeks])
 
     def _seek_row(self, seek: SeekInfo) -> tuple[str, ...]:
         who = player_text(seek.player) + (" (you)" if self._mine(seek.player.name) else "")
@@ -251,29 +251,36 @@ class LobbyScreen(Screen[None]):
         return (who, seek.game, seek.setup, time_text(seek.time), rated, seek.colour)
 
     def _show_games(self, games: Iterable[GameSummary]) -> None:
-        self.query_one("#games", LobbyTable).show(
-            (
-                g.game_id,
+        self._fill(
+            "#games",
+            [
                 (
                     g.game_id,
-                    player_text(g.white),
-                    player_text(g.black),
-                    f"{g.game} {g.setup}",
-                    time_text(g.time),
-                    "rated" if g.rated else "casual",
-                    str(g.ply),
-                    str(g.spectators),
-                ),
-            )
-            for g in games
+                    (
+                        g.game_id,
+                        player_text(g.white),
+                        player_text(g.black),
+                        f"{g.game} {g.setup}",
+                        time_text(g.time),
+                        "rated" if g.rated else "casual",
+                        str(g.ply),
+                        str(g.spectators),
+                    ),
+                )
+                for g in games
+            ],
         )
+
+    def _fill(self, table: str, rows: Sequence[tuple[str, tuple[str, ...]]]) -> None:
+        """Show `rows` (key, cells) in `table`. Also shown as a reply comes back, perhaps as the
+        lobby is being closed: then its tables are gone and nothing is shown."""
+        for found in self.query(table).results(LobbyTable):
+            found.show(rows)
 
     def _show_challenges(self) -> None:
         client = self.arena.client
         challenges = client.core.challenges.values() if client is not None else ()
-        self.query_one("#challenges", LobbyTable).show(
-            (c.challenge_id, _challenge_row(c)) for c in challenges
-        )
+        self._fill("#challenges", [(c.challenge_id, _challenge_row(c)) for c in challenges])
 
     def _show_mine(self) -> None:
         client = self.arena.client
@@ -296,7 +303,7 @@ class LobbyScreen(Screen[None]):
                     ),
                 )
             )
-        self.query_one("#mine", LobbyTable).show(rows)
+        self._fill("#mine", rows)
 
     def _me(self) -> str:
         user = self.arena.user

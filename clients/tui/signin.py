@@ -71,9 +71,13 @@ class SignInScreen(Screen[None]):
             await self.arena.sign_in(name, password)
         except ArenaError as error:
             self._refuse(error.reply.message)
-            self.query_one("#password", Input).value = ""
+            for field in self.query("#password").results(Input):
+                field.value = ""
         except ConnectionError as error:
             self._refuse(str(error))
 
     def _refuse(self, text: str) -> None:
-        self.query_one("#refusal", Label).update(text)
+        """Say why signing in failed ("" to clear it): perhaps as the screen is being closed (the
+        app quitting while the server is asked), when there is nothing left to say it on."""
+        for line in self.query("#refusal").results(Label):
+            line.update(text)

@@ -32,7 +32,10 @@ from server.protocol import (
     DeclineChallenge,
     ErrorCode,
     ErrorReply,
+    Event,
+    ListGames,
     ListSeeks,
+    Request,
     Seek,
     SeekAdded,
     TimeControl,
@@ -118,6 +121,34 @@ async def test_a_wrong_password_shows_the_servers_words(redis_url: str, redis: R
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         assert app.user is not None
         assert app.user.name == "ann"
+
+
+@pytest.mark.asyncio
+async def test_a_reply_that_comes_as_the_lobby_closes_is_dropped(
+    redis_url: str, redis: Redis
+) -> None:
+    """The live games come back while the lobby is being taken down (as when the server has
+    forgotten the session and the sign-in comes back): its tables are gone by then, and the
+    reply changes nothing (it used to fail the app)."""
+    async with serving(redis_url) as url, playing(url) as (app, pilot):
+        lobby = await as_guest(app, pilot)
+        answered = asyncio.Event()
+        ask = app.request
+
+        async def late(request: Request, expect: type[Event]) -> Event:
+            reply = await ask(request, expect)
+            if isinstance(request, ListGames):
+                answered.set()
+                while lobby.query("#games"):  # until the lobby's removal takes its tables
+                    await asyncio.sleep(0)
+            return reply
+
+        app.request = late  # type: ignore[method-assign]
+        lobby._refresh_games()
+        await until(pilot, answered.is_set, "the live games")
+        app.switch_screen(SignInScreen())
+        await until(pilot, lambda: not lobby.is_attached, "the lobby taken down")
+        await pilot.pause(0.1)
 
 
 @pytest.mark.asyncio
