@@ -17,6 +17,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
+from websockets.asyncio.server import Server
 from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
@@ -60,6 +61,27 @@ SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
 PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
 CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
+
+
+# The loop's turns from a socket accepted to its connection's handler: the accept's task makes the
+# transport, which makes the connection on the next turn, which starts the handler.
+ACCEPT_TURNS = 3
+
+
+async def stop_serving(server: Server) -> None:
+    """Stop accepting, let the sockets already accepted become connections, then close `server`,
+    which answers them (a websocket handshake with 503) and waits for every handler.
+
+    Closing at once lost those sockets: on Python 3.11, asyncio sets up an accepted socket's
+    transport a turn after accepting it and fails (an assertion) when the server has closed
+    meanwhile, leaving the socket open and unanswered until the process ends."""
+    loop = asyncio.get_running_loop()
+    for listening in server.sockets:
+        loop.remove_reader(listening.fileno())
+    for _ in range(ACCEPT_TURNS):
+        await asyncio.sleep(0)
+    server.close()
+    await server.wait_closed()
 
 
 def house_spec(bot: str, strength: int) -> str:

@@ -31,7 +31,7 @@ import websockets.asyncio.server
 from clients.connection import ArenaError
 from engine.records import GameRecord, read_records
 from server import identity
-from server.app import Arena
+from server.app import Arena, stop_serving
 from server.cli import DEFAULT_DATA_DIR, command_name, connected
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, StoredGame, open_redis
@@ -461,9 +461,8 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
     finally:
         # Each step is bounded: a client that does not answer its close frame, or a Redis
         # that went away, must not keep the process from exiting. Games are safe in Redis.
-        server.close()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(server.wait_closed(), CLOSE_SECONDS + 1)
+            await asyncio.wait_for(stop_serving(server), CLOSE_SECONDS + 1)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(arena.close(), CLOSE_SECONDS)
         with contextlib.suppress(TimeoutError, OSError):

@@ -15,7 +15,7 @@ from websockets.asyncio.server import serve
 
 from clients import ArenaClient, GameView
 from engine.amazons import Position
-from server.app import Arena
+from server.app import Arena, stop_serving
 from server.games import open_redis
 from server.protocol import (
     AcceptSeek,
@@ -40,9 +40,12 @@ async def arena_serving(
     arena = Arena(client, **options)
     await arena.start()
     try:
-        async with serve(arena.handle, "127.0.0.1", port, process_request=arena.health) as server:
+        server = await serve(arena.handle, "127.0.0.1", port, process_request=arena.health)
+        try:
             port = next(iter(server.sockets)).getsockname()[1]
             yield arena, f"ws://127.0.0.1:{port}"
+        finally:
+            await stop_serving(server)
     finally:
         await arena.close()
         await client.aclose()
