@@ -25,6 +25,7 @@ from clients.tui.analysis import AnalysisPanel, ServerAnalyst, notes_for
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.help import refresh_keys
 from clients.tui.labels import player_text, time_text
+from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.move_input import MoveInput
 from clients.tui.premove import Premove
@@ -264,9 +265,7 @@ class GameScreen(Screen[None]):
             self._show_players()
 
     def _notice(self, text: str) -> None:
-        # A reply that comes back as the screen is being closed finds no line: nothing to do.
-        for line in self.query("#game-notice").results(Static):
-            line.update(text)
+        say(self, "#game-notice", text)
 
     @work(exclusive=True, group="audience")
     async def _count_spectators(self) -> None:
@@ -288,9 +287,7 @@ class GameScreen(Screen[None]):
             counted = f"{spectators} spectator{'' if spectators == 1 else 's'}"
         if self.me is None:
             counted = ", ".join(filter(None, ("watching", counted)))
-        # A count that comes back as the screen is being closed finds no label: nothing to do.
-        for label in self.query("#audience").results(Static):
-            label.update(counted)
+        say(self, "#audience", counted)
 
     # What the user does
 

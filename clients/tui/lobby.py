@@ -7,7 +7,7 @@ every few seconds, since the protocol pushes no changes to that list.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -32,6 +32,7 @@ from clients.tui.forms import OfferForm, Offering
 from clients.tui.game import GameScreen
 from clients.tui.help import refresh_keys
 from clients.tui.labels import player_text, time_text
+from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.status import ConnectionStatus
 from clients.view import GameView
@@ -243,7 +244,7 @@ class LobbyScreen(Screen[None]):
     def _show_seeks(self) -> None:
         client = self.arena.client
         seeks = client.core.seeks.values() if client is not None else ()
-        self._fill("#seeks", [(s.seek_id, self._seek_row(s)) for s in seeks])
+        self._fill("#seeks", ((s.seek_id, self._seek_row(s)) for s in seeks))
 
     def _seek_row(self, seek: SeekInfo) -> tuple[str, ...]:
         who = player_text(seek.player) + (" (you)" if self._mine(seek.player.name) else "")
@@ -253,7 +254,7 @@ class LobbyScreen(Screen[None]):
     def _show_games(self, games: Iterable[GameSummary]) -> None:
         self._fill(
             "#games",
-            [
+            (
                 (
                     g.game_id,
                     (
@@ -268,10 +269,10 @@ class LobbyScreen(Screen[None]):
                     ),
                 )
                 for g in games
-            ],
+            ),
         )
 
-    def _fill(self, table: str, rows: Sequence[tuple[str, tuple[str, ...]]]) -> None:
+    def _fill(self, table: str, rows: Iterable[tuple[str, tuple[str, ...]]]) -> None:
         """Show `rows` (key, cells) in `table`. Also shown as a reply comes back, perhaps as the
         lobby is being closed: then its tables are gone and nothing is shown."""
         for found in self.query(table).results(LobbyTable):
@@ -280,7 +281,7 @@ class LobbyScreen(Screen[None]):
     def _show_challenges(self) -> None:
         client = self.arena.client
         challenges = client.core.challenges.values() if client is not None else ()
-        self._fill("#challenges", [(c.challenge_id, _challenge_row(c)) for c in challenges])
+        self._fill("#challenges", ((c.challenge_id, _challenge_row(c)) for c in challenges))
 
     def _show_mine(self) -> None:
         client = self.arena.client
@@ -550,9 +551,8 @@ class LobbyScreen(Screen[None]):
 
     def _waiting(self, text: str) -> None:
         """What the lobby waits for (a house bot still starting), under the tables; "" when
-        nothing. Said as a request ends, perhaps as the lobby is being closed: then nothing."""
-        for line in self.query("#waiting").results(Static):
-            line.update(text)
+        nothing."""
+        say(self, "#waiting", text)
 
 
 def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:

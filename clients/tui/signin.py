@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from clients.connection import ArenaError
+from clients.tui.lines import say
 from clients.tui.status import ConnectionStatus
 
 if TYPE_CHECKING:
@@ -77,7 +78,5 @@ class SignInScreen(Screen[None]):
             self._refuse(str(error))
 
     def _refuse(self, text: str) -> None:
-        """Say why signing in failed ("" to clear it): perhaps as the screen is being closed (the
-        app quitting while the server is asked), when there is nothing left to say it on."""
-        for line in self.query("#refusal").results(Label):
-            line.update(text)
+        """Say why signing in failed ("" to clear it)."""
+        say(self, "#refusal", text)
