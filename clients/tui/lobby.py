@@ -158,7 +158,8 @@ class LobbyScreen(Screen[None]):
                 yield LobbyTable(("from", "to", "setup", "time", "rated"), id="challenges")
             with Vertical(classes="pane"):
                 yield Label("Your games", classes="pane-title")
-                yield LobbyTable(("opponent", "you", "setup", "time", "state"), id="mine")
+                # The state third: at 80 columns the half-width table shows three columns whole.
+                yield LobbyTable(("opponent", "you", "state", "setup", "time"), id="mine")
         yield Static("", id="pairing")
         yield Static("", id="waiting", markup=False)
         yield Footer()
@@ -298,9 +299,9 @@ class LobbyScreen(Screen[None]):
                     (
                         opponent,
                         str(me),
+                        _state(view, me),
                         f"{view.game} {view.setup or ''}".strip(),
                         time_text(view.time),
-                        _state(view, me),
                     ),
                 )
             )

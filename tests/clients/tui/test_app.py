@@ -225,6 +225,7 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
         assert view.colour_of("greedy") is Colour.WHITE
         assert view.time == TimeControl(120, 1)
         assert rows(lobby, "mine")[0][:2] == ["greedy", "black"]
+        assert rows(lobby, "mine")[0][2] in {"your move", "their move"}
 
 
 @pytest.mark.asyncio
