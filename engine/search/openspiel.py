@@ -8,6 +8,7 @@ Available when the open-spiel package is installed; never needed at run time.
 from __future__ import annotations
 
 import importlib.util
+import random
 from typing import Any
 
 from engine.amazons import SETUPS, Move, Square
@@ -39,6 +40,7 @@ class OpenSpielMctsBot:
         self._c = c
         self._seed = seed
         self._bots: dict[tuple[int, float], Any] = {}
+        self._random = random.Random(seed)
 
     def _bot(self, size: int, seconds: float) -> tuple[Any, Any]:
         pyspiel = self._pyspiel
@@ -88,7 +90,14 @@ class OpenSpielMctsBot:
         for _ in range(3):
             root = bot.mcts_search(spiel_state)
             simulations += root.explore_count
-            action = root.best_child().action
+            best = root.best_child()
+            # No child when no simulation finished in time (a busy machine, a near-empty
+            # clock): a random legal action then, as a rollout would take.
+            action = (
+                best.action
+                if best is not None
+                else self._random.choice(spiel_state.legal_actions())
+            )
             actions.append(action)
             spiel_state.apply_action(action)
         move = Move(*(square(a, size) for a in actions))

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 import engine.game
+import engine.search.timing
 from engine import NotationError
 from engine.amazons import Position
 from engine.search.bot import Budget, ClockReading, NoMoveError
@@ -100,6 +101,29 @@ def test_a_fixed_budget_plays_the_same_game_whatever_the_clock_says(
     standing = game(1e-9, Budget(seconds=0.05))
     racing = game(3600.0, Budget(clock=ClockReading(own=2.0, opponent=2.0, increment=0.5)))
     assert standing == racing
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("setup", ["6x6", "10x10"])
+def test_a_bot_with_no_time_at_all_still_plays_a_legal_move(
+    spec: str, setup: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No time left on the clock, the time manager's floor (2 ms) down to a nanosecond, and
+    every time source racing so that the deadline has passed at the first look: as on a machine
+    too busy to let any search finish. A legal move all the same, never an exception (OpenSpiel
+    times its search in C++, where the nanosecond leaves no simulation)."""
+    position = Position.setup(setup)
+    bot = make_bot(spec, seed=1)
+    bot.prepare()
+    monkeypatch.setattr(engine.search.timing, "MINIMUM", 1e-9)
+    clock = _LyingClock(3600.0)
+    for source in ("perf_counter", "monotonic", "thread_time", "process_time", "time"):
+        monkeypatch.setattr(time, source, clock)
+    empty = Budget(clock=ClockReading(own=0.0, opponent=60.0))
+    for _ in range(3):
+        move = bot.choose(position, empty).move
+        assert move in position.legal_moves
+        position.apply(move)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("spec", SPECS)
