@@ -167,9 +167,11 @@ export class GamePage {
       this.sowingAt,
       stepButton("sowing-next", "▶", 1, "the sowing's next step"),
     ]);
-    root.replaceChildren(
-      make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
-      make("section", { class: "game-view" }, [
+    this.root = root;
+    this.loading = make("p", { class: "notice loading", id: "game-loading", text: "Loading the game…" });
+    // Nothing of the game shows until the server has sent it: an unknown game gets a page of its
+    // own (#notFound), not the controls of a game that is not there.
+    this.view = make("section", { class: "game-view", hidden: "" }, [
         make("div", { class: "board-side" }, [
           this.players.black,
           this.boardHolder,
@@ -191,6 +193,21 @@ export class GamePage {
           this.moveList,
           make("label", { class: "field check sound" }, [soundBox, "sound on moves"]),
         ]),
+      ]);
+    root.replaceChildren(
+      make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
+      this.loading,
+      this.view,
+    );
+  }
+
+  // The page for a game the server does not know: what was asked for, and the way back.
+  #notFound(why) {
+    this.root.replaceChildren(
+      make("section", { class: "panel not-found", id: "not-found" }, [
+        make("h2", { text: "No such game" }),
+        make("p", { text: why }),
+        make("p", {}, [make("a", { href: "/", id: "back-to-lobby", text: "← Back to the lobby" })]),
       ]),
     );
   }
@@ -382,9 +399,11 @@ export class GamePage {
         this.#countSpectators();
       },
       (error) => {
-        if (error.code === "not_found") this.status.textContent = "No such game on this server";
-        else if (error.code === "bad_field") this.status.textContent = `Not a game: ${error.message}`;
-        else if (error.code !== "offline") this.status.textContent = error.message;
+        if (error.code === "not_found") {
+          this.#notFound(`There is no game ${this.gameId} on this server.`);
+        } else if (error.code === "bad_field") {
+          this.#notFound(`${this.gameId} is not a game's id: ${error.message}`);
+        } else if (error.code !== "offline") this.loading.textContent = error.message;
       },
     );
   }
@@ -656,6 +675,8 @@ export class GamePage {
   render() {
     const game = this.game;
     if (game === null) return;
+    this.loading.hidden = true;
+    this.view.hidden = false;
     this.heading.textContent = `${game.white.name} – ${game.black.name}`;
     const kind = game.kind === "amazons" ? null : game.kind;
     const rated = game.rated ? "rated" : "casual";
