@@ -25,6 +25,11 @@ APP_BINDINGS: list[BindingType] = [
     ),
     Binding("f1", "help", "Keys", key_display="F1", tooltip="show every key", group=_KEYS),
     Binding("ctrl+q", "quit", "Quit"),
+    # Moving the focus ahead of the keys that follow: without priority a Tab reaches the
+    # screen only after the focused field has had it, by when the keys typed after it (a fast
+    # typist's, all in one read) have been handed to that field too.
+    Binding("tab", "focus_next", "Next field", show=False, priority=True),
+    Binding("shift+tab", "focus_previous", "Previous field", show=False, priority=True),
 ]
 
 
