@@ -37,7 +37,7 @@ class BoardWidget(Widget):
     move, which the widget posts as `MoveChosen`. With `ascii` the board draws in ASCII."""
 
     can_focus = True
-    # A move in the game's own spelling, shown in the empty move field as an example.
+    # A move in the game's own spelling, the move field's example wherever it is legal.
     MOVE_EXAMPLE: ClassVar[str] = ""
     # What the game calls its players at the board, by index, where that is not the protocol's
     # colour (`white`, `black`): Bao's South and North.
@@ -50,6 +50,9 @@ class BoardWidget(Widget):
     # The game is over, though its state may not say so (lost on time, resigned, aborted):
     # nobody is to move and nothing may be picked.
     ended: reactive[bool] = reactive(False)
+    # A move the user could make in the state shown, for the move field to show as an example:
+    # MOVE_EXAMPLE where it is legal, else the first legal move; "" when there is none.
+    move_example: reactive[str] = reactive("")
 
     def __init__(
         self,
@@ -79,7 +82,7 @@ class BoardWidget(Widget):
         that led to it, highlighted when given."""
         self._state = None if state is None else state.clone()
         self._last_move = last_move
-        self.state_changed()
+        self._changed()
         self.refresh(layout=True)
 
     @property
@@ -98,12 +101,28 @@ class BoardWidget(Widget):
         it shows and what may be picked."""
 
     def watch_player(self) -> None:
-        self.state_changed()
+        self._changed()
         self.refresh()
 
     def watch_ended(self) -> None:
-        self.state_changed()
+        self._changed()
         self.refresh()
+
+    def _changed(self) -> None:
+        self.state_changed()
+        self.move_example = self._example()
+
+    def _example(self) -> str:
+        state = self.entry_state or self._state
+        if state is None or state.is_terminal():
+            return ""
+        if self.MOVE_EXAMPLE:
+            try:
+                return state.format_move(state.parse_move(self.MOVE_EXAMPLE))
+            except ValueError:
+                pass
+        first = next(iter(state.legal_moves), None)
+        return "" if first is None else state.format_move(first)
 
     @property
     def entry_state(self) -> GameState[object] | None:

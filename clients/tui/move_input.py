@@ -1,6 +1,7 @@
-"""Typed moves: a text field under a board that reads the move in any spelling the game reads,
-checks it on the board's entry state, and either posts it as the board's `MoveChosen` or shows
-the engine's own reason on the line below, keeping the text for correction.
+"""Typed moves: a text field under a board, with a move legal in the position shown as its
+example, that reads the move in any spelling the game reads, checks it on the board's entry
+state, and either posts it as the board's `MoveChosen` or shows the engine's own reason on the
+line below, keeping the text for correction.
 """
 
 from __future__ import annotations
@@ -28,9 +29,16 @@ class MoveInput(Vertical):
         self.board = board
 
     def compose(self) -> ComposeResult:
-        example = self.board.MOVE_EXAMPLE
-        yield Input(placeholder=f"move, e.g. {example}" if example else "move", id="move-text")
+        yield Input(placeholder="move", id="move-text")
         yield Static("", id="move-reason")
+
+    def on_mount(self) -> None:
+        self.watch(self.board, "move_example", self._show_example)
+
+    def _show_example(self, example: str) -> None:
+        """A move legal in the position shown as the example (the board's `move_example`)."""
+        field = self.query_one("#move-text", Input)
+        field.placeholder = f"move, e.g. {example}" if example else "move"
 
     @property
     def reason(self) -> str:

@@ -54,3 +54,33 @@ async def test_a_spectator_is_told_there_is_no_move_to_make() -> None:
         await pilot.press(*"d1-d7/g7", "enter")
         assert app.query_one(MoveInput).reason == "there is no move of yours to make on this board"
     assert app.chosen == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("start", "example"),
+    [
+        ("10x10", "d1-d7/g7"),
+        ("6x6", "b1-c1/d1"),
+        ("8x8", "c1-d1/e1"),
+        # Black to move, the usual example's squares gone: one of Black's.
+        ("6/6/6/2W3/x5/B5 b", "a1-b1/c1"),
+    ],
+)
+async def test_the_fields_example_is_a_legal_move_on_the_board_shown(
+    start: str, example: str
+) -> None:
+    app = BoardHost(amazons(start), player=1 if start.endswith(" b") else 0)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        field = app.query_one("#move-text", Input)
+        assert field.placeholder == f"move, e.g. {example}"
+        # The example follows the position: after the move, one the user may make next (a
+        # premove, the other side being to move).
+        state = amazons(start)
+        state.apply(state.parse_move(example))
+        app.board.set_state(state, example)
+        await pilot.pause()
+        entry = app.board.entry_state
+        assert entry is not None
+        entry.parse_move(field.placeholder.removeprefix("move, e.g. "))  # legal, else it raises
