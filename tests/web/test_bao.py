@@ -70,18 +70,24 @@ async def see_the_sowing(page: Page, after: BaoPosition, move: str, shot: Path) 
     steps = int((await at.text_content() or "").split(": ")[1].split()[0])
     assert steps >= 2
     seen = [await seeds_drawn(page)]
-    for step in range(1, steps):
+    for step in range(1, steps + 1):
         await page.click("#sowing-next")
-        await expect(at).to_have_text(f"Sowing of {move}: step {step} of {steps}")
+        await expect(at).to_contain_text(f"Sowing of {move}: step {step} of {steps}")
         seen.append(await seeds_drawn(page))
-        assert seen[-1] != seen[-2]
+        if step < steps:
+            assert seen[-1] != seen[-2]
         if step == 1:
             await page.screenshot(path=str(shot), full_page=True)
+    # The last step is where the sowing ends: the position itself.
+    assert seen[-1] == seeds_of(after)
     await page.click("#sowing-next")
     await expect(at).to_have_text(f"Sowing of {move}: {steps} steps")
     assert await seeds_drawn(page) == seeds_of(after)
     await page.click("#sowing-back")
-    await expect(at).to_have_text(f"Sowing of {move}: step {steps - 1} of {steps}")
+    await expect(at).to_have_text(f"Sowing of {move}: step {steps} of {steps}")
+    await page.click("#sowing-back")
+    await expect(at).to_contain_text(f"Sowing of {move}: step {steps - 1} of {steps}")
+    await page.click("#sowing-next")
     await page.click("#sowing-next")
     assert await seeds_drawn(page) == seeds_of(after)
 
@@ -101,11 +107,12 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_house_bot_and_reviews_
         await page.click("#play-bot")
         await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
         await expect(page.locator("#game-status")).to_have_text(
-            "South (white) to move · your move", timeout=WAIT_MS
+            "South (white) to move · your move: pick a pit to sow from", timeout=WAIT_MS
         )
         await expect(page.locator("#board .pit")).to_have_count(32)
-        await expect(page.locator("#move-text")).to_have_attribute("placeholder", "A6>")
         start = BaoPosition()
+        example = await page.locator("#move-text").get_attribute("placeholder")
+        assert example in {str(move) for move in start.legal_moves}
         assert await seeds_drawn(page) == seeds_of(start)
         assert await marked(page, "#board .pit.house") == {"A5"}
 

@@ -1,8 +1,8 @@
 """The web page's copy of Bao's rules (`bao_position.js`), run in Chromium, against the engine:
 the same perft from the start, and the same position and number of legal moves after every
 move of random games (captures, relays, safaris, takasia and game ends among them), each legal
-move's sowing, step by step, ending where the move does, and the played move's steps the
-engine's (`engine.bao.board.sowing_steps`)."""
+move's sowing, step by step, ending where the move does, and the played move's steps (and
+the seeds in hand at each) the engine's (`engine.bao.board.sowing_steps`)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ async ([start, games]) => {
           return `the sowing of ${moveText(legal)} before ${move}`;
         }
       }
-      const steps = position.sowing(move).map((step) => step.pits);
+      const steps = position.sowing(move).map((step) => [step.pits, step.hand]);
       position = position.after(move);
       const { pits, stores, owned, mover, blocked } = position;
       const rest = [position.moves().length, position.winner(), steps];
@@ -58,6 +58,8 @@ def random_games() -> tuple[list[list[str]], list[list[list[object]]]]:
         while not position.is_terminal():
             move = chooser.choice(position.legal_moves)
             steps = sowing_steps(position.board, position.rules, move)
+            # The seeds in hand at each step: those neither on the board nor in a store.
+            seeds = sum(position.board.pits) + sum(position.board.stores)
             position.apply(move)
             board = position.board
             moves.append(str(move))
@@ -70,7 +72,10 @@ def random_games() -> tuple[list[list[str]], list[list[list[object]]]]:
                     board.blocked,
                     len(position.legal_moves),
                     position.winner(),
-                    [list(step.pits) for step in steps],
+                    [
+                        [list(step.pits), seeds - sum(step.pits) - sum(step.stores)]
+                        for step in steps
+                    ],
                 ]
             )
         games.append(moves)

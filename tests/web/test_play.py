@@ -90,7 +90,7 @@ async def test_a_guest_plays_a_whole_game_against_a_house_bot_on_the_board(
         await page.click("#play-bot")
         await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
         await expect(page.locator("#game-status")).to_have_text(
-            "White to move · your move", timeout=WAIT_MS
+            "White to move · your move: pick an amazon", timeout=WAIT_MS
         )
         await expect(page.locator("#board rect.square")).to_have_count(36)
 
@@ -142,10 +142,11 @@ async def test_a_guest_plays_a_whole_game_against_a_house_bot_on_the_board(
         moves = await played(page)
         final = position_after(moves)
         assert final.is_terminal()
-        loser = "White" if len(moves) % 2 == 0 else "Black"
-        winner = "Black" if loser == "White" else "White"
+        # The page plays White: the result is said from its side.
         await expect(page.locator("#game-status")).to_have_text(
-            f"{winner} wins: {loser} has no legal move"
+            "You won: your opponent has no legal move"
+            if len(moves) % 2
+            else "You lost: you have no legal move"
         )
         await expect(page.locator("#controls")).to_be_hidden()
         await shoot(page, [str(artifacts / "play-ended-{size}.png")])
@@ -205,9 +206,16 @@ async def test_two_guests_play_through_a_seek_while_a_third_page_watches(
                 await shoot(taker, [str(artifacts / "player-game-{size}.png")])
         loser = "White" if len(moves) % 2 == 0 else "Black"
         winner = "Black" if loser == "White" else "White"
-        for page in (watcher, white, black):
+        # The watcher reads the result as it is; each player from their own side.
+        await expect(watcher.locator("#game-status")).to_have_text(
+            f"{winner} wins: {loser} has no legal move", timeout=WAIT_MS
+        )
+        for page, colour in ((white, "White"), (black, "Black")):
             await expect(page.locator("#game-status")).to_have_text(
-                f"{winner} wins: {loser} has no legal move", timeout=WAIT_MS
+                "You won: your opponent has no legal move"
+                if colour == winner
+                else "You lost: you have no legal move",
+                timeout=WAIT_MS,
             )
         assert await played(watcher) == moves
         assert await watcher.locator("#moves li").count() == (len(moves) + 1) // 2
@@ -372,7 +380,7 @@ async def test_a_player_claims_victory_once_the_opponent_has_been_away_long_enou
         )
         await page.click("#claim-victory")
         await expect(page.locator("#game-status")).to_have_text(
-            "White wins: Black left the game", timeout=WAIT_MS
+            "You won: your opponent left the game", timeout=WAIT_MS
         )
         assert errors == []
 
@@ -408,10 +416,12 @@ async def test_a_phone_plays_by_tapping_shows_tenths_under_ten_seconds_and_resig
         await expect(page.locator("#clock-black")).to_have_text("0:10")
         await page.tap("#resign")
         await expect(page.locator("#resign")).to_have_text("Really resign?")
-        await expect(page.locator("#game-status")).to_have_text("White to move · your move")
+        await expect(page.locator("#game-status")).to_have_text(
+            "White to move · your move: pick an amazon"
+        )
         await page.tap("#resign")
         await expect(page.locator("#game-status")).to_have_text(
-            "Black wins by resignation", timeout=WAIT_MS
+            "You lost: you resigned", timeout=WAIT_MS
         )
         assert errors == []
         await black.close()

@@ -212,8 +212,10 @@ function moveStarts(board) {
 
 // One move: {after, reachedHouse}, or null when it is illegal (it would empty the mover's
 // front row, or never end). With `trace`, each step of the sowing is pushed on it as
-// `{pits, sown, taken}`: the pits after the step, the pits (indices of `pits`) it sowed into,
-// and the pit it captured (or -1); the first step is the seeds lifted (or the namua seed laid).
+// `{pits, sown, taken, hand}`: the pits after the step, the pits (indices of `pits`) it sowed
+// into, the pit it captured (or -1), and the seeds in hand, off the board (lifted at the
+// start, or captured; a relay's seeds show in their pit until the next step sows them); the
+// first step is the seeds lifted (or the namua seed laid).
 function sow(board, pit, direction, kind, safari, trace = null) {
   const p = board.mover;
   const o = 1 - p;
@@ -262,8 +264,8 @@ function sow(board, pit, direction, kind, safari, trace = null) {
     if (pit < FRONT) front -= seeds;
     if (pit === HOUSE) owned[p] = false;
   }
-  const step = (sown, taken = -1) => trace?.push({ pits: [...pits], sown, taken });
-  step([], namua && capture ? theirs + 7 - pit : -1);
+  const step = (sown, taken = -1, hand = 0) => trace?.push({ pits: [...pits], sown, taken, hand });
+  step([], namua && capture ? theirs + 7 - pit : -1, gameOver ? 0 : seeds);
   const seen = new Set();
   let laps = 0;
   while (!gameOver) {
@@ -282,7 +284,7 @@ function sow(board, pit, direction, kind, safari, trace = null) {
     if (ends) break;
     if (captures) {
       seeds = take(7 - end);
-      step(sown, theirs + 7 - end);
+      step(sown, theirs + 7 - end, anyFront(theirs) ? seeds : 0);
       if (!anyFront(theirs)) {
         stores[p] += seeds;
         break;

@@ -40,10 +40,24 @@ const TERMINATIONS = {
   resignation: () => " by resignation",
   abandoned: (loser) => `: ${loser} left the game`,
 };
+// The same from a player's own side: [as the winner, as the loser].
+const OWN_TERMINATIONS = {
+  no_legal_move: ["You won: your opponent has no legal move", "You lost: you have no legal move"],
+  time_forfeit: ["You won on time", "You lost on time"],
+  resignation: ["You won: your opponent resigned", "You lost: you resigned"],
+  abandoned: ["You won: your opponent left the game", "You lost: you left the game"],
+};
 
-export function result(winner, termination) {
+// The result in words: neutral ("Black wins on time"), or from the side of `mine`, the colour
+// the reader plays ("You lost on time").
+export function result(winner, termination, mine = null) {
   if (termination === "ply_cap") return "Drawn at the ply cap";
   if (termination === "aborted" || !winner) return "Game aborted";
+  if (mine !== null) {
+    const won = winner === mine;
+    const own = OWN_TERMINATIONS[termination];
+    return own ? own[won ? 0 : 1] : `${won ? "You won" : "You lost"} (${termination})`;
+  }
   const [side, loser] = winner === "white" ? ["White", "Black"] : ["Black", "White"];
   const how = TERMINATIONS[termination]?.(loser) ?? ` (${termination})`;
   return `${side} wins${how}`;

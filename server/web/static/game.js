@@ -7,11 +7,11 @@
 // game: the server refuses it). An ended game is shown for review: any position by its move
 // number, each with its analysis, and its record to save as a file.
 import { PitChoice, baoBoardSvg, changedPits } from "./bao_board.js";
-import { BaoPosition } from "./bao_position.js";
+import { BaoPosition, moveText as baoMoveText, pitLabel } from "./bao_position.js";
 import { boardPoint, boardSvg, squareAt } from "./board.js";
 import { clock, make, playerName, playerPath, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
-import { Position, squareName } from "./position.js";
+import { Position, moveText, squareName } from "./position.js";
 import { download, gameRecord } from "./record.js";
 import { overlay } from "./regions.js";
 import { Sound } from "./sound.js";
@@ -19,11 +19,11 @@ import { Sound } from "./sound.js";
 const TICK_MS = 100; // clocks show tenths under 10 s
 const FREE_PLIES = 2; // each side's first move is off the clock (docs/protocol.md)
 const DRAG_START_PX = 6; // a press that moves further than this is a drag, not a click
-const CONFIRM_MS = 4000; // how long "resign" waits for its second press
+const CONFIRM_MS = 8000; // how long "resign" waits for its second press (or Cancel)
 const SPECTATORS_POLL_MS = 5000; // the spectator count is the lobby's game list, asked again
 const REVIEW_KEYS = { ArrowLeft: -1, ArrowRight: 1 };
-// The games with a board on this page, and a move of each for the move field's example.
-const MOVE_EXAMPLES = { amazons: "d1-d6/g6", bao: "A6>" };
+// The games with a board on this page.
+const BOARDS = new Set(["amazons", "bao"]);
 // Bao's sides by the protocol's colours: white is South, who moves first.
 const BAO_SIDES = { white: "South (white)", black: "North (black)" };
 
@@ -56,6 +56,7 @@ export class GamePage {
 
   close() {
     clearInterval(this.timer);
+    clearTimeout(this.confirmTimer);
     clearInterval(this.spectatorTimer);
     clearTimeout(this.analysisRetry);
     document.removeEventListener("keydown", this.onKey);
@@ -105,7 +106,6 @@ export class GamePage {
       autocomplete: "off",
       spellcheck: "false",
       maxlength: "32",
-      placeholder: "d1-d6/g6",
       "aria-label": "Move",
     });
     this.moveForm = make("form", { class: "move-form", id: "move-form" }, [
@@ -117,6 +117,9 @@ export class GamePage {
       this.#typed();
     });
     this.resignButton = this.#button("resign", "Resign", () => this.#resign());
+    this.cancelResignButton = this.#button("resign-cancel", "Cancel", () => this.#keepPlaying());
+    this.cancelResignButton.classList.add("secondary");
+    this.cancelResignButton.hidden = true;
     this.abortButton = this.#button("abort", "Abort", () =>
       this.#act({ t: "abort", game_id: this.gameId }),
     );
@@ -125,7 +128,12 @@ export class GamePage {
     );
     this.controls = make("div", { class: "controls", id: "controls" }, [
       this.moveForm,
-      make("div", { class: "actions" }, [this.resignButton, this.abortButton, this.claimButton]),
+      make("div", { class: "actions" }, [
+        this.resignButton,
+        this.cancelResignButton,
+        this.abortButton,
+        this.claimButton,
+      ]),
     ]);
     this.error = make("p", { class: "game-error", id: "game-error", role: "alert" });
     const soundBox = make("input", { type: "checkbox", id: "sound" });
@@ -277,13 +285,13 @@ export class GamePage {
   }
 
   // Step through the last move's sowing: from the position shown, ▶ starts at its first step
-  // and ◀ at its last but one; past either end the position itself shows again.
+  // and ◀ at its last (where the sowing ends); past either end the position itself shows again.
   #stepSowing(delta) {
     const sowing = this.#lastSowing();
     if (sowing === null) return;
     const steps = sowing.steps.length;
-    const step = this.sowingStep === null ? (delta > 0 ? 0 : steps - 2) : this.sowingStep + delta;
-    this.sowingStep = step < 0 || step >= steps - 1 ? null : step;
+    const step = this.sowingStep === null ? (delta > 0 ? 0 : steps - 1) : this.sowingStep + delta;
+    this.sowingStep = step < 0 || step >= steps ? null : step;
     this.render();
     this.#renderBoard();
   }
@@ -450,7 +458,6 @@ export class GamePage {
     };
     this.choice = state.game === "bao" ? new PitChoice() : new MoveChoice();
     this.sowingStep = null;
-    this.moveText.placeholder = MOVE_EXAMPLES[this.game.kind] ?? "";
   }
 
   #apply(event) {
@@ -505,7 +512,7 @@ export class GamePage {
     const game = this.game;
     return (
       game !== null &&
-      game.kind in MOVE_EXAMPLES &&
+      BOARDS.has(game.kind) &&
       game.status === "playing" &&
       this.pendingMove === null &&
       game.toMove === this.#mine()
@@ -539,7 +546,7 @@ export class GamePage {
       return true;
     } catch (error) {
       if (error.code === "offline") {
-        this.error.textContent = "Connection lost: the move is sent again when it is back";
+        this.render(); // the status line says the move waits for the connection
         return true;
       }
       this.pendingMove = null;
@@ -577,17 +584,24 @@ export class GamePage {
     }
   }
 
+  // The first press asks again, with Cancel beside it; left alone, the question lapses.
   #resign() {
     if (this.resignButton.dataset.confirm === "yes") {
+      this.#keepPlaying();
       this.#act({ t: "resign", game_id: this.gameId });
       return;
     }
     this.resignButton.dataset.confirm = "yes";
     this.resignButton.textContent = "Really resign?";
-    setTimeout(() => {
-      delete this.resignButton.dataset.confirm;
-      this.resignButton.textContent = "Resign";
-    }, CONFIRM_MS);
+    this.cancelResignButton.hidden = false;
+    this.confirmTimer = setTimeout(() => this.#keepPlaying(), CONFIRM_MS);
+  }
+
+  #keepPlaying() {
+    clearTimeout(this.confirmTimer);
+    delete this.resignButton.dataset.confirm;
+    this.resignButton.textContent = "Resign";
+    this.cancelResignButton.hidden = true;
   }
 
   // Pointer input on the board: a press and release on the same square is a click (pick the
@@ -684,13 +698,7 @@ export class GamePage {
       .filter(Boolean)
       .join(" · ");
     const mine = this.#mine();
-    let side = game.toMove === "white" ? "White" : "Black";
-    if (game.kind === "bao") side = BAO_SIDES[game.toMove];
-    let status = `${side} to move`;
-    if (game.status === "ended") status = result(game.winner, game.termination);
-    else if (mine !== null) status += game.toMove === mine ? " · your move" : " · waiting";
-    this.status.textContent = status;
-    this.status.dataset.state = game.status;
+    this.#renderStatus();
     const playing = mine !== null && game.status === "playing";
     this.controls.hidden = !playing;
     this.abortButton.hidden = !(playing && game.moves.length < FREE_PLIES);
@@ -707,10 +715,13 @@ export class GamePage {
     this.sowingBar.hidden = sowing === null;
     if (sowing !== null) {
       const steps = sowing.steps.length;
+      const hand = this.sowingStep === null ? 0 : sowing.steps[this.sowingStep].hand;
+      const seeds = hand === 1 ? "1 seed" : `${hand} seeds`;
       this.sowingAt.textContent =
         this.sowingStep === null
           ? `Sowing of ${sowing.move}: ${steps} steps`
-          : `Sowing of ${sowing.move}: step ${this.sowingStep + 1} of ${steps}`;
+          : `Sowing of ${sowing.move}: step ${this.sowingStep + 1} of ${steps}` +
+            (hand > 0 ? ` · ${seeds} in hand` : "");
     }
     this.analysisToggle.hidden = !this.#mayAnalyse();
     if (!this.#mayAnalyse()) this.analysisBox.checked = this.analysisOn = false;
@@ -719,10 +730,66 @@ export class GamePage {
     this.#renderClocks();
   }
 
+  // The status line: who is to move and, for a player, what comes next: the step of the move
+  // being made, a move on its way (or waiting for the connection), or the result as theirs.
+  #renderStatus() {
+    const game = this.game;
+    const mine = this.#mine();
+    let side = game.toMove === "white" ? "White" : "Black";
+    if (game.kind === "bao") side = BAO_SIDES[game.toMove];
+    let status = `${side} to move`;
+    const pending = this.pendingMove?.ply === game.moves.length ? this.pendingMove.text : null;
+    if (game.status === "ended") status = result(game.winner, game.termination, mine);
+    else if (mine !== null && pending !== null) {
+      status += this.connection.online
+        ? ` · sending ${pending}…`
+        : ` · offline: ${pending} is sent when the connection is back`;
+    } else if (mine !== null) {
+      status += game.toMove === mine ? ` · your move${this.#nextStep()}` : " · waiting";
+    }
+    this.status.textContent = status;
+    this.status.dataset.state = game.status;
+    this.moveText.placeholder = this.#example();
+  }
+
+  // What the player picks next on the board, as the end of the status line.
+  #nextStep() {
+    const choice = this.choice;
+    if (!BOARDS.has(this.game.kind)) return "";
+    if (this.game.kind === "bao") {
+      return choice.pit === null
+        ? ": pick a pit to sow from"
+        : `: pick the way to sow ${pitLabel(choice.pit)}`;
+    }
+    if (choice.from === null) return ": pick an amazon";
+    if (choice.to === null) return `: pick where the amazon on ${squareName(choice.from)} goes`;
+    return `: pick where the amazon on ${squareName(choice.to)} shoots`;
+  }
+
+  // The move field's example: a legal move in the position shown, of the side to move.
+  #example() {
+    const position = this.#position();
+    if (this.game.kind === "bao") {
+      const [move] = position.moves();
+      return move === undefined ? "" : baoMoveText(move);
+    }
+    if (this.game.kind !== "amazons") return "";
+    for (const from of position.amazons(position.toMove)) {
+      for (const to of position.queenTargets(from)) {
+        const arrows = position.withAmazonMoved(from, to).queenTargets(to);
+        // Shooting back onto the square just left is legal, but reads as a puzzle.
+        const arrow = arrows.find((square) => !sameSquare(square, from)) ?? arrows[0];
+        if (arrow !== undefined) return moveText(from, to, arrow);
+      }
+    }
+    return "";
+  }
+
   #renderBoard() {
     const game = this.game;
     if (game === null) return;
-    if (!(game.kind in MOVE_EXAMPLES)) {
+    this.#renderStatus();
+    if (!BOARDS.has(game.kind)) {
       const notice = `No board for ${game.kind} on the web yet`;
       this.boardHolder.replaceChildren(make("p", { class: "notice", text: notice }));
       return;
@@ -861,4 +928,8 @@ function pitIndex(label) {
 
 function pieceOf(colour) {
   return colour === "white" ? "W" : "B";
+}
+
+function sameSquare(a, b) {
+  return a.file === b.file && a.rank === b.rank;
 }
