@@ -1,9 +1,11 @@
 // One websocket to the server that served the page, speaking the protocol of docs/protocol.md:
 // binary msgpack maps, `hello` then a login (a guest, or an account's name and password), and
 // after a dropped connection the same session again by `resume` (a new guest if it has lapsed).
-// The session token is kept for the tab (sessionStorage), so a reload or a game's address opened
-// in the same tab is still the same player. Every message from the server goes to the
-// listener; a request's promise also settles with its reply or rejects with its error.
+// The session token is kept for the browser (localStorage), so a reload, a game's address
+// opened in another tab, or a second tab of a game, is still the same player (the server lets a
+// session be resumed on several connections at once); a tab follows a sign-in or a new guest
+// made in another. Every message from the server goes to the listener; a request's promise
+// also settles with its reply or rejects with its error.
 import { decode, encode } from "./vendor/msgpack.mjs";
 
 export const PROTOCOL_VERSION = 1;
@@ -34,7 +36,14 @@ export class Connection {
     this.socket = null;
     this.nextId = 1;
     this.pending = new Map();
-    this.session = sessionStorage.getItem(SESSION_KEY);
+    this.session = localStorage.getItem(SESSION_KEY);
+    // Another tab of this browser signed in, or became a new guest: this one follows it.
+    window.addEventListener("storage", (event) => {
+      if (event.key !== SESSION_KEY || event.newValue === null) return;
+      if (event.newValue === this.session) return;
+      this.session = event.newValue;
+      this.#reopen();
+    });
     this.user = null;
     this.welcome = null;
     this.signingIn = null; // {user, password, resolve, reject} until the login is answered
@@ -76,7 +85,7 @@ export class Connection {
 
   #forget() {
     this.session = null;
-    sessionStorage.removeItem(SESSION_KEY);
+    localStorage.removeItem(SESSION_KEY);
   }
 
   #reopen() {
@@ -131,7 +140,7 @@ export class Connection {
         welcome = await guest;
       }
       this.session = welcome.session;
-      sessionStorage.setItem(SESSION_KEY, welcome.session);
+      localStorage.setItem(SESSION_KEY, welcome.session);
       this.user = welcome.user;
       this.welcome = welcome;
       this.retryMs = RETRY_FIRST_MS;
