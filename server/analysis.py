@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -29,6 +30,12 @@ def _analyze(text: str, seconds: float) -> dict[str, Any]:
     return analyze(position, seconds=seconds).as_dict()
 
 
+def _leave_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: the server stops this child itself, and a
+    # KeyboardInterrupt here would print its traceback on the terminal.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _text(value: object) -> str:
     text = str(value)
     return text if 0 < len(text) <= MAX_VALUE_LENGTH else "?"
@@ -44,7 +51,9 @@ class Analyst:
     def __init__(self, seconds: float = ANALYSIS_SECONDS) -> None:
         self.seconds = seconds
         # Spawned, not forked: the server process holds sockets and an event loop.
-        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"), initializer=_leave_interrupts
+        )
         self._busy = asyncio.Lock()
 
     def close(self) -> None:
