@@ -111,6 +111,7 @@ async def run_bot(
     ladders: Sequence[str] = (),
     offers: Sequence[Offer] = (),
     engine_name: str | None = None,
+    ladder_games: int = 1,
 ) -> None:
     """Play as the bot account of `token` on the server at `url` with `engine` (a spec for
     `open_engine`, such as `mcts:c=0.8`, or a maker of engines) until `stop` is set (forever
@@ -121,7 +122,8 @@ async def run_bot(
     up before play goes on. `report` is given a plain sentence when the server has not
     answered several attempts in a row, and when it is reached again. The bot joins the bot
     ladders named in `ladders` after each login (telling them `engine_name`, by default the
-    engine's spec, for their standings) and plays the games they start, and keeps each
+    engine's spec, for their standings) and plays the games they start, up to `ladder_games` at
+    once on each, and keeps each
     of `offers` (seeks, quick pairing, challenges) open while it has room for another game.
     Raises BotError when it cannot play at all (a ladder it may not join, or an offer the server
     refuses, included)."""
@@ -135,6 +137,7 @@ async def run_bot(
         ladders=ladders,
         offers=offers,
         engine_name=engine_name,
+        ladder_games=ladder_games,
     )
     await player.run(stop or asyncio.Event())
 
@@ -172,6 +175,7 @@ class BotPlayer:
         ladders: Sequence[str] = (),
         offers: Sequence[Offer] = (),
         engine_name: str | None = None,
+        ladder_games: int = 1,
     ) -> None:
         check_url(url)
         if not token:
@@ -189,6 +193,7 @@ class BotPlayer:
         self.policy = accept
         self.client_name = client_name
         self.ladders = tuple(ladders)  # joined again after every login
+        self.ladder_games = ladder_games  # games at once the bot asks each ladder for
         self.offers = tuple(offers)  # kept open while the bot has room for a game
         self.report = report or (lambda text: None)
         self.client: ArenaClient | None = None
@@ -314,7 +319,8 @@ class BotPlayer:
         for ladder in self.ladders:
             try:
                 joined = await client.request(
-                    JoinLadder(ladder, engine=self.engine_name), LadderMembership
+                    JoinLadder(ladder, games=self.ladder_games, engine=self.engine_name),
+                    LadderMembership,
                 )
                 why = _ladder_refusal(self.policy, joined)
                 if why is not None:

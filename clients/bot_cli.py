@@ -102,11 +102,11 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "--games",
         "--max-games",
         type=_positive,
-        default=DEFAULT_GAMES,
         dest="max_games",
         metavar="N",
-        help=f"play up to N games at once; challenges that come while N are going are "
-        f"declined (default {DEFAULT_GAMES})",
+        help=f"play up to N games at once, and up to N of each ladder's games (--ladder); "
+        f"challenges that come while N are going are declined (default {DEFAULT_GAMES} in all, "
+        "one at a time on each ladder)",
     )
     parser.add_argument(
         "--min-seconds",
@@ -257,7 +257,7 @@ def run_command(args: argparse.Namespace) -> int:
         setups=frozenset(args.setups) if args.setups else None,
         min_game_seconds=args.min_seconds,
         rated=not args.casual,
-        max_games=args.max_games,
+        max_games=args.max_games or DEFAULT_GAMES,
     )
     _configure_logging()
 
@@ -276,6 +276,8 @@ def run_command(args: argparse.Namespace) -> int:
             ladders=args.ladders,
             offers=offers,
             engine_name=engine_name,
+            # A ladder's games come without asking: one at a time unless told otherwise.
+            ladder_games=args.max_games or 1,
         )
 
     asyncio.run(play())

@@ -1,10 +1,13 @@
 """`arena bot --ladder`: the bot joins its ladders after logging in and again after every
 reconnect, saying what engine it plays with, and a ladder it may not join, or whose game or
-setup it does not play, stops it with one clear line."""
+setup it does not play, stops it with one clear line; `arena bot --games N` asks each ladder
+for N games at once."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 
 import pytest
 from redis.asyncio import Redis
@@ -77,3 +80,31 @@ async def test_a_ladder_the_bot_may_not_join_or_cannot_play_stops_it_with_one_li
         "cannot join ladder bao: its games are bao zanzibar 10+0, and game bao is not played",
         "cannot join ladder fast: its games are amazons 6x6 10+0, and setup 6x6 is not played",
     ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("options", "limit"), [((), 1), (("--games", "3"), 3)])
+async def test_arena_bot_games_n_is_its_game_limit_on_each_ladder(
+    redis: Redis, redis_url: str, options: tuple[str, ...], limit: int
+) -> None:
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_BOT_TOKEN"] = await create_bot_token(redis, "Many")
+    async with arena_serving(redis_url) as (_, url):
+        bot = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "clients.bot_cli", "--server", url, "--engine", "random"),
+            *("--ladder", "fast", "--ladder", "bao", *options),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                while [await store.members(name, now_ms()) for name in ("fast", "bao")] != [
+                    {"Many": limit}
+                ] * 2:
+                    await asyncio.sleep(0.1)
+        finally:
+            bot.terminate()
+            await bot.wait()
