@@ -1,10 +1,16 @@
 """The ladder scheduler: every round, for each ladder, rate the games that ended (Glicko-2,
 `rate_ladder_game`, the anchors held fixed), pair the members that are connected and have a free
-place, and the ladder's anchors while a house-bot worker is ready (`pair_round`), by those
-ratings, and start their games as any game starts. However many server
+place, and the ladder's anchors while a house-bot worker has a free slot (`pair_round`), by
+those ratings, and start their games as any game starts. However many server
 processes share the Redis, one schedules at a time: the one holding the lease, a key it renews
 every round and gives up when it stops; when the holder dies the lease lapses and another
 process takes it.
+
+The workers are shared by every ladder and by people's games against house bots: each worker
+advertises its slots (`server.slots`), every live game with a house player holds
+one, and an anchor's game starts only into a free one, so a house bot's move does not wait in
+the queue behind another game's. The ladders take the free slots in turn, a different ladder
+first each round.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Protocol
 import structlog
 
 from server.clock import now_ms
-from server.games import GameStore
+from server.games import GameStore, StoredGame
 from server.glicko import Rating
 from server.identity import owners
 from server.ladder.anchors import ANCHOR_OWNER, Anchor, anchors_of
@@ -35,11 +41,13 @@ from server.protocol import (
     Player,
     PlayerKind,
     ProtocolError,
+    Termination,
     TimeControl,
 )
-from server.worker import workers_ready
+from server.slots import house_capacity
+from server.worker import WORKERS
 
-__all__ = ["LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler"]
+__all__ = ["LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler", "Slots"]
 
 log = structlog.get_logger(__name__)
 
@@ -65,6 +73,20 @@ class GameStarter(Protocol):
         rated: bool,
         house_spec: str | None = None,
     ) -> GameStarted: ...
+
+
+class Slots:
+    """The worker slots a round may still give to anchors' games."""
+
+    def __init__(self, free: int) -> None:
+        self.free = free
+
+    def take(self) -> bool:
+        """Take a slot for a game; False when none is left."""
+        if self.free <= 0:
+            return False
+        self.free -= 1
+        return True
 
 
 class Scheduler:
@@ -100,6 +122,7 @@ class Scheduler:
         # Rounds each member of each ladder has waited with a free place and no game (kept by
         # the process that pairs: a new lease holder starts counting afresh).
         self._waited: dict[str, Counter[str]] = {}
+        self._rounds = 0  # rounds played: which ladder takes the free worker slots first
 
     async def run(self) -> None:
         """Play rounds while holding the lease, and try for it while not, until cancelled."""
@@ -120,13 +143,31 @@ class Scheduler:
         if not self.holding:
             return []
         started: list[GameStarted] = []
-        for ladder in await self.store.ladders():
-            started += await self.play_round(ladder)
+        ladders = await self.store.ladders()
+        self._rounds += 1
+        first = self._rounds % len(ladders) if ladders else 0
+        slots = await self.free_slots()
+        for ladder in ladders[first:] + ladders[:first]:
+            started += await self.play_round(ladder, slots)
         return started
 
-    async def play_round(self, ladder: Ladder) -> list[GameStarted]:
+    async def free_slots(self) -> Slots:
+        """The worker slots no live house game holds now."""
+        now = now_ms()
+        ready = await self.store.redis.zrangebyscore(WORKERS, now, "+inf")
+        capacity = await house_capacity(self.store.redis, ready)
+        held = sum(
+            PlayerKind.HOUSE in (game.white.kind, game.black.kind)
+            for game in await self.games.live_games(now)
+        )
+        return Slots(max(0, capacity - held))
+
+    async def play_round(self, ladder: Ladder, slots: Slots | None = None) -> list[GameStarted]:
         """Rate the ladder's games that ended, pair its free members and anchors and start
-        their games."""
+        their games, an anchor's game only into one of the free worker `slots` (by default
+        those free now), which it takes."""
+        if slots is None:
+            slots = await self.free_slots()
         anchors = {anchor.bot: anchor for anchor in anchors_of(ladder.name, ladder.game)}
         fixed = {name: anchor.rating for name, anchor in anchors.items()}
         under_way = await self.rate_ended(ladder, fixed)
@@ -155,8 +196,9 @@ class Scheduler:
                     provisional=is_provisional(rating),
                 )
             )
-        # An anchor's moves come from a worker: with none ready its games would stand still.
-        if await workers_ready(self.store.redis, now_ms()):
+        # An anchor's moves come from a worker: with no slot free its moves would wait in the
+        # queue on its clock, and with no worker ready its games would stand still.
+        if slots.free:
             house_bots = self.offered.terms(ladder.game).house_bots
             members += [
                 Member(
@@ -172,12 +214,13 @@ class Scheduler:
             ]
         history = await self.store.history(ladder.name)
         started: list[GameStarted] = []
-        # Two anchors are never played: the game would move no rating, both being fixed.
-        pairings = [
-            pairing
-            for pairing in pair_round(members, history, self.rng)
-            if not (pairing.white in anchors and pairing.black in anchors)
-        ]
+        pairings = []
+        for pairing in pair_round(members, history, self.rng):
+            house = (pairing.white in anchors) + (pairing.black in anchors)
+            # Two anchors are never played: the game would move no rating, both being fixed.
+            if house == 2 or (house and not slots.take()):
+                continue
+            pairings.append(pairing)
         paired = {name for pairing in pairings for name in (pairing.white, pairing.black)}
         self._waited[ladder.name] = Counter(
             {m.name: waited[m.name] + 1 for m in members if m.free and m.name not in paired}
@@ -238,6 +281,10 @@ class Scheduler:
                 under_way.update((game.white.name, game.black.name))
                 continue
             white_won = None if game.winner is None else game.winner is Colour.WHITE
+            if _house_flagged(game):
+                # Its time was the server's to keep: the game says nothing of either side.
+                log.warning("ladder_game_not_rated", ladder=ladder.name, game_id=game_id)
+                white_won = None
             if await self.store.rate(
                 ladder.name,
                 game_id,
@@ -260,3 +307,11 @@ class Scheduler:
         if self.holding:
             self.holding = False
             await self.store.release_lease(self.token)
+
+
+def _house_flagged(game: StoredGame) -> bool:
+    """Whether the game ended with a house bot losing on time: a house bot's clock is the
+    server's charge (its worker's queue and thinking), never a measure of its strength."""
+    if game.termination is not Termination.TIME_FORFEIT or game.winner is None:
+        return False
+    return game.player(game.winner.other).kind is PlayerKind.HOUSE

@@ -1,7 +1,8 @@
 """Anchors on the server ladders: the house bots of fixed strength play the ladder's bots through
 a house-bot worker, their ratings never move while the bots' do, the standings hold them at
-their ratings, no anchor plays more games at once than its limit, and with no worker ready no
-anchor game starts."""
+their ratings, no anchor plays more games at once than its limit, an anchor's game starts only
+into a free worker slot (people's games against house bots hold slots too), with no worker
+ready no anchor game starts, and a game a house bot lost on time is not rated."""
 
 from __future__ import annotations
 
@@ -24,7 +25,15 @@ from server.ladder.pairing import Pairing
 from server.ladder.rating import anchor_rating
 from server.ladder.scheduler import Scheduler
 from server.ladder.store import LadderStore
-from server.protocol import GameStatus, PlayerKind
+from server.protocol import (
+    ColourPreference,
+    GameStatus,
+    Player,
+    PlayerKind,
+    Termination,
+    TimeControl,
+)
+from server.slots import SLOTS
 from server.worker import WORKERS
 from tests.server.endpoint import arena_serving, house_worker, standings_rows, until
 
@@ -117,17 +126,19 @@ def _scheduler(redis: Redis) -> Scheduler:
     return Scheduler(arena.ladders, arena, arena.store, arena.offered, round_seconds=0.2)
 
 
-async def _worker_ready(redis: Redis) -> None:
-    """A worker as the servers see one (its heartbeat), not taking requests: games against the
-    anchors start and stand still."""
+async def _worker_ready(redis: Redis, slots: int | None = None) -> None:
+    """A worker as the servers see one (its heartbeat, and the `slots` it advertises if any),
+    not taking requests: games against the anchors start and stand still."""
     await redis.zadd(WORKERS, {"idle": now_ms() + 600_000})
+    if slots is not None:
+        await redis.hset(SLOTS, "idle", slots)
 
 
 @pytest.mark.asyncio
 async def test_no_anchor_plays_more_games_at_once_than_its_limit(redis: Redis) -> None:
     store = LadderStore(redis)
     await store.ensure_defaults()
-    await _worker_ready(redis)
+    await _worker_ready(redis, slots=2 * len(FAST))
     await store.join("fast", "Ada", 2 * len(FAST), now_ms())
     scheduler = _scheduler(redis)
     first = await scheduler.step()
@@ -194,3 +205,66 @@ async def test_the_standings_show_the_anchors_online_while_a_worker_is_ready(
     assert (await store.table("fast", now_ms())).online == {"Ada"}
     await _worker_ready(redis)
     assert (await store.table("fast", now_ms())).online == {"Ada", "random", "greedy"}
+
+
+@pytest.mark.asyncio
+async def test_an_anchor_game_starts_only_into_a_free_worker_slot(redis: Redis) -> None:
+    """One worker of one slot: one anchor game at a time over every ladder, and none while a
+    person's game against a house bot holds the slot."""
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    await _worker_ready(redis)  # a worker that advertises no slots carries one game
+    await store.join("fast", "Ada", 4, now_ms())
+    await store.join("main", "Bea", 4, now_ms())
+    scheduler = _scheduler(redis)
+    started = await scheduler.step()
+    assert len(started) == 1
+    for _ in range(3):
+        assert await scheduler.step() == []
+    arena = Arena(redis)
+    (game,) = started
+    bot = game.black if game.white.kind is PlayerKind.HOUSE else game.white
+    await arena.store.resign(game.game_id, bot.name, now_ms())
+    # The slot is free again, and a person's game against a house bot takes it.
+    await arena.start_game(
+        Player("Cid", PlayerKind.HUMAN),
+        Player("random", PlayerKind.HOUSE),
+        ColourPreference.WHITE,
+        game="amazons",
+        setup="6x6",
+        time=TimeControl(60, 0),
+        rated=False,
+        house_spec="random@10",
+    )
+    for _ in range(3):
+        assert await scheduler.step() == []
+    await redis.hset(SLOTS, "idle", 3)  # two free slots, shared by both ladders
+    assert len(await scheduler.step()) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_game_an_anchor_lost_on_time_is_not_rated(redis: Redis) -> None:
+    """The anchor's clock ran out (its moves waited on a worker that never came): the game is
+    taken off the unrated and rates nobody."""
+    store = LadderStore(redis)
+    await store.ensure_defaults()
+    await _worker_ready(redis)
+    await store.join("fast", "Ada", 1, now_ms())
+    scheduler = _scheduler(redis)
+    (started,) = await scheduler.step()
+    games = GameStore(redis)
+    game = await games.load(started.game_id)
+    anchor = game.white if game.white.kind is PlayerKind.HOUSE else game.black
+    # Both first moves are off the clock; then moves until the anchor's clock runs.
+    while game.ply < 2 or game.player(game.to_move).name != anchor.name:
+        state = game.state()
+        move = state.format_move(next(iter(state.legal_moves)))
+        await games.play(game.game_id, game.player(game.to_move).name, game.ply, move, now_ms())
+        game = await games.load(game.game_id)
+    ended = await games.expire(game.game_id, now_ms() + 600_000)
+    assert ended is not None
+    assert ended.termination is Termination.TIME_FORFEIT
+    await scheduler.step()  # rates the games that ended (and starts Ada's next)
+    assert await store.results("fast") == []
+    assert game.game_id not in await store.unrated("fast")
+    assert "Ada" not in await store.ratings("fast")
