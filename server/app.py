@@ -41,6 +41,7 @@ from server.ladder.store import MEMBERSHIP_MS, LadderStore
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.metrics import ServerMetrics, respond
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
+from server.outage import HEARTBEAT_MS, Heartbeat
 from server.protocol import (
     ColourPreference,
     GameStarted,
@@ -122,7 +123,12 @@ class Arena:
             time_controls or TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS
         )
         self.offers = self.offered.offers()  # what `welcome` shows
-        self.store = GameStore(redis, claim_grace_ms=claim_grace_ms, attendance_ms=attendance_ms)
+        self.store = GameStore(
+            redis,
+            claim_grace_ms=claim_grace_ms,
+            attendance_ms=attendance_ms,
+            heartbeat=Heartbeat(redis),
+        )
         self.lobby = Lobby(redis)
         self.login_throttle = LoginThrottle(redis, login_limits)
         self.hub = Hub(redis)
@@ -148,6 +154,7 @@ class Arena:
         for terms in self.offered.games:
             warm_engine(terms.setups, terms.game)
         await self.hub.start()
+        self.spawn(self._heartbeat_loop())
         self.spawn(self._sweep_loop())
         self.spawn(self._pair_loop())
         self.spawn(self._seek_loop())
@@ -291,6 +298,14 @@ class Arena:
                         )
             except Exception:
                 log.exception("sweep_failed")
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            try:
+                await self.store.keep_alive(now_ms())
+            except Exception:
+                log.exception("heartbeat_failed")
+            await asyncio.sleep(HEARTBEAT_MS / 1000)
 
     async def _presence_loop(self) -> None:
         while True:

@@ -159,6 +159,9 @@ class Clock:
       deadline is when its clock reads zero and the grace is `min(quota, 2 s)` (lichess's
       `outOfTime(withGrace)`), so a move already on its way over a slow link is not beaten by the
       server's own timer.
+    - **Outages.** While no server process is up, nobody can move, so no clock may run: the
+      server gives the side to move back the time the outage held it (`delayed`), its
+      first-move window included (server/outage.py).
     """
 
     white_ms: int
@@ -323,6 +326,16 @@ class Clock:
             self.black_lag,
         )
         return after, credit
+
+    def delayed(self, held_ms: int) -> Clock:
+        """The clock with its turn started `held_ms` later: time in which the side to move
+        could not move (no server was up) is neither charged nor counted toward its first-move
+        window, and the deadline moves on with it."""
+        if held_ms < 0:
+            raise ValueError(f"a clock cannot be held back a negative time, got {held_ms} ms")
+        if held_ms == 0:
+            return self
+        return replace(self, turn_start=self.turn_start + held_ms)
 
     def to_dict(self) -> dict[str, int]:
         """The clock as plain ints, for storage; `from_dict` reads it back."""

@@ -19,6 +19,7 @@ import structlog
 from engine.game import GameState
 from server import referee
 from server.hub import user_channel
+from server.outage import Heartbeat, resume
 from server.presence import Attendance
 from server.protocol import (
     DEFAULT_GAME,
@@ -105,8 +106,13 @@ class GameStore:
         *,
         claim_grace_ms: int = CLAIM_GRACE_MS,
         attendance_ms: int = ATTENDANCE_MS,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
+        """A server process's store has a `heartbeat` (server/outage.py): it gives games back
+        the time the servers were away before it charges a move, ends a game on time or lets
+        a claim through."""
         self.redis = redis
+        self.heartbeat = heartbeat
         self.claim_grace_ms = claim_grace_ms
         self.attendance_ms = attendance_ms
         self.storage = GameStorage(redis)
@@ -120,6 +126,7 @@ class GameStore:
         # The games this process committed a move of last, with their states: the next move
         # is checked without reading Redis or the board.
         self._recent: OrderedDict[str, tuple[StoredGame, GameState[Any]]] = OrderedDict()
+        self._resumed_to = 0  # the end of the last outage every live game was given back
 
     async def load(self, game_id: str) -> StoredGame:
         return await self.storage.load(game_id)
@@ -165,6 +172,9 @@ class GameStore:
         The game this process last committed is tried first without reading Redis; the commit
         checks the version, so a stale copy only costs a retry, and a refusal is always
         decided on the stored game."""
+        heartbeat = self.heartbeat
+        if heartbeat is not None and heartbeat.due(now):
+            await heartbeat.beat(now)
         fresh = False
         for _ in range(self.ATTEMPTS):
             recent = None if fresh else self._recent.get(game_id)
@@ -175,6 +185,10 @@ class GameStore:
             else:
                 game, state = recent
                 self._recent.move_to_end(game_id)
+            if heartbeat is not None and heartbeat.owes(game):
+                await self._resume(game_id, now)
+                fresh = True  # read it again, given back its time
+                continue
             try:
                 events = await self._try_move(game, state, name, ply, text, now, lag_ms)
             except ProtocolError:
@@ -251,7 +265,7 @@ class GameStore:
         """Win a game the opponent left: allowed once the opponent has been away, with no
         connection, for the claim grace period."""
         for _ in range(self.ATTEMPTS):
-            game = await self.load(game_id)
+            game = await self._current(game_id, now)
             ended, event = referee.claim(game, name, now, self.claim_grace_ms)
             if await self._commit(game.version, ended, [event], now):
                 return [event]
@@ -281,7 +295,7 @@ class GameStore:
         come); None when it is not, or another process got there first."""
         for _ in range(self.ATTEMPTS):
             try:
-                game = await self.load(game_id)
+                game = await self._current(game_id, now)
             except ProtocolError:
                 await self.redis.zrem(DEADLINES, game_id)
                 return None
@@ -295,6 +309,54 @@ class GameStore:
             if await self._commit(game.version, ended, [event], now):
                 return event
         return None
+
+    async def keep_alive(self, now: int) -> None:
+        """Beat this process's heartbeat. When Redis tells of an outage this process has not
+        made good, give back its time to every live game owed it: each process that learns of
+        an outage does, and each game is given it once."""
+        heartbeat = self.heartbeat
+        if heartbeat is None:
+            raise ValueError("a store without a heartbeat cannot keep one")
+        await heartbeat.beat(now)
+        if not heartbeat.outages or heartbeat.outages[-1].end <= self._resumed_to:
+            return
+        latest = heartbeat.outages[-1]
+        owed = [game.game_id for game in await self._live() if heartbeat.owes(game)]
+        for game_id in owed:
+            await self._resume(game_id, now)
+        if owed:
+            log.warning(
+                "clocks_given_back",
+                outage_start=latest.start,
+                outage_end=latest.end,
+                seconds=(latest.end - latest.start) / 1000,
+                games=len(owed),
+            )
+        self._resumed_to = latest.end
+
+    async def _current(self, game_id: str, now: int) -> StoredGame:
+        """The stored game, given back first the time of any outage it is owed."""
+        heartbeat = self.heartbeat
+        if heartbeat is None:
+            return await self.load(game_id)
+        if heartbeat.due(now):
+            await heartbeat.beat(now)
+        game = await self.load(game_id)
+        return await self._resume(game_id, now) if heartbeat.owes(game) else game
+
+    async def _resume(self, game_id: str, now: int) -> StoredGame:
+        """Give the game back what the outages it is owed held its clocks (its `clock` event
+        tells the players); the game as it is then."""
+        assert self.heartbeat is not None
+        for _ in range(self.ATTEMPTS):
+            game = await self.load(game_id)
+            change = resume(game, self.heartbeat.outages, now)
+            if change is None:
+                return game
+            resumed, event = change
+            if await self._commit(game.version, resumed, [event], now):
+                return resumed
+        raise ProtocolError(ErrorCode.INTERNAL, f"game {game_id} is too busy; try again")
 
     async def archived(self, since: int = 0) -> AsyncIterator[StoredGame]:
         """Ended games, oldest first, that ended at or after server time `since` (ms)."""
@@ -312,6 +374,18 @@ class GameStore:
         return sorted(g.decode() if isinstance(g, bytes) else g for g in found)
 
     async def live_games(self, now: int) -> list[GameSummary]:
+        games = await self._live()
+        if not games:
+            return []
+        counts = await self.redis.hmget(SPECTATORS, [game.game_id for game in games])
+        summaries = [
+            game.summary(now, max(0, int(count or 0)))
+            for game, count in zip(games, counts, strict=True)
+        ]
+        return sorted(summaries, key=lambda g: g.game_id)
+
+    async def _live(self) -> list[StoredGame]:
+        """The games in play."""
         ids = [g.decode() for g in await self.redis.smembers(LIVE)]
         if not ids:
             return []
@@ -319,14 +393,8 @@ class GameStore:
             for game_id in ids:
                 pipe.hget(game_key(game_id), "doc")
             docs = await pipe.execute()
-        counts = await self.redis.hmget(SPECTATORS, ids)
-        games = []
-        for data, count in zip(docs, counts, strict=True):
-            if data is not None:
-                game = StoredGame.from_bytes(data)
-                if game.status is GameStatus.PLAYING:
-                    games.append(game.summary(now, max(0, int(count or 0))))
-        return sorted(games, key=lambda g: g.game_id)
+        games = (StoredGame.from_bytes(data) for data in docs if data is not None)
+        return [game for game in games if game.status is GameStatus.PLAYING]
 
     async def count_spectator(self, game_id: str, change: int) -> None:
         await self.redis.hincrby(SPECTATORS, game_id, change)

@@ -1,0 +1,128 @@
+"""Time the servers were away. While no server process is up (or none reaches Redis), no player
+can move, so no clock may run: every server process writes a heartbeat to Redis each second, a
+gap in it is an outage, and every live game is given back the part of the outage its clocks ran
+through (docs/protocol.md, Clocks). A game records the last outage it was given, so any number
+of processes may credit it, each in one versioned commit, and it gets each outage once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Final, NamedTuple
+
+import redis.asyncio as aioredis
+
+from server.protocol import ClockUpdate, GameStatus
+from server.stored_game import StoredGame
+
+__all__ = [
+    "CREDITED",
+    "HEARTBEAT",
+    "HEARTBEAT_MS",
+    "OUTAGES",
+    "OUTAGE_MS",
+    "Heartbeat",
+    "Outage",
+    "resume",
+]
+
+# Both in one hash slot, as the beat is one script.
+HEARTBEAT: Final = "{server}:heartbeat"  # server ms when a server process last beat
+OUTAGES: Final = "{server}:outages"  # list of "start end", the newest first
+OUTAGES_KEPT = 10  # outages the list keeps
+
+HEARTBEAT_MS = 1000  # how often a server process beats
+# A heartbeat older than this when the next beat comes is an outage. Above the beats' own jitter
+# on a loaded machine (a busy event loop, a garbage collection), below any restart.
+OUTAGE_MS = 3000
+# The game's `extra` field holding the end of the last outage it was given back.
+CREDITED: Final = "outage_credited"
+
+# Beat at ARGV[1] (server ms); a heartbeat older than ARGV[2] ms makes an outage from it to now.
+# Returns the outages kept. A process whose clock is behind the last beat's leaves it be.
+_BEAT: Final = """
+local last = redis.call('GET', KEYS[1])
+if not last or tonumber(ARGV[1]) > tonumber(last) then
+  redis.call('SET', KEYS[1], ARGV[1])
+  if last and tonumber(ARGV[1]) - tonumber(last) > tonumber(ARGV[2]) then
+    redis.call('LPUSH', KEYS[2], last .. ' ' .. ARGV[1])
+    redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+  end
+end
+return redis.call('LRANGE', KEYS[2], 0, -1)
+"""
+
+
+class Outage(NamedTuple):
+    """No server was up from `start` (the last heartbeat before) to `end` (the first after),
+    server ms."""
+
+    start: int
+    end: int
+
+    @classmethod
+    def parse(cls, text: bytes | str) -> Outage:
+        start, end = (text.decode() if isinstance(text, bytes) else text).split()
+        return cls(int(start), int(end))
+
+    def held(self, since: int) -> int:
+        """How much of the outage a clock that has run from `since` ran through: what it is
+        given back."""
+        return max(0, self.end - max(self.start, since))
+
+
+class Heartbeat:
+    """A server process's heartbeat, and the outages Redis has recorded (`outages`, oldest
+    first, as of this process's last beat). Only server processes beat: a worker that plays on
+    while no server is up does not keep the players' clocks running."""
+
+    def __init__(self, redis: aioredis.Redis, *, outage_ms: int = OUTAGE_MS) -> None:
+        self._beat = redis.register_script(_BEAT)
+        self.outage_ms = outage_ms
+        self.outages: tuple[Outage, ...] = ()
+        self.beaten: int | None = None  # server ms of this process's last beat that reached Redis
+
+    def due(self, now: int) -> bool:
+        """Whether this process has not beaten for long enough that an outage (of the process,
+        or of Redis) may have passed unnoticed: beat before deciding anything on a clock."""
+        return self.beaten is None or now - self.beaten > self.outage_ms
+
+    async def beat(self, now: int) -> None:
+        found = await self._beat(
+            keys=(HEARTBEAT, OUTAGES), args=(now, self.outage_ms, OUTAGES_KEPT)
+        )
+        self.outages = tuple(sorted(Outage.parse(text) for text in found))
+        self.beaten = now
+
+    def owes(self, game: StoredGame) -> bool:
+        """Whether `game` began before the last outage and has not been given it back yet.
+        Cheap: every move asks."""
+        outages = self.outages
+        if not outages or game.created >= outages[-1].end:
+            return False
+        credited: int = game.extra.get(CREDITED, 0)
+        return credited < outages[-1].end and game.status is GameStatus.PLAYING
+
+
+def resume(
+    game: StoredGame, outages: Sequence[Outage], now: int
+) -> tuple[StoredGame, ClockUpdate] | None:
+    """The game given back what the `outages` (oldest first) it has not been given yet held it:
+    the side to move's clock (or first-move window) and a player's time away, toward a claim,
+    stand still through them. None when it is owed nothing. Its `clock` event carries the
+    clocks as they read at `now`."""
+    credited: int = game.extra.get(CREDITED, 0)
+    owed = [outage for outage in outages if outage.end > credited]
+    if game.status is not GameStatus.PLAYING or not owed:
+        return None
+    clock = game.clock
+    away: dict[str, int] = dict(game.extra.get("away", {}))
+    for outage in owed:
+        clock = clock.delayed(outage.held(clock.turn_start))
+        away = {side: since + outage.held(since) for side, since in away.items()}
+    extra = {**game.extra, CREDITED: owed[-1].end}
+    if away:
+        extra["away"] = away
+    resumed = replace(game, clock=clock, version=game.version + 1, extra=extra)
+    return resumed, ClockUpdate(game.game_id, resumed.version, clocks=resumed.clocks(now))
