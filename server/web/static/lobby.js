@@ -7,6 +7,7 @@
 import { make, playerLink, playerName, timeControl } from "./describe.js";
 
 const GAMES_POLL_MS = 5000;
+const WAIT_TICK_MS = 1000; // the countdown to asking a house bot again
 // Time controls offered when the server gives a range rather than a list: base s, increment s.
 const USUAL_TIMES = [
   [60, 0], [180, 2], [300, 0], [300, 3], [600, 5], [900, 10], [1800, 0],
@@ -80,8 +81,17 @@ export class Lobby {
         this.myGames = this.myGames.filter((gameId) => live.has(gameId));
         break;
       }
+      case "house_bots":
+        this.houseBots = { ready: message.ready ?? [], preparing: message.preparing ?? [] };
+        this.#offerBots();
+        // A bot waited for that is ready now is asked at once, not at the end of the countdown.
+        if (this.botWait !== null && this.houseBots.ready.includes(this.botWait.request.opponent)) {
+          this.#playBot(this.botWait.request);
+        }
+        break;
       case "game_started":
         this.pairing = false;
+        this.#stopWaiting();
         this.myGames = [...new Set([...this.myGames, message.game_id])];
         this.render();
         this.openGame(message.game_id, message);
@@ -186,6 +196,20 @@ export class Lobby {
     });
 
     this.quickButton = button("quick-pair", "Quick pairing", () => this.#quickPair());
+    this.botWaitText = make("span", { id: "bot-waiting-text" });
+    this.botWaitLine = make("p", { class: "pairing waiting", id: "bot-waiting", hidden: "" }, [
+      this.botWaitText,
+      button("bot-waiting-cancel", "Cancel", () => this.#stopWaiting()),
+    ]);
+    this.botWait = null;
+    this.houseBots = null; // {ready, preparing} once the server has said
+    // The bot and the challenge take the board, time and colour of "New game": said under each.
+    this.termsNotes = ["bot-terms", "challenge-terms"].map((id) => make("p", { class: "notice terms-note", id }));
+    for (const name of ["game", "setup", "time", "colour", "rated"]) {
+      this.fields[name].addEventListener("change", () => this.#sayTerms());
+    }
+    this.bots = [];
+    this.botReadiness = make("p", { class: "notice readiness", id: "bot-readiness" });
     this.pairingLine = make("p", { class: "pairing", id: "pairing" });
     this.message = make("p", { class: "lobby-message", id: "lobby-message", role: "alert" });
     this.seekList = make("ul", { class: "rows", id: "seeks" });
@@ -220,12 +244,16 @@ export class Lobby {
         ]),
         this.pairingLine,
         make("h3", { text: "Against a house bot" }),
+        this.botReadiness,
+        this.termsNotes[0],
         make("div", { class: "fields" }, [
           field("Bot", this.fields.bot),
           field("Strength", this.fields.strength),
           button("play-bot", "Play the bot", () => this.#challenge(this.fields.bot.value, true)),
         ]),
+        this.botWaitLine,
         make("h3", { text: "Challenge a player" }),
+        this.termsNotes[1],
         make("div", { class: "fields" }, [
           field("Name", this.fields.opponent),
           button("challenge", "Challenge", () => this.#challenge(this.fields.opponent.value)),
@@ -324,9 +352,50 @@ export class Lobby {
       : values.includes(DEFAULT_TIME)
         ? DEFAULT_TIME
         : values[0];
-    const bots = offers.house_bots ?? [];
-    bot.replaceChildren(...bots.map((name) => make("option", { value: name, text: name })));
-    if (bots.includes(keep.bot)) bot.value = keep.bot;
+    this.bots = offers.house_bots ?? [];
+    bot.replaceChildren(...this.bots.map((name) => make("option", { value: name, text: name })));
+    if (this.bots.includes(keep.bot)) bot.value = keep.bot;
+    this.#offerBots();
+    this.#sayTerms();
+  }
+
+  // What a house-bot game or a challenge would be: the terms chosen under "New game".
+  #sayTerms() {
+    const { game, setup, time, colour } = this.fields;
+    const [base, increment] = time.value.split("+").map(Number);
+    const kind = game.value && game.value !== "amazons" ? `${game.value} ` : "";
+    const side = colour.value === "random" ? "colours drawn" : `you play ${colour.value}`;
+    const terms = `${kind}${setup.value} · ${time.value ? timeControl({ base, increment }) : ""} · ${side}`;
+    for (const note of this.termsNotes) note.textContent = `On the terms of New game above: ${terms}`;
+  }
+
+  // Each house bot's readiness as the server last said it (`house_bots`; servers before it say
+  // nothing, and then nothing is shown): on its option, and in a line under the bots.
+  #offerBots() {
+    const known = this.houseBots;
+    for (const option of this.fields.bot.options) {
+      const name = option.value;
+      const state =
+        known === null || known.ready.includes(name)
+          ? ""
+          : known.preparing.includes(name)
+            ? " (preparing)"
+            : " (no worker)";
+      option.textContent = name + state;
+    }
+    if (known === null) {
+      this.botReadiness.textContent = "";
+      return;
+    }
+    const offered = (names) => names.filter((name) => this.bots.includes(name));
+    const [ready, preparing] = [offered(known.ready), offered(known.preparing)];
+    const total = ready.length + preparing.length;
+    this.botReadiness.textContent =
+      total === 0
+        ? "No house-bot worker is running yet"
+        : preparing.length === 0
+          ? `House bots: all ${total} ready`
+          : `House bots: ${ready.length} of ${total} ready (preparing: ${preparing.join(", ")})`;
   }
 
   async #signIn() {
@@ -370,9 +439,57 @@ export class Lobby {
     if (house) {
       request.strength = Number(this.fields.strength.value);
       delete request.rated; // house games are casual
+      this.#playBot(request);
+      return;
     }
     const reply = await this.#act(request);
     if (reply?.t === "challenge_added") this.#say(`Challenge sent to ${name}`, "notice");
+  }
+
+  // A house bot that is not ready yet (still being prepared, or no worker running) is asked
+  // again after the server's `retry_after`, for as long as the user waits: the line says why
+  // and when, and Cancel stops it. Its game opens as it starts (`game_started`).
+  async #playBot(request) {
+    this.#stopWaiting();
+    this.#say("");
+    try {
+      await this.connection.request(request);
+    } catch (error) {
+      if (error.code !== "unavailable" || error.retryAfter === undefined) {
+        this.#say(error.message);
+        return;
+      }
+      const wait = { request, why: error.message, at: Date.now() + error.retryAfter * 1000 };
+      wait.timer = setInterval(() => this.#waitForBot(wait), WAIT_TICK_MS);
+      this.botWait = wait;
+      this.#waitForBot(wait);
+    }
+  }
+
+  #waitForBot(wait) {
+    if (this.botWait !== wait) return;
+    const seconds = Math.ceil((wait.at - Date.now()) / 1000);
+    if (seconds <= 0) {
+      this.#playBot(wait.request);
+      return;
+    }
+    const bot = wait.request.opponent;
+    this.botWaitText.textContent = `Waiting for ${bot} (${wait.why}): asking again in ${seconds} s`;
+    this.botWaitLine.hidden = false;
+  }
+
+  #stopWaiting() {
+    clearInterval(this.botWait?.timer);
+    this.botWait = null;
+    this.houseBots = null; // {ready, preparing} once the server has said
+    // The bot and the challenge take the board, time and colour of "New game": said under each.
+    this.termsNotes = ["bot-terms", "challenge-terms"].map((id) => make("p", { class: "notice terms-note", id }));
+    for (const name of ["game", "setup", "time", "colour", "rated"]) {
+      this.fields[name].addEventListener("change", () => this.#sayTerms());
+    }
+    this.bots = [];
+    this.botReadiness = make("p", { class: "notice readiness", id: "bot-readiness" });
+    this.botWaitLine.hidden = true;
   }
 
   render() {
@@ -433,12 +550,9 @@ export class Lobby {
     this.challengesPanel.hidden = this.challenges.size === 0;
 
     this.myGamesPanel.hidden = this.myGames.length === 0;
+    const live = new Map(this.games.map((game) => [game.game_id, game]));
     this.myGameList.replaceChildren(
-      ...this.myGames.map((gameId) =>
-        make("li", { class: "row" }, [
-          make("a", { class: "who", href: `/game/${encodeURIComponent(gameId)}`, text: gameId }),
-        ]),
-      ),
+      ...this.myGames.map((gameId) => this.#myGameRow(gameId, live.get(gameId))),
     );
 
     this.gameList.replaceChildren(
@@ -458,6 +572,33 @@ export class Lobby {
     if (this.games.length === 0) {
       this.gameList.append(make("li", { class: "empty", text: "No live games" }));
     }
+  }
+
+  // One of the user's live games: the opponent, the terms, whose move it is, and the way to it;
+  // a game not yet in the live list (it has just started) by its id until the list has it.
+  #myGameRow(gameId, game) {
+    const open = make("a", {
+      class: "watch",
+      href: `/game/${encodeURIComponent(gameId)}`,
+      text: "Open",
+    });
+    if (game === undefined) {
+      return make("li", { class: "row game mine", "data-game": gameId }, [
+        make("span", { class: "who", text: `Game ${gameId}` }),
+        open,
+      ]);
+    }
+    const me = this.user?.name;
+    const colour = game.white.name === me ? "white" : "black";
+    const opponent = colour === "white" ? game.black : game.white;
+    const move = `move ${Math.floor(game.ply / 2) + 1}`;
+    const state = game.to_move === colour ? `your move (${move})` : `their move (${move})`;
+    return make("li", { class: "row game mine", "data-game": gameId }, [
+      make("span", { class: "who" }, ["vs ", playerLink(opponent)]),
+      make("span", { class: "what", text: `${terms(game)} · you play ${colour}` }),
+      make("span", { class: `ply${game.to_move === colour ? " to-move" : ""}`, text: state }),
+      open,
+    ]);
   }
 
   #rowButton(text, request) {
