@@ -82,7 +82,7 @@ class BoardWidget(Widget):
         that led to it, highlighted when given."""
         self._state = None if state is None else state.clone()
         self._last_move = last_move
-        self._changed()
+        self._recompute()
         self.refresh(layout=True)
 
     @property
@@ -101,14 +101,14 @@ class BoardWidget(Widget):
         it shows and what may be picked."""
 
     def watch_player(self) -> None:
-        self._changed()
+        self._recompute()
         self.refresh()
 
     def watch_ended(self) -> None:
-        self._changed()
+        self._recompute()
         self.refresh()
 
-    def _changed(self) -> None:
+    def _recompute(self) -> None:
         self.state_changed()
         self.move_example = self._example()
 
