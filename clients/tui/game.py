@@ -1,8 +1,9 @@
 """The game screen: one game followed through the client core, as its player or as a
-spectator. The board (with a typed-move field under it for a player), both players with their
-ratings and clocks (ticking here between the server's updates), whose turn, the move list, how
-many watch, resign, abort, claim victory when the opponent is away, the connection's state, and
-the result once the game ends.
+spectator. The board between its two players, each with their rating and clock (ticking here
+between the server's updates), a typed-move field under it for a player; the game's id and
+terms, whose turn (with the time left for a first move), the move list, how many watch, resign,
+abort, claim victory when the opponent is away, the connection's state, and the result once
+the game ends, with why an aborted game was called off.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ __all__ = ["GameScreen", "clock_text"]
 TICK_SECONDS = 0.1
 LOW_SECONDS = 10.0  # a clock under this shows tenths and the warning style
 FREE_PLIES = 2  # each side's first move is off the clock (docs/protocol.md, Server rules)
+# How near the end of a first-move window an abort counts as the window running out: the
+# server's sweep ends the game a moment after the window, seen here a round trip later still.
+WINDOW_SLACK_SECONDS = 1.5
 CONFIRM_SECONDS = 3.0  # to press a resign or abort key again to confirm
 # Between `list_games` while the game goes on, for its spectator count (no event carries it).
 AUDIENCE_POLL_SECONDS = 5.0
@@ -91,11 +95,19 @@ class GameScreen(Screen[None]):
         Binding("ctrl+g", "review", "Review", tooltip="review the game once it has ended"),
     ]
 
-    def __init__(self, view: GameView, me: Colour | None) -> None:
+    def __init__(self, view: GameView, me: Colour | None, *, started: str = "") -> None:
+        """`started`: the words announcing a game that has just begun, for the notice line."""
         super().__init__()
         self.game_id = view.game_id
         self.me = me
         self.view = view
+        self._started = started
+        # When the turn shown began, as this client saw it (monotonic seconds): a first move's
+        # window runs from then. No event says when a turn began, so it is the moment the move
+        # before it (or the game) came.
+        self._turn_began = view.received
+        self._aborted_by_me = False
+        self._why_aborted = ""  # worked out as the game ends, while the window's time is known
         self.premove = Premove()
         self.board: BoardWidget = board_for(view.game)(ascii=self.arena.ascii, id="board")
         self.board.player = None if me is None else COLOURS.index(me)
@@ -117,27 +129,34 @@ class GameScreen(Screen[None]):
         # A player has the move field under the board and the move list beside it; a spectator
         # has the move list under the board and the analysis panel beside it, or the move
         # list beside it for a game without analysis.
+        # Each player's name and clock next to their side of the board.
         with Horizontal(id="game", classes="-watching" if self.panel else ""):
             with Vertical(id="board-side"):
+                yield self._player_line("top")
                 yield self.board
+                yield self._player_line("bottom")
                 if self.me is not None:
                     yield MoveInput(self.board, id="move-input")
                 elif self.panel is not None:
                     yield self._moves_pane()
             with Vertical(id="game-side"):
-                yield Static(id="top-player", classes="player", markup=False)
-                yield Static(id="top-clock", classes="clock", markup=False)
+                yield Static(_title(self.view), id="game-title", markup=False)
                 yield Static(id="turn", markup=False)
                 yield self._moves_pane() if self.panel is None else self.panel
-                yield Static(id="bottom-clock", classes="clock", markup=False)
-                yield Static(id="bottom-player", classes="player", markup=False)
-                yield Static(id="game-notice", markup=False)
+                yield Static(self._started, id="game-notice", markup=False)
                 yield Static(id="audience", markup=False)
                 yield ConnectionStatus(id="connection")
         yield Footer()
 
     def _moves_pane(self) -> VerticalScroll:
         return VerticalScroll(Static(id="moves", markup=False), id="moves-pane")
+
+    def _player_line(self, place: str) -> Horizontal:
+        return Horizontal(
+            Static(id=f"{place}-player", classes="player", markup=False),
+            Static(id=f"{place}-clock", classes="clock", markup=False),
+            classes="player-line",
+        )
 
     def on_mount(self) -> None:
         self._show(self._latest())
@@ -177,6 +196,10 @@ class GameScreen(Screen[None]):
 
     def _show(self, view: GameView) -> None:
         moved = view.ply != self.view.ply or view.status != self.view.status
+        if view.ply != self.view.ply:
+            self._turn_began = view.received
+        if view.termination is Termination.ABORTED and self.view.status is GameStatus.PLAYING:
+            self._why_aborted = self._abort_reason(view)  # seen as it happened: why is known
         self.view = view
         try:
             state = view.position()
@@ -232,16 +255,53 @@ class GameScreen(Screen[None]):
         turn = self.query_one("#turn", Static)
         self.board.ended = view.status is GameStatus.ENDED
         if view.status is GameStatus.ENDED:
-            turn.update(_result(view, self.me, self._side))
+            turn.update(_result(view, self.me, self._side, self._why_aborted))
             turn.add_class("-ended")
             for field in self.query(MoveInput):
                 field.display = False  # nothing more to move: the keys say what comes next
             return
         who = view.to_move
         text = f"{self._side(who)} to move" + (" (you)" if who is self.me else "")
+        left = self._first_move_left()
+        if left is not None:
+            text += f": first move within {max(left, 0):.0f} s, else the game is aborted"
         if self.premove.pending is not None:
             text += f"; premove {self.premove.pending}"
-        turn.update(f"{text}  [{view.game} {view.setup or ''} {time_text(view.time)}]")
+        turn.update(text)
+        turn.set_class(left is not None and left < LOW_SECONDS, "-low")
+
+    def _first_move_window(self) -> float | None:
+        """The seconds each side has for its first move, as the server offers say."""
+        offers = self.arena.offers
+        if offers is None or offers.first_move_ms is None:
+            return None
+        return offers.first_move_ms / 1000
+
+    def _first_move_left(self) -> float | None:
+        """The seconds left for the side to move's first move; None once both have moved."""
+        view = self.view
+        window = self._first_move_window()
+        offers = self.arena.offers
+        free = offers.free_plies if offers is not None and offers.free_plies else FREE_PLIES
+        if window is None or view.status is not GameStatus.PLAYING or view.ply >= free:
+            return None
+        return window - (monotonic() - self._turn_began)
+
+    def _abort_reason(self, ended: GameView) -> str:
+        """Why the game `ended` was aborted: by the user, by the side to move's first move not
+        coming in time, else by the other player. The server does not say which; the user's
+        own abort is known here, and a first move's window is timed here as it is there."""
+        left = self._first_move_left()
+        who = ended.to_move
+        if self._aborted_by_me:
+            return "you aborted it"
+        if left is not None and left <= WINDOW_SLACK_SECONDS:
+            window = self._first_move_window() or 0
+            name = player_text(ended.player(who)) + (" (you)" if who is self.me else "")
+            return f"{self._side(who)} {name} made no first move within {window:g} s"
+        if self.me is not None:
+            return f"{player_text(ended.player(_other(self.me)))} aborted it"
+        return "a player aborted it"
 
     def _side(self, colour: Colour) -> str:
         """The side `colour` as the game's board names it: `white`, or `South (white)`."""
@@ -263,6 +323,8 @@ class GameScreen(Screen[None]):
             clock.set_class(millis < LOW_SECONDS * 1000, "-low")
         if self._claim_at is not None:
             self._show_players()
+        if self._first_move_left() is not None:
+            self._show_turn()
 
     def _notice(self, text: str) -> None:
         say(self, "#game-notice", text)
@@ -345,6 +407,7 @@ class GameScreen(Screen[None]):
 
     def action_abort(self) -> None:
         if self._confirmed("abort", "abort the game"):
+            self._aborted_by_me = True
             self._send(Abort(self.game_id))
 
     def action_claim(self) -> None:
@@ -392,10 +455,20 @@ def _move_list(moves: tuple[str, ...]) -> str:
     return "\n".join(lines) or "no moves yet"
 
 
-def _result(view: GameView, me: Colour | None, side: Callable[[Colour], str]) -> str:
+def _title(view: GameView) -> str:
+    """`Game zBO959M6: amazons 6x6 5+3, casual`."""
+    terms = " ".join(filter(None, (view.game, view.setup, time_text(view.time))))
+    return f"Game {view.game_id}: {terms}, {'rated' if view.rated else 'casual'}"
+
+
+def _result(
+    view: GameView, me: Colour | None, side: Callable[[Colour], str], why_aborted: str
+) -> str:
     why = str(view.termination).replace("_", " ") if view.termination else "ended"
     if view.termination is Termination.PLY_CAP:
         return "Game over: drawn at the ply cap. ctrl+g: review, ctrl+l: back to the lobby"
+    if view.termination is Termination.ABORTED and why_aborted:
+        why = f"aborted: {why_aborted}"
     if view.winner is None:
         return f"Game over: no winner ({why}). ctrl+g: review, ctrl+l: back to the lobby"
     winner = player_text(view.player(view.winner))

@@ -23,6 +23,7 @@ from clients.changes import (
     ChallengeOpened,
     GameChange,
     GameFollowed,
+    News,
     SeekClosed,
     SeekOpened,
     SeeksListed,
@@ -31,7 +32,7 @@ from clients.connection import ArenaError
 from clients.tui.forms import OfferForm, Offering
 from clients.tui.game import GameScreen
 from clients.tui.help import refresh_keys
-from clients.tui.labels import player_text, time_text
+from clients.tui.labels import player_text, readiness_text, time_text
 from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.status import ConnectionStatus
@@ -55,6 +56,7 @@ from server.protocol import (
     GameSnapshot,
     GameStatus,
     GameSummary,
+    HouseBots,
     ListGames,
     ListSeeks,
     Ok,
@@ -74,8 +76,8 @@ if TYPE_CHECKING:
 __all__ = ["GAMES_POLL_SECONDS", "LobbyScreen"]
 
 GAMES_POLL_SECONDS = 5.0  # between `list_games`, which the server does not push
-# How long a house-bot challenge waits for a worker to be ready (a first start compiles the
-# engine, about a minute on a slow machine).
+# How long a house-bot challenge waits for a worker to start, when none is running; one that
+# a worker is preparing is waited for as long as the server says it is preparing it.
 HOUSE_BOT_WAIT_SECONDS = 180.0
 
 
@@ -135,6 +137,7 @@ class LobbyScreen(Screen[None]):
         """`watch`: a game to open at once (`arena watch`)."""
         super().__init__()
         self._watch_first = watch
+        self._waiting_for_bot = False  # a challenge's wait is shown under the tables
         # The games this connection watches as a spectator: the server counts it in each.
         self.watching: set[str] = set()
 
@@ -173,6 +176,7 @@ class LobbyScreen(Screen[None]):
         self.set_interval(GAMES_POLL_SECONDS, self._poll_games)
         self._show_challenges()
         self._show_mine()
+        self._show_house_bots()
         if self._watch_first is not None:
             self.watch_game(self._watch_first)
 
@@ -198,6 +202,8 @@ class LobbyScreen(Screen[None]):
             self._show_mine()
             if isinstance(change, GameFollowed):
                 self._announce(change.view)
+        elif isinstance(change, News) and isinstance(change.event, HouseBots):
+            self._show_house_bots()
 
     def _tell_declined(self, change: ChallengeClosed) -> None:
         """Tell the challenger that their challenge was declined, and why when said."""
@@ -226,13 +232,11 @@ class LobbyScreen(Screen[None]):
         self.pairing = False
         self._refresh_games()
         opponent = view.player(_other(me))
-        self.notify(
-            f"Game {view.game_id} started: you play {me} against {player_text(opponent)} "
-            f"({view.game} {view.setup or ''} {time_text(view.time)})",
-            title="Game started",
-            timeout=10,
-        )
-        self.app.push_screen(GameScreen(view, me))
+        # Said on the game screen's own line, where a notice would cover the user's clock; and
+        # what the notices said before the game (a seek open, a challenge sent) is over.
+        self.app.clear_notifications()
+        started = f"Game started: you play {me} against {player_text(opponent)}"
+        self.app.push_screen(GameScreen(view, me, started=started))
 
     @work(exclusive=True, group="lobby")
     async def _follow_lobby(self) -> None:
@@ -358,7 +362,8 @@ class LobbyScreen(Screen[None]):
         offers = self.arena.offers
         games = offers.games if offers is not None and offers.games else ()
         try:
-            form = OfferForm(Offering(offering), games)
+            news = self.arena.house_bots
+            form = OfferForm(Offering(offering), games, news.preparing if news else ())
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
@@ -519,9 +524,10 @@ class LobbyScreen(Screen[None]):
 
     async def _send(self, request: Request) -> Event | None:
         """The reply to `request`, or None after showing why there is none. A house bot that
-        is not ready yet (the server's worker still compiling the engine after an install)
-        is asked again when the server says to, for up to HOUSE_BOT_WAIT_SECONDS, with a line
-        under the tables saying so while it lasts."""
+        is not ready yet is asked again when the server says to, with a line under the tables
+        saying so while it lasts: for as long as the server says it is preparing that bot
+        (compiling it, after an install), or up to HOUSE_BOT_WAIT_SECONDS while no worker is
+        running."""
         waited = 0.0
         try:
             while True:
@@ -533,12 +539,12 @@ class LobbyScreen(Screen[None]):
                         error.code is ErrorCode.UNAVAILABLE
                         and isinstance(request, Challenge)
                         and retry is not None
-                        and waited + retry <= HOUSE_BOT_WAIT_SECONDS
-                    ):
-                        self._waiting(
-                            f"Waiting for the house bots, asking again every {retry:g} s "
-                            f"(the server says: {error.reply.message})"
+                        and (
+                            self._preparing(request.opponent)
+                            or waited + retry <= HOUSE_BOT_WAIT_SECONDS
                         )
+                    ):
+                        self._waiting(_waiting_text(error.reply.message, retry))
                         await asyncio.sleep(retry)
                         waited += retry
                         continue
@@ -549,11 +555,33 @@ class LobbyScreen(Screen[None]):
         finally:
             if waited:
                 self._waiting("")
+                self._show_house_bots()
+
+    def _preparing(self, bot: str) -> bool:
+        """Whether the server last said a worker is preparing house bot `bot`."""
+        news = self.arena.house_bots
+        return news is not None and bot.lower() in news.preparing
+
+    def _show_house_bots(self) -> None:
+        """Under the tables, until every house bot is ready: which are and which are still
+        being prepared (unless a challenge's wait is shown there)."""
+        news = self.arena.house_bots
+        if self._waiting_for_bot or news is None:
+            return
+        ready = news.rules_ready and not news.preparing
+        say(self, "#waiting", "" if ready else readiness_text(news).capitalize())
 
     def _waiting(self, text: str) -> None:
         """What the lobby waits for (a house bot still starting), under the tables; "" when
         nothing."""
+        self._waiting_for_bot = bool(text)
         say(self, "#waiting", text)
+
+
+def _waiting_text(message: str, retry: float) -> str:
+    """`Waiting for the house bots: greedy is still being prepared (1 of 8 house bots ready);
+    asking again every 2 s`: the server's words."""
+    return f"Waiting for the house bots: {message}; asking again every {retry:g} s"
 
 
 def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:

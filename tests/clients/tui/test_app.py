@@ -94,6 +94,16 @@ def told(app: ArenaApp, words: str) -> bool:
     return any(words in notice for notice in app.notices)
 
 
+def announced(app: ArenaApp, words: str) -> bool:
+    """Whether a game screen is open saying, on its notice line, that its game started with
+    `words`."""
+    screen = app.screen
+    if not isinstance(screen, GameScreen):
+        return False
+    notice = str(screen.query_one("#game-notice", Static).content)
+    return notice.startswith("Game started: ") and words in notice
+
+
 @pytest.mark.asyncio
 async def test_a_guest_signs_in_to_the_lobby(redis_url: str, redis: Redis) -> None:
     async with serving(redis_url) as url, playing(url) as (app, pilot):
@@ -181,9 +191,14 @@ async def test_accepting_a_seek_announces_the_game(redis_url: str, redis: Redis)
         )
         await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek to show")
         await pilot.press("a")
-        await until(pilot, lambda: told(app, "started"), "the game to be announced")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game to open")
         (game_id,) = [g for g in app.client.games] if app.client else []
-        assert told(app, f"Game {game_id} started: you play white against {other.user.name}")
+        notice = str(app.screen.query_one("#game-notice", Static).content)
+        assert notice == f"Game started: you play white against {other.user.name}"
+        assert str(app.screen.query_one("#game-title", Static).content).startswith(
+            f"Game {game_id}: amazons 6x6 1+0"
+        )
+        await pilot.press("ctrl+l")
         assert rows(lobby, "mine")[0][:2] == [other.user.name, "white"]
         await until(pilot, lambda: rows(lobby, "seeks") == [], "the taken seek to go")
         assert added.seek.seek_id not in (app.client.core.seeks if app.client else {})
@@ -210,9 +225,7 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
         time.value = ""
         await pilot.click("#time")
         await pilot.press(*"2+1", "enter")
-        await until(pilot, lambda: told(app, "started"), "the game to be announced")
-        assert told(app, "you play black against greedy")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+        await until(pilot, lambda: announced(app, "you play black against greedy"), "the game")
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
         await pilot.press("o")  # "Your games" opens it again
@@ -391,8 +404,8 @@ async def test_a_challenge_from_another_is_shown_and_accepted(redis_url: str, re
         assert told(app, f"{other.user.name} challenges you: amazons 8x8 3+2, casual")
         await pilot.press("tab", "tab")  # from the seeks, past the live games, to the challenges
         await pilot.press("y")
-        await until(pilot, lambda: told(app, "started"), "the game to be announced")
-        assert told(app, f"you play black against {other.user.name}")
+        words = f"you play black against {other.user.name}"
+        await until(pilot, lambda: announced(app, words), "the game to be announced")
         await until(pilot, lambda: rows(lobby, "challenges") == [], "the challenge to go")
         await other.close()
 

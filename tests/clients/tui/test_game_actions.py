@@ -135,7 +135,7 @@ async def test_the_game_is_aborted_with_the_key_pressed_twice(redis_url: str, re
         await until(pilot, lambda: latest(app, screen).status is GameStatus.ENDED, "the end")
         assert latest(app, screen).termination is Termination.ABORTED
         turn = str(screen.query_one("#turn", Static).render())
-        assert turn.startswith("Game over: no winner (aborted).")
+        assert turn.startswith("Game over: no winner (aborted: you aborted it).")
         # The board offers no move, not even a premove, in a game that is over.
         assert screen.board.ended
         assert screen.board.entry_state is None

@@ -1,0 +1,156 @@
+"""The start of a game between two people, at 80x24: nothing covers either player's name or
+clock, the game's id and terms are shown, each side's first move is counted down, and a game
+called off before both have moved says why."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+from redis.asyncio import Redis
+from textual.pilot import Pilot
+from textual.widgets import Select, Static
+
+from clients import ArenaClient
+from clients.tui import ArenaApp
+from clients.tui.forms import OfferForm
+from clients.tui.game import GameScreen
+from clients.tui.lobby import LobbyScreen
+from server import offers, referee
+from server.clock import Clock
+from server.protocol import Abort, AcceptSeek, Colour, GameStarted, GameStatus, PlayMove
+from tests.clients.tui.test_app import as_guest, rows, until
+from tests.server.endpoint import guest, serving
+
+SIZE = (80, 24)
+SHORT_WINDOW_MS = 3_000
+
+
+@pytest.fixture
+def short_first_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose games give each side SHORT_WINDOW_MS for its first move, and says so."""
+    start_clock = referee.start_clock
+
+    def short(*args: object) -> Clock:
+        return replace(start_clock(*args), first_move_ms=SHORT_WINDOW_MS)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(referee, "start_clock", short)
+    monkeypatch.setattr(offers, "FIRST_MOVE_MS", SHORT_WINDOW_MS)
+
+
+async def seek_accepted(
+    app: ArenaApp, pilot: Pilot[None], lobby: LobbyScreen, url: str
+) -> tuple[GameScreen, ArenaClient]:
+    """The user seeks a 6x6 game as White in the form, another guest accepts it: the game
+    screen, and the other guest."""
+    await pilot.press("s")
+    await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+    app.screen.query_one("#setup", Select).value = "6x6"
+    app.screen.query_one("#colour", Select).value = "white"
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek")
+    assert app.client is not None
+    (seek_id,) = app.client.core.seeks
+    other = await guest(url)
+    await other.request(AcceptSeek(seek_id), GameStarted)
+    await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+    assert isinstance(app.screen, GameScreen)
+    return app.screen, other
+
+
+def text(screen: GameScreen, part: str) -> str:
+    return str(screen.query_one(part, Static).content)
+
+
+def first_move_seconds(screen: GameScreen) -> int:
+    found = re.search(r"first move within (\d+) s", text(screen, "#turn"))
+    assert found, text(screen, "#turn")
+    return int(found[1])
+
+
+@pytest.mark.asyncio
+async def test_a_game_starts_with_both_players_in_sight_and_the_first_move_counted_down(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url:
+        app = ArenaApp(url)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: app.connection == "connected", "the connection")
+            game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
+            await pilot.pause(0.5)
+            # What is drawn where the names and clocks are is the names and clocks: no notice
+            # over them (the game's start, or the seek that is no longer open).
+            for part in ("#top-player", "#top-clock", "#bottom-player", "#bottom-clock"):
+                widget = game.query_one(part)
+                region = widget.region
+                for x in (region.x, region.right - 1):
+                    assert app.screen.get_widget_at(x, region.y)[0] is widget, part
+            assert not list(app.screen.query("Toast")), "no notice left over from the lobby"
+            assert "Game started: you play white against" in text(game, "#game-notice")
+            assert text(game, "#game-title") == f"Game {game.game_id}: amazons 6x6 5+3, casual"
+
+            # White's first move is counted down, then Black's.
+            first = first_move_seconds(game)
+            assert 20 <= first <= 30
+            assert "white to move (you)" in text(game, "#turn")
+            await until(pilot, lambda: first_move_seconds(game) < first, "the count to go down")
+            await pilot.click("#move-text")
+            await pilot.press(*"b1-c1/d1", "enter")
+            await until(pilot, lambda: "black to move" in text(game, "#turn"), "Black's turn")
+            assert 20 <= first_move_seconds(game) <= 30
+            # After Black's, none: the clocks run.
+            assert app.client is not None
+            await other.request(PlayMove(game.game_id, 1, "a5-b5/c5"))
+            await until(pilot, lambda: game.view.ply == 2, "Black's move")
+            await pilot.pause()
+            assert "first move" not in text(game, "#turn")
+            await other.close()
+            await pilot.press("ctrl+q")
+
+
+@pytest.mark.asyncio
+async def test_a_game_aborted_for_want_of_a_first_move_says_whose(
+    redis_url: str, redis: Redis, short_first_moves: None
+) -> None:
+    async with serving(redis_url) as url:
+        app = ArenaApp(url)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: app.connection == "connected", "the connection")
+            game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
+            assert first_move_seconds(game) <= SHORT_WINDOW_MS / 1000
+            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
+            await pilot.pause()
+            assert (
+                f"aborted: white {game.view.player(Colour.WHITE).name} (you) made no first "
+                "move within 3 s"
+            ) in text(game, "#turn")
+            await other.close()
+            await pilot.press("ctrl+q")
+
+
+@pytest.mark.asyncio
+async def test_a_game_aborted_by_a_player_says_who(redis_url: str, redis: Redis) -> None:
+    async with serving(redis_url) as url:
+        app = ArenaApp(url)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: app.connection == "connected", "the connection")
+            game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
+            await other.request(Abort(game.game_id))
+            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
+            await pilot.pause()
+            assert other.user is not None
+            assert f"aborted: {other.user.name} aborted it" in text(game, "#turn")
+            await other.close()
+
+            # The user's own, with the key pressed twice.
+            await pilot.press("ctrl+l")
+            assert app.lobby is not None
+            await until(pilot, lambda: app.screen is app.lobby, "the lobby")
+            game, other = await seek_accepted(app, pilot, app.lobby, url)
+            await pilot.press("ctrl+o", "ctrl+o")
+            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
+            await pilot.pause()
+            assert "aborted: you aborted it" in text(game, "#turn")
+            await other.close()
+            await pilot.press("ctrl+q")
