@@ -184,9 +184,8 @@ class BotPlayer:
         self._prototype = self._new_engine()
         self.url = url
         self.token = token
-        self.engine_spec = self._prototype.name
-        # What the bot tells the ladders it joins it plays with (their standings show it).
-        self.engine_name = (engine_name or self.engine_spec)[:MAX_ENGINE_LENGTH]
+        self._engine_name = engine_name
+        self._name_engine()
         if accept is None:
             games = engine_games(engine) if isinstance(engine, str) else {DEFAULT_GAME}
             accept = ChallengePolicy(games=frozenset(games))
@@ -210,6 +209,13 @@ class BotPlayer:
         self._pairing_since: frozenset[str] | None = None
         self._challenged: dict[str, str] = {}  # the bot's open challenges: id -> opponent
         self._declined_until: dict[str, float] = {}  # by opponent (lowercase): monotonic time
+
+    def _name_engine(self) -> None:
+        """Name the engine as it names itself (a program, once it has said its name), in the
+        log and to the ladders alike."""
+        self.engine_spec = self._prototype.name
+        # What the bot tells the ladders it joins it plays with (their standings show it).
+        self.engine_name = (self._engine_name or self.engine_spec)[:MAX_ENGINE_LENGTH]
         self.log = log.bind(engine=self.engine_spec)
 
     @property
@@ -227,6 +233,7 @@ class BotPlayer:
             raise BotError(str(error)) from None
         finally:
             await self._prototype.close()
+        self._name_engine()
         backoff = Backoff()
         previous: ArenaClient | None = None
         unanswered = 0  # failed attempts to reach the server since it last answered

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import os
 import signal
 import sys
@@ -21,7 +20,7 @@ from clients.bot import DECLINED_PAUSE_SECONDS, BotError, check_url, run_bot
 from clients.challenges import DEFAULT_GAMES, ChallengePolicy, setups_of
 from clients.engines import EngineError, EngineMaker, engine_games, open_engine
 from clients.offers import Offer, OfferKind
-from clients.program import ProgramEngine, greet, split_command
+from clients.program import ProgramEngine, reusing, split_command
 from clients.sdk import Bot, engines, load_bot
 from engine.game import game_names
 
@@ -201,14 +200,33 @@ def run_command(args: argparse.Namespace) -> int:
     token = args.token if args.token_file is None else _read_token(args.token_file)
     if not token:
         raise BotError("no bot token: set ARENA_BOT_TOKEN or give --token-file FILE")
+    asyncio.run(_run(args, token))
+    return 0
+
+
+async def _run(args: argparse.Namespace, token: str) -> None:
+    """Check what plays, then play until Ctrl-C or SIGTERM. A program is started here once, to
+    shake hands before the bot connects, and is the runner's first engine: not started again."""
+    if args.engine_cmd is None:
+        await _play(args, token, None)
+        return
+    # Before the program is first started, so what it says then goes to the log too.
+    _configure_logging()
+    greeted = ProgramEngine(args.engine_cmd)
+    try:
+        await greeted.prepare()
+        await _play(args, token, greeted)
+    finally:
+        await greeted.close()  # the runner's own closing, when it took the program over
+
+
+async def _play(args: argparse.Namespace, token: str, greeted: ProgramEngine | None) -> None:
     engine: str | EngineMaker
     engine_name = None  # the engine's own name where its spec is not
-    if args.engine_cmd is not None:
-        command: list[str] = args.engine_cmd
-        # Before the program is first started, so what it says then goes to the log too.
-        _configure_logging()
-        handshake = asyncio.run(greet(command))
-        engine = functools.partial(ProgramEngine, command)
+    if greeted is not None:
+        handshake = greeted.handshake
+        assert handshake is not None
+        engine = reusing(greeted)
         engine_name = handshake.name
         who = f"engine program {handshake.name}"
         games = frozenset(handshake.games) & frozenset(game_names())
@@ -260,28 +278,23 @@ def run_command(args: argparse.Namespace) -> int:
         max_games=args.max_games or DEFAULT_GAMES,
     )
     _configure_logging()
-
-    async def play() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await run_bot(
-            args.server,
-            token,
-            engine,
-            accept=policy,
-            stop=stop,
-            report=_say,
-            ladders=args.ladders,
-            offers=offers,
-            engine_name=engine_name,
-            # A ladder's games come without asking: one at a time unless told otherwise.
-            ladder_games=args.max_games or 1,
-        )
-
-    asyncio.run(play())
-    return 0
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await run_bot(
+        args.server,
+        token,
+        engine,
+        accept=policy,
+        stop=stop,
+        report=_say,
+        ladders=args.ladders,
+        offers=offers,
+        engine_name=engine_name,
+        # A ladder's games come without asking: one at a time unless told otherwise.
+        ladder_games=args.max_games or 1,
+    )
 
 
 _OPTIONS = {

@@ -14,12 +14,13 @@ import contextlib
 import os
 import shlex
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
 
 from clients.engines import EngineError, GameSoFar
+from engine.errors import NotationError
 from engine.search.bot import Budget
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Handshake",
     "ProgramEngine",
     "greet",
+    "reusing",
     "split_command",
 ]
 
@@ -79,6 +81,18 @@ async def greet(command: Sequence[str]) -> Handshake:
         await engine.close()
 
 
+def reusing(first: ProgramEngine) -> Callable[[], ProgramEngine]:
+    """A maker of engines of `first`'s program whose first engine is `first` itself, already
+    started and shaken hands with: the runner's check at start-up is then that start, not a
+    second one."""
+    spare = [first]
+
+    def make() -> ProgramEngine:
+        return spare.pop() if spare else ProgramEngine(first.command)
+
+    return make
+
+
 class ProgramEngine:
     """One game's program: started by `prepare`, asked for moves by `choose`, ended by
     `close`. The runner makes one for every game, so a program that dies costs one game."""
@@ -91,14 +105,17 @@ class ProgramEngine:
         self.handshake: Handshake | None = None
 
     @property
+    def command(self) -> tuple[str, ...]:
+        return self._command
+
+    @property
     def name(self) -> str:
-        return shlex.join(self._command)
+        """The program's own name once it has said it at the handshake, its command before."""
+        return shlex.join(self._command) if self.handshake is None else self.handshake.name
 
     def _who(self) -> str:
-        """The program as errors name it: by its own name once it has said it."""
-        if self.handshake is None:
-            return f"engine program {self.name}"
-        return f"engine program {self.handshake.name}"
+        """The program as errors name it."""
+        return f"engine program {self.name}"
 
     async def prepare(self) -> None:
         """Start the program and shake hands: `arena 1`, answered by `name`, `games`, `legal`
@@ -187,6 +204,10 @@ class ProgramEngine:
         if word == "move" and text:
             try:
                 move = game.state.parse_move(text)
+            except NotationError as error:
+                raise EngineError(
+                    f"{self._who()} answered a move that cannot be read, {text!r}, {when}: {error}"
+                ) from None
             except ValueError as error:
                 raise EngineError(
                     f"{self._who()} answered the illegal move {text!r} {when}: {error}"

@@ -5,6 +5,7 @@ the rules while the bot goes on to the next."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -134,9 +135,14 @@ async def test_the_command_plays_a_whole_game_with_the_python_example(
         if command.returncode is None:
             command.kill()
             await command.wait()
-    said = log.read_text()
-    assert '"event": "program_ready"' in said
-    assert '"program": "random-example"' in said
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    # Started once at start-up, to shake hands, and once for the game: no more.
+    ready = [entry for entry in logged if entry["event"] == "program_ready"]
+    assert [entry["program"] for entry in ready] == ["random-example"] * 2
+    assert len({entry["pid"] for entry in ready}) == 2
+    # The log names the program as the standings do: by the name it gives, not its command.
+    engines = {entry["engine"] for entry in logged if "engine" in entry}
+    assert engines == {"random-example"}
 
 
 # A program that plays random legal moves (by the Python example's move generator), except at

@@ -319,6 +319,11 @@ async def test_a_program_that_never_says_ready_is_given_up(
             "engine program tester answered the illegal move 'b6-b7/b6' at ply 1: "
             "b7 is off the 6x6 board",
         ),
+        (
+            'for line in sys.stdin:\n    say("move b1 to b4")',
+            "engine program tester answered a move that cannot be read, 'b1 to b4', at ply 1: "
+            "cannot read move 'b1 to b4': expected from-to/arrow such as d1-d7/g7",
+        ),
         ("sys.exit(3)", "engine program tester exited with status 3 at ply 1"),
         (
             'for line in sys.stdin:\n    say("error lost my book")',
