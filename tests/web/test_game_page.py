@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, Page, WebSocketRoute, expect
+from redis.asyncio import Redis
 
 from clients import ArenaClient
 from engine.amazons import Position
@@ -24,9 +25,10 @@ from server.protocol import (
     SeekAdded,
     TimeControl,
 )
-from tests.server.endpoint import guest, serving
+from tests.server.endpoint import guest, house_worker, serving
 from tests.web.test_pages import WAIT_MS, http_url, open_page
 from tests.web.test_play import online_name, square
+from tests.web.test_review import players_by_seek
 
 SCREEN = {"desktop": (1280, 800), "phone": (390, 844)}
 
@@ -261,3 +263,93 @@ async def test_a_second_tab_of_the_same_browser_is_the_same_player(
         assert errors == []
         await black.close()
         await context.close()
+
+
+async def resign(page: Page) -> None:
+    await page.click("#resign")
+    await page.click("#resign")
+    await expect(page.locator("#game-status")).to_have_text(
+        "You lost: you resigned", timeout=WAIT_MS
+    )
+
+
+async def players(page: Page) -> tuple[str, str]:
+    heading = page.locator(".panel h2")
+    await expect(heading).to_contain_text("\N{EN DASH}", timeout=WAIT_MS)
+    white, black = (await heading.text_content() or "").split(" \N{EN DASH} ")
+    return white, black
+
+
+@pytest.mark.asyncio
+async def test_a_rematch_is_asked_declined_asked_again_and_accepted_with_colours_swapped(
+    browser: Browser, redis_url: str, artifacts: Path
+) -> None:
+    async with serving(redis_url) as url:
+        white, black, pages = await players_by_seek(browser, url)
+        white_name, black_name = await players(white)
+        first = white.url
+        await resign(white)
+        await expect(black.locator("#game-status")).to_have_text(
+            "You won: your opponent resigned", timeout=WAIT_MS
+        )
+        await white.click("#rematch")
+        await expect(white.locator("#rematch-line")).to_have_text(
+            f"Rematch asked of {black_name} (you play black): waiting for an answer",
+            timeout=WAIT_MS,
+        )
+        offer = black.locator("#rematch-offer")
+        await expect(offer).to_contain_text(
+            f"{white_name} asks for a rematch (you play white)", timeout=WAIT_MS
+        )
+        await shoot(black, artifacts / "game-rematch-offered-{size}.png")
+        await shoot(white, artifacts / "game-rematch-asked-{size}.png")
+        await black.click("#rematch-decline")
+        await expect(white.locator("#rematch-line")).to_have_text(
+            f"{black_name} declined the rematch", timeout=WAIT_MS
+        )
+        await expect(offer).to_be_hidden()
+        await white.click("#rematch")
+        await black.click("#rematch-accept", timeout=WAIT_MS)
+        for page in pages:
+            await expect(page).not_to_have_url(first, timeout=WAIT_MS)
+        assert white.url == black.url
+        assert await players(white) == (black_name, white_name)
+        # A new game like the last against a person: a seek on its terms, in the lobby.
+        await resign(black)
+        await black.click("#new-game")
+        await expect(black).to_have_url(http_url(url) + "/", timeout=WAIT_MS)
+        mine = black.locator("#seeks .seek", has_text=black_name)
+        await expect(mine).to_contain_text("6x6 · 5+0 · casual", timeout=WAIT_MS)
+        await expect(mine.locator("button")).to_have_text("Cancel")
+        for page in pages:
+            await page.close()
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_rematch_swaps_colours_and_a_new_game_keeps_them(
+    browser: Browser, redis: Redis, redis_url: str
+) -> None:
+    async with serving(redis_url) as url, house_worker(redis, "web-worker"):
+        page, errors = await open_page(browser, http_url(url) + "/")
+        await online_name(page)
+        await expect(page.locator("#bot option")).not_to_have_count(0)
+        await page.select_option("#setup", "6x6")
+        await page.select_option("#colour", "white")
+        await page.select_option("#bot", "random")
+        await page.select_option("#strength", "3")
+        await page.click("#play-bot")
+        await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
+        first = page.url
+        await expect(page.locator("#board svg")).not_to_have_attribute("data-flipped", "yes")
+        await resign(page)
+        await page.click("#rematch")
+        await expect(page).not_to_have_url(first, timeout=WAIT_MS)
+        await expect(page.locator("#board svg")).to_have_attribute("data-flipped", "yes")
+        assert (await players(page))[0] == "random"
+        second = page.url
+        await resign(page)
+        await page.click("#new-game")
+        await expect(page).not_to_have_url(second, timeout=WAIT_MS)
+        assert (await players(page))[0] == "random"
+        await expect(page.locator(".terms")).to_have_text("6x6 · 5+0 · casual")
+        assert errors == []

@@ -90,7 +90,7 @@ async function start() {
       if (mine !== shown) return;
       game =
         view === "game"
-          ? new Page(main, connection, argument, started)
+          ? new Page(main, connection, argument, started, (path) => open(path))
           : new Page(main, connection, argument);
     }
     // At the start the views wait for the connection's own `onOnline`.

@@ -5,15 +5,15 @@
 // abort while the game is young, and claim victory once the opponent has been away long enough.
 // Spectators see how many watch, and may turn on the analysis overlay (never a player of a live
 // game: the server refuses it). An ended game is shown for review: any position by its move
-// number, each with its analysis, and its record to save as a file.
+// number, each with its analysis, and its record to save as a file; its players are offered a
+// rematch and a new game like it (rematch.js, fetched when a game of the user's ends; record.js
+// when a record is saved: neither is needed before).
 import { PitChoice, baoBoardSvg, changedPits } from "./bao_board.js";
 import { BaoPosition, moveText as baoMoveText, pitLabel } from "./bao_position.js";
 import { boardPoint, boardSvg, squareAt } from "./board.js";
 import { clock, make, playerName, playerPath, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
 import { Position, moveText, squareName } from "./position.js";
-import { download, gameRecord } from "./record.js";
-import { overlay } from "./regions.js";
 import { Sound } from "./sound.js";
 
 const TICK_MS = 100; // clocks show tenths under 10 s
@@ -28,8 +28,9 @@ const BOARDS = new Set(["amazons", "bao"]);
 const BAO_SIDES = { white: "South (white)", black: "North (black)" };
 
 export class GamePage {
-  // `started`: the `game_started` that opened the page, when it did.
-  constructor(root, connection, gameId, started = null) {
+  // `started`: the `game_started` that opened the page, when it did; `openPath(path)` opens
+  // another view of the page.
+  constructor(root, connection, gameId, started = null, openPath = () => {}) {
     this.connection = connection;
     this.gameId = gameId;
     this.game = null;
@@ -45,6 +46,11 @@ export class GamePage {
     this.analyses = new Map(); // ply -> the server's analysis of the position after it
     this.analysisAsked = null; // the ply whose analysis is on its way
     this.analysisRetry = null;
+    this.openPath = openPath;
+    this.rematch = null; // rematch.js's Rematch, once a game of the user's has ended
+    this.rematchLoading = null;
+    this.rematchHeld = []; // challenges that came while it loaded
+    this.afterGame = make("div", { class: "after-game-holder" });
     this.#build(root);
     if (started !== null) this.#replace({ ...started, moves: [], status: "playing" });
     this.timer = setInterval(() => this.#renderClocks(), TICK_MS);
@@ -154,8 +160,10 @@ export class GamePage {
     this.spectators = make("p", { class: "spectators", id: "spectators" });
     this.review = this.#buildReview();
     this.analysisBox = make("input", { type: "checkbox", id: "analysis" });
-    this.analysisBox.addEventListener("change", () => {
+    this.overlay = null; // regions.js's overlay, fetched when the analysis is first turned on
+    this.analysisBox.addEventListener("change", async () => {
       this.analysisOn = this.analysisBox.checked;
+      this.overlay ??= (await import("./regions.js")).overlay;
       this.#renderAnalysis();
     });
     this.analysisToggle = make("label", { class: "field check", id: "analysis-toggle" }, [
@@ -193,6 +201,7 @@ export class GamePage {
           this.presence,
           this.spectators,
           this.controls,
+          this.afterGame,
           this.review,
           this.error,
           this.analysisToggle,
@@ -243,7 +252,9 @@ export class GamePage {
       this.#jump();
     });
     const save = this.#button("download-record", "Download record", () =>
-      download(gameRecord(this.game, this.gameId), this.gameId),
+      import("./record.js").then(({ download, gameRecord }) =>
+        download(gameRecord(this.game, this.gameId), this.gameId),
+      ),
     );
     save.classList.add("secondary");
     this.reviewAt = make("p", { class: "review-at", id: "review-at" });
@@ -417,6 +428,8 @@ export class GamePage {
   }
 
   receive(message) {
+    if (this.rematch !== null) this.rematch.receive(message);
+    else if (this.rematchLoading !== null) this.rematchHeld.push(message);
     if (message.game_id !== this.gameId) return;
     if (message.t === "game_state") {
       if (this.game === null || message.version >= this.game.version) this.#replace(message);
@@ -699,6 +712,7 @@ export class GamePage {
       .join(" · ");
     const mine = this.#mine();
     this.#renderStatus();
+    this.#offerRematch(game, mine);
     const playing = mine !== null && game.status === "playing";
     this.controls.hidden = !playing;
     this.abortButton.hidden = !(playing && game.moves.length < FREE_PLIES);
@@ -728,6 +742,21 @@ export class GamePage {
     this.#renderAnalysis();
     this.#renderMoves();
     this.#renderClocks();
+  }
+
+  // A player's game has ended: the rematch and new-game offers (rematch.js) come in.
+  #offerRematch(game, mine) {
+    if (this.rematch !== null) {
+      this.rematch.show(game, mine);
+      return;
+    }
+    if (game.status !== "ended" || mine === null || this.rematchLoading !== null) return;
+    this.rematchLoading = import("./rematch.js").then(({ Rematch }) => {
+      this.rematch = new Rematch(this.connection, this.openPath);
+      this.afterGame.replaceChildren(this.rematch.element);
+      this.rematch.show(this.game, this.#mine());
+      for (const message of this.rematchHeld.splice(0)) this.rematch.receive(message);
+    });
   }
 
   // The status line: who is to move and, for a player, what comes next: the step of the move
@@ -835,9 +864,9 @@ export class GamePage {
   #overlay(position) {
     if (!this.analysisOn || !this.#mayAnalyse()) return null;
     const analysis = this.analyses.get(this.#shownPly());
-    if (analysis === undefined) return null;
+    if (analysis === undefined || this.overlay === null) return null;
     try {
-      return overlay(position, analysis);
+      return this.overlay(position, analysis);
     } catch (error) {
       this.analysisNote.textContent = `No analysis shown: ${error.message}`;
       return null;

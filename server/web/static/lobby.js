@@ -14,7 +14,9 @@ const USUAL_TIMES = [
 ];
 const DEFAULT_TIME = "300+0";
 const STRENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-const DEFAULT_STRENGTH = 5;
+export const DEFAULT_STRENGTH = 5;
+// The house-bot strength last played at, kept for the browser (a rematch asks for it again).
+export const STRENGTH_KEY = "arena-house-strength";
 const DEFAULT_LADDER = "fast"; // the ladder `arena serve` creates first
 const PAGE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -174,7 +176,8 @@ export class Lobby {
     for (const strength of STRENGTHS) {
       this.fields.strength.append(make("option", { value: String(strength), text: strength }));
     }
-    this.fields.strength.value = String(DEFAULT_STRENGTH);
+    const kept = localStorage.getItem(STRENGTH_KEY);
+    this.fields.strength.value = STRENGTHS.includes(Number(kept)) ? kept : String(DEFAULT_STRENGTH);
 
     this.who = make("p", { class: "who-am-i", id: "who-am-i" });
     const signIn = make("form", { class: "sign-in", id: "sign-in" }, [
@@ -438,6 +441,7 @@ export class Lobby {
     request.colour = this.fields.colour.value;
     if (house) {
       request.strength = Number(this.fields.strength.value);
+      localStorage.setItem(STRENGTH_KEY, this.fields.strength.value);
       delete request.rated; // house games are casual
       this.#playBot(request);
       return;
