@@ -76,7 +76,7 @@ class AmazonsNotes:
     def lines(self, analysis: Analysis | None) -> list[str]:
         """The notes, with `analysis` (of this position) woven in when given."""
         lines = [
-            f"Mobility   ○ white {self.mobility[Side.WHITE]}  ● black {self.mobility[Side.BLACK]}",
+            f"Mobility   ○ {self.mobility[Side.WHITE]}  ● {self.mobility[Side.BLACK]}",
             "Territory  ○ {}  ● {}  tied {}".format(*self.territory),
             f"Evaluation {_lead(self.score, self.to_move)}",
         ]

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label
 
-__all__ = ["APP_BINDINGS", "HelpScreen", "keys_of", "refresh_keys", "show_keys"]
+__all__ = ["APP_BINDINGS", "QUIT_UNSHOWN", "HelpScreen", "keys_of", "refresh_keys", "show_keys"]
 
 # The keys of every app of the terminal client: its keys (`action_help`, which calls
 # `show_keys`), and quitting.
@@ -31,6 +31,10 @@ APP_BINDINGS: list[BindingType] = [
     Binding("tab", "focus_next", "Next field", show=False, priority=True),
     Binding("shift+tab", "focus_previous", "Previous field", show=False, priority=True),
 ]
+
+# Quitting, listed by `?` but not in the footer: for the screens with the most keys (the lobby,
+# a game), whose footer at 80 columns has room for their own keys and `?` only.
+QUIT_UNSHOWN = Binding("ctrl+q", "app.quit", "Quit", show=False)
 
 
 # The keys each screen's footer shows, as of its last refresh (refresh_keys).

@@ -31,7 +31,7 @@ from clients.changes import (
 from clients.connection import ArenaError
 from clients.tui.forms import OfferForm, Offering
 from clients.tui.game import GameScreen
-from clients.tui.help import refresh_keys
+from clients.tui.help import QUIT_UNSHOWN, refresh_keys
 from clients.tui.labels import player_text, readiness_text, time_text
 from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
@@ -66,6 +66,7 @@ from server.protocol import (
     SeekInfo,
     SeekList,
     SeekRemoved,
+    Termination,
     Unwatch,
     Watch,
 )
@@ -111,7 +112,7 @@ class LobbyScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "offer('seek')", "Seek", tooltip="make a seek"),
-        Binding("a", "accept_seek", "Accept", tooltip="accept the seek under the cursor"),
+        Binding("a", "accept_seek", "Join", tooltip="accept the seek under the cursor"),
         Binding("d", "cancel_seek", "Unseek", tooltip="cancel your seek under the cursor"),
         Binding("b", "offer('house bot')", "Bot", tooltip="play a house bot"),
         Binding("c", "offer('user')", "Challenge", tooltip="challenge a user by name"),
@@ -124,9 +125,10 @@ class LobbyScreen(Screen[None]):
         ),
         Binding("p", "offer('quick pair')", "Pair", tooltip="quick pairing"),
         Binding("x", "cancel_quick_pair", "Stop", tooltip="stop quick pairing"),
-        Binding("r", "list_games", "Refresh", tooltip="refresh the live games"),
+        Binding("r", "list_games", "Refresh", tooltip="refresh the live games", show=False),
         Binding("o", "open_game", "Open", tooltip="open your game under the cursor"),
         Binding("w", "watch_game", "Watch", tooltip="watch the live game under the cursor"),
+        QUIT_UNSHOWN,
     ]
 
     pairing: reactive[bool] = reactive(False)
@@ -158,14 +160,16 @@ class LobbyScreen(Screen[None]):
         with Horizontal(id="lobby-bottom"):
             with Vertical(classes="pane"):
                 yield Label("Challenges", classes="pane-title")
-                yield LobbyTable(("from", "to", "setup", "time", "rated"), id="challenges")
+                # Narrow enough for half of 80 columns: one of the two sides is the user, and a
+                # setup names its game.
+                yield LobbyTable(("with", "setup", "time", "rated"), id="challenges")
             with Vertical(classes="pane"):
                 yield Label("Your games", classes="pane-title")
                 # The state third: at 80 columns the half-width table shows three columns whole.
                 yield LobbyTable(("opponent", "you", "state", "setup", "time"), id="mine")
         yield Static("", id="pairing")
         yield Static("", id="waiting", markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def arena(self) -> ArenaApp:
@@ -286,7 +290,17 @@ class LobbyScreen(Screen[None]):
     def _show_challenges(self) -> None:
         client = self.arena.client
         challenges = client.core.challenges.values() if client is not None else ()
-        self._fill("#challenges", ((c.challenge_id, _challenge_row(c)) for c in challenges))
+        rows = ((c.challenge_id, self._challenge_row(c)) for c in challenges)
+        self._fill("#challenges", rows)
+
+    def _challenge_row(self, challenge: ChallengeInfo) -> tuple[str, ...]:
+        """`from ann (1712)` for a challenge to the user, `to ann` for one of the user's."""
+        if self._mine(challenge.challenger.name):
+            with_ = f"to {player_text(challenge.opponent)}"
+        else:
+            with_ = f"from {player_text(challenge.challenger)}"
+        rated = "rated" if challenge.rated else "casual"
+        return (with_, challenge.setup, time_text(challenge.time), rated)
 
     def _show_mine(self) -> None:
         client = self.arena.client
@@ -584,24 +598,31 @@ def _waiting_text(message: str, retry: float) -> str:
     return f"Waiting for the house bots: {message}; asking again every {retry:g} s"
 
 
-def _challenge_row(challenge: ChallengeInfo) -> tuple[str, ...]:
-    rated = "rated" if challenge.rated else "casual"
-    return (
-        player_text(challenge.challenger),
-        player_text(challenge.opponent),
-        f"{challenge.game} {challenge.setup}",
-        time_text(challenge.time),
-        rated,
-    )
-
-
 def _other(colour: Colour) -> Colour:
     return Colour.BLACK if colour is Colour.WHITE else Colour.WHITE
+
+
+# How a game ended, for the user who won it and the one who lost it: short, so that the state
+# shows whole in half of 80 columns.
+_WON = {
+    Termination.NO_LEGAL_MOVE: "won: no moves",
+    Termination.TIME_FORFEIT: "won on time",
+    Termination.RESIGNATION: "they resigned",
+    Termination.ABANDONED: "won: they left",
+}
+_LOST = {
+    Termination.NO_LEGAL_MOVE: "lost: no moves",
+    Termination.TIME_FORFEIT: "lost on time",
+    Termination.RESIGNATION: "you resigned",
+    Termination.ABANDONED: "lost: you left",
+}
 
 
 def _state(view: GameView, me: Colour) -> str:
     if view.status is GameStatus.PLAYING:
         return "your move" if view.to_move is me else "their move"
-    if view.winner is None:
-        return f"ended: {view.termination}"
-    return f"{view.winner} won: {view.termination}"
+    if view.termination is Termination.PLY_CAP:
+        return "drawn"
+    if view.winner is None or view.termination is None:
+        return "aborted" if view.termination is Termination.ABORTED else "ended"
+    return (_WON if view.winner is me else _LOST).get(view.termination, "ended")

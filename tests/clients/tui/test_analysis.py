@@ -100,7 +100,7 @@ async def test_the_notes_and_the_values_of_a_small_endgame_are_the_engines() -> 
             await pilot.pause()
             notes = app.panel.text.splitlines()
             white_moves = Position.parse(SMALL.replace(" b", " w")).count_moves()
-            assert f"Mobility   ○ white {white_moves}  ● black {position.count_moves()}" in notes
+            assert f"Mobility   ○ {white_moves}  ● {position.count_moves()}" in notes
             assert "Territory  ○ {}  ● {}  tied {}".format(*territory(position)) in notes
             kinds = [r.kind for r in position.regions()]
             assert kinds.count(RegionKind.SETTLED) == 2

@@ -72,7 +72,7 @@ def mobility_line(record: GameRecord, ply: int) -> str:
     position = Position.parse(record.replay(ply).text())
     board = position.text().split()[0]
     white, black = (Position.parse(f"{board} {side}").count_moves() for side in "wb")
-    return f"Mobility   ○ white {white}  ● black {black}"
+    return f"Mobility   ○ {white}  ● {black}"
 
 
 @pytest.mark.asyncio
