@@ -49,6 +49,7 @@ from server.protocol import (
     GameSnapshot,
     GameStarted,
     GameStatus,
+    HouseBots,
     MovePlayed,
     Offers,
     Player,
@@ -85,6 +86,8 @@ class ClientCore:
         self.user: Player | None = None
         self.session: str | None = None
         self.offers: Offers | None = None
+        # The house bots ready and still being prepared, as the server last said (none yet).
+        self.house_bots: HouseBots | None = None
         self._games: dict[str, GameView] = {view.game_id: view for view in games}
         self._seeks: dict[str, SeekInfo] = {}
         self._challenges: dict[str, ChallengeInfo] = {}
@@ -190,6 +193,8 @@ class ClientCore:
             self._synced(event, request, changes)
         elif isinstance(event, Welcome):
             self.user, self.session, self.offers = event.user, event.session, event.offers
+        elif isinstance(event, HouseBots):
+            self.house_bots = event
         else:
             self._lobby(event, changes)
         if isinstance(event, ErrorReply):

@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import random
 import secrets
+import time
+import weakref
 from collections.abc import Coroutine, Iterable
 from http import HTTPStatus
 from typing import Any
@@ -45,10 +47,12 @@ from server.outage import HEARTBEAT_MS, Heartbeat
 from server.protocol import (
     ColourPreference,
     GameStarted,
+    HouseBots,
     Player,
     PlayerKind,
     TimeControl,
 )
+from server.readiness import house_bots, in_daemon_thread
 from server.session import LOGIN_SECONDS, Session
 from server.throttle import LoginLimits, LoginThrottle
 from server.web import Origins, Site
@@ -59,6 +63,7 @@ __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
 log = structlog.get_logger(__name__)
 
 SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
+HOUSE_BOTS_SECONDS = 1.0  # how often it reads which house bots are ready, to tell clients
 PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
 CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
@@ -142,6 +147,10 @@ class Arena:
             lease_ms=ladder_lease_ms,
         )
         self.sessions: set[Session] = set()
+        self.rules_ready = asyncio.Event()
+        self.house_bots_news: HouseBots | None = None  # what the connections are told
+        # What each connection was last told of the house bots (`house_bots` events).
+        self._told: weakref.WeakKeyDictionary[Session, HouseBots] = weakref.WeakKeyDictionary()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pairing = asyncio.Event()
         self.analyst = Analyst()
@@ -151,9 +160,12 @@ class Arena:
         self.site = Site.load()
 
     async def start(self) -> None:
-        for terms in self.offered.games:
-            warm_engine(terms.setups, terms.game)
+        """Start the background duties, the rules' warming among them: the process may
+        listen at once (a move or a new game waits for the rules, `GameStore.rules_ready`)."""
+        self.store.rules_ready = self.rules_ready
+        self.spawn(self._warm_rules())
         await self.hub.start()
+        self.spawn(self._house_bots_loop())
         self.spawn(self._heartbeat_loop())
         self.spawn(self._sweep_loop())
         self.spawn(self._pair_loop())
@@ -284,6 +296,39 @@ class Arena:
         self._pairing.set()
 
     # Background duties
+
+    async def _warm_rules(self) -> None:
+        """Compile (or load from numba's cache) the kernels of every game's rules, in a thread:
+        about a second from the cache, ten on a fresh install."""
+        started = time.monotonic()
+        try:
+            await in_daemon_thread(self.warm_rules)
+        except Exception:
+            # A move then compiles what it needs, or fails and says so.
+            log.exception("rules_warm_up_failed")
+        finally:
+            self.rules_ready.set()
+        log.info("rules_ready", seconds=round(time.monotonic() - started, 2))
+
+    def warm_rules(self) -> None:
+        """Run once each engine path of every game offered (`warm_engine`)."""
+        for terms in self.offered.games:
+            warm_engine(terms.setups, terms.game)
+
+    async def _house_bots_loop(self) -> None:
+        """Tell each connection signed in which house bots are ready and which are still
+        being prepared, after its `welcome` and whenever that changes."""
+        while True:
+            try:
+                news = await house_bots(self.redis, now_ms(), self.rules_ready.is_set())
+                self.house_bots_news = news
+                for session in list(self.sessions):
+                    if session.user is not None and self._told.get(session) != news:
+                        self._told[session] = news
+                        session.reply(news)
+            except Exception:
+                log.exception("house_bots_news_failed")
+            await asyncio.sleep(HOUSE_BOTS_SECONDS)
 
     async def _sweep_loop(self) -> None:
         while True:

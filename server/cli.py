@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import re
-import select
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from time import monotonic
 
@@ -37,14 +37,24 @@ from server.analysis import Analyst
 from server.protocol import ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
 from server.redis_embedded import EmbeddedRedisError, end_process, end_with_parent
 
-__all__ = ["DEFAULT_DATA_DIR", "command_name", "connected", "main"]
+__all__ = [
+    "DEFAULT_DATA_DIR",
+    "BackgroundServer",
+    "command_name",
+    "connected",
+    "main",
+    "server_error",
+]
 
 # The commands of the terminal client: they parse without the engine, the bots and the server.
 CLIENT_COMMANDS = frozenset({"play", "watch", "review", "tutorial"})
 DEFAULT_DATA_DIR = Path(".arena")
-SERVER_START_SECONDS = 60  # for the server `arena play` starts to listen (a new Redis, imports)
+# For the server `arena play` starts to say anything (its imports, a new Redis): it may take
+# as long as it likes while it tells how it gets on, and the client shows the seconds meanwhile.
+SERVER_SILENCE_SECONDS = 120
 SERVER_STOP_SECONDS = 20  # for it to stop after SIGTERM (its workers and Redis with it)
 SERVER_LOG_NAME = "play-server.log"  # its log, in the data folder: the screen is the app's
+STEP = re.compile(rb"^arena serve: (starting .*)$", re.MULTILINE)  # what a server says it starts
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what may name a server's game: its ids are these
 
 
@@ -130,8 +140,19 @@ def _play(args: argparse.Namespace) -> int:
     run_as_python()  # the client only shows positions: no numba (engine/jit.py)
     if args.url:
         return _play_on(args.url, args.game_id, ascii=args.ascii)
-    with _background_server(args.data_dir) as url:
-        return _play_on(url, args.game_id, ascii=args.ascii)
+    if args.game_id is not None:
+        with _background_server(args.data_dir) as url:
+            return _play_on(url, args.game_id, ascii=args.ascii)
+    # The app shows at once, and what the server does while it starts.
+    server = BackgroundServer(args.data_dir)
+    try:
+        app = ArenaApp(None, starting=server.url, ascii=args.ascii)
+        app.run()
+    finally:
+        server.stop()
+    if app.failure is not None:
+        raise ValueError(app.failure)
+    return 0
 
 
 def _play_on(url: str, watch: str | None = None, *, ascii: bool = False) -> int:
@@ -268,51 +289,117 @@ def _tutorial(args: argparse.Namespace) -> int:
     return 0
 
 
+class BackgroundServer:
+    """`arena serve` as a child process on a free local port with one house-bot worker, its
+    log in the data folder, started at once; `url` waits for it to listen, saying meanwhile
+    what it does, and `stop` stops it (its worker and Redis with it). It also gets SIGTERM if
+    this process dies, however it dies."""
+
+    def __init__(self, data_dir: Path) -> None:
+        folder = Path(os.path.abspath(data_dir))
+        folder.mkdir(parents=True, exist_ok=True)
+        self.log_path = folder / SERVER_LOG_NAME
+        command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+        command += ["--port", "0", "--workers", "1", "--data-dir", str(folder)]
+        with self.log_path.open("ab") as log_file:
+            self._log_start = log_file.tell()  # this run's part of the log starts here
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log_file,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                preexec_fn=end_with_parent,
+            )
+        self.started = monotonic()
+
+    async def url(self, progress: Callable[[str], None] = lambda _: None) -> str:
+        """The URL the server prints once it listens. Until then `progress` hears what it is
+        doing (the steps it writes in its log), with the seconds since it started, every
+        second; a ValueError names the cause if it stops first, or writes nothing for
+        SERVER_SILENCE_SECONDS."""
+        assert self.process.stdout is not None
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        # A copy of the pipe, which the loop closes as it ends: the server may still print
+        # on the original until it is stopped.
+        pipe = os.fdopen(os.dup(self.process.stdout.fileno()), "rb", buffering=0)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        read = self._log_start
+        try:
+            doing, heard = "starting the server", monotonic()
+            while True:
+                with self.log_path.open("rb") as log_file:
+                    log_file.seek(read)
+                    news = log_file.read()
+                if news:
+                    read, heard = read + len(news), monotonic()
+                    steps = STEP.findall(news)
+                    doing = steps[-1].decode(errors="replace").strip() if steps else doing
+                progress(f"{doing} ({monotonic() - self.started:.0f} s)")
+                try:
+                    line = await asyncio.wait_for(reader.readline(), 1.0)
+                except TimeoutError:
+                    if monotonic() - heard > SERVER_SILENCE_SECONDS:
+                        raise ValueError(
+                            f"the background server said nothing for {SERVER_SILENCE_SECONDS} s "
+                            f"(its log is {self.log_path})"
+                        ) from None
+                    continue
+                if not line:
+                    raise ValueError(self._failure())
+                found = re.search(rb"serving on (ws://\S+)", line)
+                if found is not None:
+                    return found.group(1).decode()
+        finally:
+            transport.close()
+
+    def _failure(self) -> str:
+        """Why the server stopped before it listened, in one line: its error, as its log
+        has it."""
+        status = self.process.wait()
+        with self.log_path.open("rb") as log_file:
+            log_file.seek(self._log_start)
+            text = log_file.read().decode(errors="replace")
+        cause = server_error(text) or f"it exited with status {status}"
+        return f"the background server did not start: {cause} (its log is {self.log_path})"
+
+    def stop(self) -> None:
+        end_process(self.process, SERVER_STOP_SECONDS)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def server_error(log: str) -> str | None:
+    """The error a server's log ends on: its `arena serve: error:` line, the last line of a
+    traceback, or an error event's words; None when it has none."""
+    lines = [line for line in log.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith("arena serve: error: "):
+            return line.removeprefix("arena serve: error: ")
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback")]
+    if starts:
+        after = lines[starts[-1] + 1 :]
+        return next((line for line in after if not line.startswith(" ")), lines[starts[-1]])
+    for line in reversed(lines):
+        with contextlib.suppress(ValueError, AttributeError):
+            event = json.loads(line)
+            if event.get("level") in ("error", "critical"):
+                exception = str(event.get("exception", "")).strip().splitlines()
+                return " ".join([str(event.get("event")), *exception[-1:]])
+    return None
+
+
 @contextlib.contextmanager
 def _background_server(data_dir: Path) -> Iterator[str]:
-    """`arena serve` as a child process on a free local port with one house-bot worker, its
-    log in the data folder; yields its URL once it listens, and stops it (its worker and Redis
-    with it) on exit. It also gets SIGTERM if this process dies, however it dies."""
-    folder = Path(os.path.abspath(data_dir))
-    folder.mkdir(parents=True, exist_ok=True)
-    log_path = folder / SERVER_LOG_NAME
-    command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
-    command += ["--port", "0", "--workers", "1", "--data-dir", str(folder)]
-    with log_path.open("ab") as log_file:
-        server = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=log_file,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            preexec_fn=end_with_parent,
-        )
+    """A `BackgroundServer`'s URL once it listens; stopped on exit."""
+    server = BackgroundServer(data_dir)
     try:
-        yield _serving_url(server, log_path)
+        yield asyncio.run(server.url())
     finally:
-        end_process(server, SERVER_STOP_SECONDS)
-        if server.stdout is not None:
-            server.stdout.close()
-
-
-def _serving_url(server: subprocess.Popen[bytes], log_path: Path) -> str:
-    """The URL the server prints once it listens; a ValueError with its log's last line if it
-    stops or stays silent first."""
-    assert server.stdout is not None
-    deadline = monotonic() + SERVER_START_SECONDS
-    while (left := deadline - monotonic()) > 0:
-        readable, _, _ = select.select([server.stdout], [], [], left)
-        if not readable:
-            break
-        line = server.stdout.readline()
-        if not line:
-            break
-        found = re.search(rb"serving on (ws://\S+)", line)
-        if found is not None:
-            return found.group(1).decode()
-    lines = log_path.read_text(errors="replace").strip().splitlines()
-    last = f": {lines[-1]}" if lines else ""
-    raise ValueError(f"the background server did not start (its log is {log_path}){last}")
+        server.stop()
 
 
 if __name__ == "__main__":

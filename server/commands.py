@@ -17,7 +17,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import urllib.parse
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
@@ -29,9 +28,10 @@ import structlog
 import websockets.asyncio.server
 
 from clients.connection import ArenaError
+from clients.tui.labels import readiness_text
 from engine.records import GameRecord, read_records
 from server import identity
-from server.app import Arena, stop_serving
+from server.app import HOUSE_BOTS_SECONDS, Arena, stop_serving
 from server.cli import DEFAULT_DATA_DIR, command_name, connected
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, StoredGame, open_redis
@@ -42,7 +42,7 @@ from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
 from server.protocol import DEFAULT_GAME, GameStatus, LadderStandings, ProtocolError, Standings
 from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis
 from server.web.origins import origin
-from server.worker import HOUSE_BOTS, prepare_house_bots, run_worker
+from server.worker import HOUSE_BOTS, run_worker
 
 __all__ = ["MAX_FRAME", "add_commands"]
 
@@ -397,7 +397,10 @@ def _answers_ping(path: Path) -> bool:
 
 def _serve(args: argparse.Namespace) -> int:
     configure_logging()
+    if not args.redis_url:
+        _progress("starting Redis")
     with _redis_url(args) as url:
+        _progress("starting the server")
         workers = [_start_worker(url) for _ in range(args.workers)]
         try:
             _run_loop(_serve_until_stopped(url, args))
@@ -456,7 +459,9 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         print(f"arena: serving on ws://{host}:{bound[0][1]}  (Ctrl-C stops)", flush=True)
         print(f"arena: in a browser, http://{host}:{bound[0][1]}/", flush=True)
         _settle_garbage_collector()
+        saying = asyncio.create_task(_say_readiness(arena))
         await stop.wait()
+        saying.cancel()
         log.info("stopping", connections=len(arena.sessions))
     finally:
         # Each step is bounded: a client that does not answer its close frame, or a Redis
@@ -468,6 +473,28 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         with contextlib.suppress(TimeoutError, OSError):
             await asyncio.wait_for(redis.aclose(), CLOSE_SECONDS)
         log.info("stopped")
+
+
+def _progress(doing: str) -> None:
+    """Say on stderr what the server is doing as it starts (`arena play` shows it as it
+    waits); stdout's first line stays the one that says where it listens."""
+    # A reader gone (`arena play` stopping) is no reason to fail.
+    with contextlib.suppress(OSError):
+        print(f"arena serve: {doing}", file=sys.stderr, flush=True)
+
+
+async def _say_readiness(arena: Arena) -> None:
+    """Say on stdout how the rules and the house bots get ready, at each change, until every
+    one is."""
+    said = None
+    while True:
+        news = arena.house_bots_news
+        if news is not None and news != said:
+            said = news
+            _progress(readiness_text(news))
+            if news.rules_ready and news.ready and not news.preparing:
+                return
+        await asyncio.sleep(HOUSE_BOTS_SECONDS)
 
 
 def _settle_garbage_collector() -> None:
@@ -507,19 +534,13 @@ def _stop_event() -> asyncio.Event:
 
 def _worker(args: argparse.Namespace) -> int:
     configure_logging()
-    # Bound before the house bots compile (up to minutes), so a port in use fails at once.
+    # Bound before the house bots are prepared, so a port in use fails at once.
     metrics = None if args.metrics_port is None else _listen(args.metrics_host, args.metrics_port)
     try:
         with _redis_url(args) as url:
-            log.info("worker_compiling")
-            stopped = _compile_house_bots()
-            if stopped is not None:
-                log.info("worker_stopped", signal=stopped, compiling=True)
-                return 0
-            _settle_garbage_collector()
 
             async def work() -> None:
-                await run_worker(url, _stop_event(), metrics)
+                await run_worker(url, _stop_event(), metrics, _settle_garbage_collector)
 
             _run_loop(work())
     finally:
@@ -533,45 +554,6 @@ def _listen(host: str, port: int) -> socket.socket:
         return socket.create_server((host, port))
     except OSError as error:
         raise OSError(f"cannot listen for metrics on {host}:{port}: {error.strerror}") from None
-
-
-class _StopSignalError(Exception):
-    """SIGINT or SIGTERM arrived: the message is the signal's name."""
-
-
-def _compile_house_bots() -> str | None:
-    """Compile the house bots in a daemon thread while the main thread waits for it, so that
-    SIGINT or SIGTERM ends the wait at once: under the event loop a stop would wait for the
-    compiler, a minute or two on a fresh install, and an exception raised into the compiler
-    itself is caught and garbled by numba. Returns the signal's name if one came first (the
-    thread then dies with the process; numba writes its cache files whole or not at all)."""
-    failures: list[Exception] = []
-
-    def compile_all() -> None:
-        try:
-            prepare_house_bots()
-        except Exception as error:
-            failures.append(error)
-
-    def stop(signum: int, frame: object) -> None:
-        raise _StopSignalError(signal.Signals(signum).name)
-
-    thread = threading.Thread(target=compile_all, name="compile-house-bots", daemon=True)
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        thread.start()
-        # In short waits: a signal may be delivered to the compiling thread, and then a wait
-        # without end would not be interrupted; the main thread runs the handler when it wakes.
-        while thread.is_alive():
-            thread.join(0.2)
-    except _StopSignalError as stopped:
-        return str(stopped)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if failures:
-        raise failures[0]
-    return None
 
 
 def _user_create(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ cache that lets the next move of a game skip reading Redis. Every clock reading 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
@@ -99,6 +100,10 @@ class GameStore:
     # Attempts at a commit before giving up: each retry means another process changed the game
     # between our read and our write, which only a burst of actions on one game causes.
     ATTEMPTS = 8
+    # Set once this process has its games' rules compiled (or loaded from numba's cache), when
+    # it warms them after it listens (server/app.py): until then a new game or a move waits,
+    # rather than compile them on the event loop. None: the rules are there when needed.
+    rules_ready: asyncio.Event | None = None
 
     def __init__(
         self,
@@ -131,6 +136,12 @@ class GameStore:
     async def load(self, game_id: str) -> StoredGame:
         return await self.storage.load(game_id)
 
+    async def _rules(self) -> None:
+        """Wait, if need be, for this process's rules (see `rules_ready`)."""
+        ready = self.rules_ready
+        if ready is not None and not ready.is_set():
+            await ready.wait()
+
     async def create(
         self,
         white: Player,
@@ -146,6 +157,7 @@ class GameStore:
     ) -> GameStarted:
         """Start a game of the registered game `game` from a named setup (or a position text):
         its `game_started`, also published to both players' user channels."""
+        await self._rules()
         stored, started = referee.new_game(
             white,
             black,
@@ -172,6 +184,7 @@ class GameStore:
         The game this process last committed is tried first without reading Redis; the commit
         checks the version, so a stale copy only costs a retry, and a refusal is always
         decided on the stored game."""
+        await self._rules()
         heartbeat = self.heartbeat
         if heartbeat is not None and heartbeat.due(now):
             await heartbeat.beat(now)

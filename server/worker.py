@@ -11,6 +11,8 @@ import contextlib
 import os
 import socket
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -21,10 +23,20 @@ from engine.search.budget import HOUSE_BOT, Turn
 from engine.search.registry import bot_names, make_bot
 from server.clock import now_ms
 from server.games import AI_STREAM, GameStore, open_redis
+from server.house_queue import take_turn
 from server.metrics import WorkerMetrics, serve_metrics
 from server.protocol import Colour, GameStatus, ProtocolError
+from server.readiness import BOTS, WorkerBots, in_daemon_thread, prepare_order
+from server.slots import SLOTS, WORKER_SLOTS
 
-__all__ = ["GROUP", "HOUSE_BOTS", "RECLAIM_MS", "WORKERS", "Worker", "workers_ready"]
+__all__ = [
+    "GROUP",
+    "HOUSE_BOTS",
+    "RECLAIM_MS",
+    "WORKERS",
+    "Worker",
+    "workers_ready",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -45,18 +57,30 @@ def prepare_house_bots() -> None:
     """Compile every house bot's kernels, so that no bot's clock pays for it: seconds from
     numba's on-disk cache, a minute or two on a fresh install."""
     for name in HOUSE_BOTS:
-        make_bot(name).prepare()
+        _prepare_bot(name)
+
+
+def _prepare_bot(name: str) -> None:
+    make_bot(name).prepare()
 
 
 class Worker:
     """One consumer of the request stream; `run` until `stop` is set."""
 
-    def __init__(self, redis: aioredis.Redis, name: str | None = None) -> None:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        name: str | None = None,
+        on_ready: Callable[[], None] | None = None,
+    ) -> None:
         self.redis = redis
         self.store = GameStore(redis)
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.log = log.bind(worker=self.name)
-        self.ready = asyncio.Event()  # set once the bots are compiled and requests are taken
+        self.ready = asyncio.Event()  # set once every house bot is prepared
+        self.prepared: list[str] = []  # the house bots ready to play, in the order they were
+        # Called once every house bot is prepared (`arena worker` settles its collector then).
+        self.on_ready = on_ready
         self.metrics = WorkerMetrics(self)
 
     async def ensure_group(self) -> None:
@@ -64,27 +88,59 @@ class Worker:
             await self.redis.xgroup_create(AI_STREAM, GROUP, id="0", mkstream=True)
 
     async def run(self, stop: asyncio.Event, prepare: bool = True) -> None:
-        """Take requests until `stop` is set; first compile the house bots unless `prepare` is
-        false (the caller did, see `prepare_house_bots`)."""
+        """Take requests until `stop` is set, from the start: the house bots are prepared one
+        by one meanwhile, quickest first, each offered as soon as it is ready (`prepare`
+        false: the caller has prepared them all, see `prepare_house_bots`). The worker counts
+        as ready (WORKERS, for the ladders' anchors) once all are."""
         await self.ensure_group()
-        if prepare:
-            await asyncio.to_thread(prepare_house_bots)
-        await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
-        self.ready.set()
-        self.log.info("worker_started")
-        beat = asyncio.create_task(self._heartbeat())
+        if not prepare:
+            self.prepared = list(prepare_order(HOUSE_BOTS))
+        tasks = [asyncio.create_task(self._heartbeat()), asyncio.create_task(self._prepare())]
         try:
             await self._serve_requests(stop)
         finally:
-            beat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beat
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await self.redis.zrem(WORKERS, self.name)
+            await self.redis.hdel(SLOTS, self.name)
+            await self.redis.hdel(BOTS, self.name)
+            self.log.info("worker_stopped", compiling=not self.ready.is_set())
+
+    async def _prepare(self) -> None:
+        """Prepare each house bot not yet prepared, telling the servers as each is ready."""
+        started = time.monotonic()
+        if len(self.prepared) < len(HOUSE_BOTS):
+            self.log.info("worker_compiling")
+        for name in prepare_order(HOUSE_BOTS):
+            if name in self.prepared:
+                continue
+            self.log.info("bot_preparing", bot=name)
+            await in_daemon_thread(partial(_prepare_bot, name))
+            self.prepared.append(name)
+            self.log.info("bot_ready", bot=name, seconds=round(time.monotonic() - started, 1))
+            await self._tell_bots()
+        await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
+        await self.redis.hset(SLOTS, self.name, WORKER_SLOTS)
+        self.ready.set()
+        self.log.info("worker_started")
+        if self.on_ready is not None:
+            self.on_ready()
+
+    async def _tell_bots(self) -> None:
+        preparing = tuple(n for n in prepare_order(HOUSE_BOTS) if n not in self.prepared)
+        until = now_ms() + HEARTBEAT_MS
+        await WorkerBots(tuple(self.prepared), preparing, until).tell(self.redis, self.name)
 
     async def _heartbeat(self) -> None:
-        """Tell the servers a worker is ready, so they offer the house bots."""
+        """Tell the servers which house bots this worker plays and which it is preparing, and
+        once it has them all, that it is ready (so they schedule the ladders' anchors)."""
         while True:
-            await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
+            await self._tell_bots()
+            if self.ready.is_set():
+                await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
             await asyncio.sleep(HEARTBEAT_MS / 3000)
 
     async def _serve_requests(self, stop: asyncio.Event) -> None:
@@ -131,7 +187,7 @@ class Worker:
         thought = asyncio.Event()
         touch = asyncio.create_task(self._touch(entry_id, thought))
         try:
-            outcome = "played" if await self._move(game_id, ply) else "skipped"
+            outcome = "played" if await self._move(game_id, ply, entry_id) else "skipped"
         except Exception:
             # Left pending: it is reclaimed and tried again, unless it keeps failing.
             if await self._deliveries(entry_id) < MAX_DELIVERIES:
@@ -169,7 +225,7 @@ class Worker:
             pending = 0
         return int(length), int(pending)
 
-    async def _move(self, game_id: str, ply: int) -> bool:
+    async def _move(self, game_id: str, ply: int, request: str) -> bool:
         """Think and play the move the request asks for; False when there is none to play."""
         try:
             game = await self.store.load(game_id)
@@ -182,6 +238,11 @@ class Worker:
         spec = game.house[side]
         if spec is None:
             return False
+        # The time the request waited in the queue is given back: the turn counts from now.
+        taken = await take_turn(self.store, game, request, now_ms())
+        if taken is None:
+            return False  # another request has the turn
+        game = taken
         bot_name, _, strength_text = spec.partition("@")
         strength = int(strength_text or 10)
         player = game.player(colour)
@@ -229,20 +290,23 @@ def _text(value: bytes | str) -> str:
 
 
 async def run_worker(
-    redis_url: str, stop: asyncio.Event, metrics: socket.socket | None = None
+    redis_url: str,
+    stop: asyncio.Event,
+    metrics: socket.socket | None = None,
+    on_ready: Callable[[], None] | None = None,
 ) -> None:
-    """A worker on `redis_url` until `stop` is set, for a process that has already compiled
-    the house bots with `prepare_house_bots`; it answers `GET /metrics` on the bound socket
+    """A worker on `redis_url` until `stop` is set, preparing the house bots as it goes and
+    calling `on_ready` once it has them all; it answers `GET /metrics` on the bound socket
     `metrics` if there is one."""
     redis = open_redis(redis_url)
-    worker = Worker(redis)
+    worker = Worker(redis, on_ready=on_ready)
     server = None
     try:
         if metrics is not None:
             server = await serve_metrics(worker.metrics, metrics)
             host, port = metrics.getsockname()[:2]
             worker.log.info("metrics_serving", address=f"{host}:{port}")
-        await worker.run(stop, prepare=False)
+        await worker.run(stop)
     finally:
         if server is not None:
             server.close()

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import ClassVar, TypeVar
 
 from textual import work
@@ -24,6 +25,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 from clients.connection import ArenaClient, ArenaError, Backoff
 from clients.tui.game import GameScreen
 from clients.tui.help import APP_BINDINGS, show_keys
+from clients.tui.lines import say
 from clients.tui.lobby import LobbyScreen
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.signin import SignInScreen
@@ -31,6 +33,7 @@ from server.protocol import (
     ErrorCode,
     Event,
     GameSnapshot,
+    HouseBots,
     ListOffers,
     OfferList,
     Offers,
@@ -49,10 +52,13 @@ __all__ = [
 ]
 
 E = TypeVar("E", bound=Event)
+# Starts a server and returns its URL once it listens, telling a callable what it is doing.
+Starting = Callable[[Callable[[str], None]], Awaitable[str]]
 
 # What failing to reach a server raises: nothing listens, no websocket there, a bad URL.
 CONNECT_ERRORS = (OSError, ConnectionError, InvalidHandshake, InvalidURI, TimeoutError)
 CONNECT_SECONDS = 10.0  # for a connection to open and answer `hello`
+STARTING_TITLE = "a server of its own, starting"  # where the server's URL shows until it listens
 NOTICES_KEPT = 100
 SIGNED_OUT_SECONDS = 30.0  # the sign-out notice stays long enough to be read on return
 
@@ -134,14 +140,24 @@ class ArenaApp(App[None]):
 
     def __init__(
         self,
-        url: str,
+        url: str | None,
         client: ArenaClient | None = None,
         watch: str | None = None,
         *,
         ascii: bool = False,
+        starting: Starting | None = None,
     ) -> None:
+        """With no `url`, `starting` starts the server and gives its URL once it listens,
+        telling meanwhile what the server is doing (`arena play` on a server of its own); it
+        raises a ValueError naming the cause if the server does not start, and the app then
+        ends with that as its `failure`."""
         super().__init__()
-        self.url = url
+        self.url = url or ""
+        self.starting = starting
+        self.failure: str | None = None
+        self._up = asyncio.Event()  # the server listens at `url`
+        if url:
+            self._up.set()
         # The boards draw in ASCII (`arena play --ascii`).
         self.ascii = ascii
         self.client = client
@@ -153,7 +169,7 @@ class ArenaApp(App[None]):
         self.notices: deque[str] = deque(maxlen=NOTICES_KEPT)
 
     def on_mount(self) -> None:
-        self.sub_title = self.url
+        self.sub_title = self.url or STARTING_TITLE
         self.push_screen(SignInScreen())
         if self.client is None:
             self._connect()
@@ -164,6 +180,8 @@ class ArenaApp(App[None]):
 
     @work(exclusive=True, group="connect")
     async def _connect(self) -> None:
+        if not self._up.is_set():
+            await self._start_server()
         try:
             self.client = await open_connection(self.url)
         except UnreachableError as error:
@@ -171,9 +189,26 @@ class ArenaApp(App[None]):
         else:
             self.connection = "connected"
 
+    async def _start_server(self) -> None:
+        """Start the server of `starting`, showing what it does on the connection's line."""
+        assert self.starting is not None
+        try:
+            self.url = await self.starting(self._server_says)
+        except ValueError as error:
+            self.failure = str(error)
+            self.exit(return_code=2)
+            return
+        self.sub_title = self.url
+        say(self.screen, "#server", self.url)
+        self._up.set()
+
+    def _server_says(self, doing: str) -> None:
+        self.connection = f"connecting: {doing}"
+
     async def sign_in(self, user: str | None, password: str = "") -> None:
-        """Log in as `user` (a guest when None) and open the lobby; raises ArenaError with the
-        server's message when it refuses."""
+        """Log in as `user` (a guest when None) and open the lobby, once the server listens;
+        raises ArenaError with the server's message when it refuses."""
+        await self._up.wait()
         client = self.client
         if client is None or client.closed:
             # Lost before signing in (nothing to resume): a new connection will do.
@@ -211,6 +246,11 @@ class ArenaApp(App[None]):
         self._follow()
         # Not awaited: the sign-in screen, whose worker calls this, goes with the switch.
         self.switch_screen(self.lobby)
+
+    @property
+    def house_bots(self) -> HouseBots | None:
+        """The house bots ready and still being prepared, as the server last said."""
+        return None if self.client is None else self.client.core.house_bots
 
     async def request(self, request: Request, expect: type[E]) -> E:
         """Send `request` on the current connection and return its reply; raises ArenaError

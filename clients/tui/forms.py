@@ -4,6 +4,7 @@ request to send (None when cancelled)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import ClassVar
 
@@ -56,7 +57,10 @@ class OfferForm(ModalScreen[Request | None]):
         Binding("ctrl+s", "send", "Send"),
     ]
 
-    def __init__(self, offering: Offering, games: tuple[GameOffers, ...]) -> None:
+    def __init__(
+        self, offering: Offering, games: tuple[GameOffers, ...], preparing: Iterable[str] = ()
+    ) -> None:
+        """`preparing`: the house bots the server is still preparing, marked so in the list."""
         if offering is Offering.HOUSE_BOT:
             games = tuple(offers for offers in games if offers.house_bots)
         if not games:
@@ -64,6 +68,7 @@ class OfferForm(ModalScreen[Request | None]):
         super().__init__()
         self.offering = offering
         self.games = {offers.game: offers for offers in games}
+        self.preparing = frozenset(preparing)
 
     def compose(self) -> ComposeResult:
         first = next(iter(self.games.values()))
@@ -84,7 +89,9 @@ class OfferForm(ModalScreen[Request | None]):
                 )
                 if kind is Offering.HOUSE_BOT:
                     yield Label("Bot")
-                    yield Select(_bots(first), allow_blank=False, compact=True, id="bot")
+                    yield Select(
+                        _bots(first, self.preparing), allow_blank=False, compact=True, id="bot"
+                    )
                     yield Label("Strength")
                     yield Select(
                         [(f"{n}", n) for n in range(1, 11)],
@@ -129,7 +136,7 @@ class OfferForm(ModalScreen[Request | None]):
         setup.set_options(_setups(offers))
         setup.value = offers.default_setup
         if self.offering is Offering.HOUSE_BOT:
-            self.query_one("#bot", Select).set_options(_bots(offers))
+            self.query_one("#bot", Select).set_options(_bots(offers, self.preparing))
         self.query_one("#time", Input).value = _suggested_time(offers)
 
     @on(Button.Pressed, "#cancel")
@@ -186,8 +193,9 @@ def _setups(offers: GameOffers) -> list[tuple[str, str]]:
     return [(setup, setup) for setup in offers.setups]
 
 
-def _bots(offers: GameOffers) -> list[tuple[str, str]]:
-    return [(bot, bot) for bot in offers.house_bots]
+def _bots(offers: GameOffers, preparing: frozenset[str]) -> list[tuple[str, str]]:
+    """The house bots, `greedy (preparing)` for one not ready yet: a challenge to it waits."""
+    return [(f"{bot} (preparing)" if bot in preparing else bot, bot) for bot in offers.house_bots]
 
 
 def _suggested_time(offers: GameOffers) -> str:

@@ -3,9 +3,9 @@ typed as `minutes+seconds`."""
 
 from __future__ import annotations
 
-from server.protocol import GameOffers, Player, TimeControl
+from server.protocol import GameOffers, HouseBots, Player, TimeControl
 
-__all__ = ["TimeControlError", "parse_time", "player_text", "time_text"]
+__all__ = ["TimeControlError", "parse_time", "player_text", "readiness_text", "time_text"]
 
 
 class TimeControlError(ValueError):
@@ -22,6 +22,19 @@ def time_text(time: TimeControl) -> str:
 def player_text(player: Player) -> str:
     """`ann (1712)`, or the name alone when the player has no rating."""
     return player.name if player.rating is None else f"{player.name} ({player.rating})"
+
+
+def readiness_text(news: HouseBots) -> str:
+    """`house bots 2 of 8 ready, preparing greedy, mcts`, and first `the rules compiling; `
+    while the server is still compiling its games' rules."""
+    total = len(news.ready) + len(news.preparing)
+    if total == 0:
+        bots = "no house-bot worker is ready yet"
+    else:
+        bots = f"house bots {len(news.ready)} of {total} ready"
+        if news.preparing:
+            bots += f", preparing {', '.join(news.preparing)}"
+    return bots if news.rules_ready else f"the rules compiling; {bots}"
 
 
 def parse_time(text: str, offers: GameOffers) -> TimeControl:

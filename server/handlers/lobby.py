@@ -50,11 +50,15 @@ from server.protocol import (
     SeekRemoved,
     TimeControl,
 )
-from server.worker import workers_ready
+from server.readiness import house_bots
 
 from .route import Route, on
 
 __all__ = ["ROUTES", "LobbyConnection", "LobbyServices", "Matchmaker"]
+
+# When a challenge to a house bot still being prepared is to ask again: it may be ready any
+# second, and a client shows the wait meanwhile.
+PREPARING_RETRY_SECONDS = 2
 
 
 class Matchmaker(GameStarter, Protocol):
@@ -204,12 +208,7 @@ async def challenge(
     house = services.matchmaker.house_bot(request.opponent)
     if house is not None:
         services.offered.terms(request.game).check_house_bot(house.name)
-        if not await workers_ready(services.redis, now_ms()):
-            raise ProtocolError(
-                ErrorCode.UNAVAILABLE,
-                "no house-bot worker is ready (one may still be starting); try again soon",
-                retry_after=10,
-            )
+        await _house_bot_ready(services, house.name)
         started = await services.matchmaker.start_game(
             me,
             house,
@@ -246,6 +245,26 @@ async def challenge(
     )
     info = await services.lobby.add_challenge(info)
     connection.reply(ChallengeAdded(info, id=request.id))
+
+
+async def _house_bot_ready(services: LobbyServices, bot: str) -> None:
+    """Refuse, with `unavailable` and when to ask again, a house bot no worker plays yet: one
+    still being prepared (compiled after an install), or none running."""
+    bots = await house_bots(services.redis, now_ms())
+    if bot in bots.ready:
+        return
+    if bot in bots.preparing:
+        total = len(bots.ready) + len(bots.preparing)
+        raise ProtocolError(
+            ErrorCode.UNAVAILABLE,
+            f"{bot} is still being prepared ({len(bots.ready)} of {total} house bots ready)",
+            retry_after=PREPARING_RETRY_SECONDS,
+        )
+    raise ProtocolError(
+        ErrorCode.UNAVAILABLE,
+        "no house-bot worker is ready (one may still be starting); try again soon",
+        retry_after=10,
+    )
 
 
 async def accept_challenge(

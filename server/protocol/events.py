@@ -74,6 +74,7 @@ __all__ = [
     "GameList",
     "GameSnapshot",
     "GameStarted",
+    "HouseBots",
     "LadderMembership",
     "MovePlayed",
     "OfferList",
@@ -282,6 +283,18 @@ class Synced(Event, tag="synced"):
 
 
 @dataclass(frozen=True)
+class HouseBots(Event, tag="house_bots"):
+    """What is ready to play, as a server starts: the house bots a worker is `ready` to play
+    now, those still `preparing` (being compiled, in the order they will be ready), and
+    whether this server has its games' rules ready (`rules_ready`; until then a new game or a
+    move waits for them). Sent after `welcome` and whenever it changes."""
+
+    ready: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
+    preparing: Annotated[tuple[UserName, ...], Length(0, MAX_LISTED)] = ()
+    rules_ready: bool = True
+
+
+@dataclass(frozen=True)
 class LadderMembership(Event, tag="ladder_membership"):
     """The reply to `join_ladder` and `leave_ladder`: whether the bot is now a `member` of the
     ladder, the `games` it plays there at once (0 when not a member), and whether the request
@@ -344,6 +357,7 @@ EVENTS = by_tag(
     GameEnded,
     Synced,
     Analysis,
+    HouseBots,
     LadderMembership,
     Standings,
     PlayerProfile,

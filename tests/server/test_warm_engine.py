@@ -1,5 +1,6 @@
-"""A server process loads the engine's compiled kernels when it starts, so the first game and
-move of a player do not wait for them (about 300 ms in a fresh process)."""
+"""A server process loads the engine's compiled kernels as it starts (after it listens: its
+`rules_ready` says when), so the first game and move of a player do not wait for them (about
+300 ms in a fresh process)."""
 
 import json
 import subprocess
@@ -29,6 +30,7 @@ async def main():
     redis = open_redis(sys.argv[1])
     arena = Arena(redis)
     await arena.start()
+    await arena.rules_ready.wait()
     moves = ["d1-d7/g7", "d10-d8/f8"]
     before = loaded()
     ann, bob = Player("ann", PlayerKind.GUEST), Player("bob", PlayerKind.GUEST)

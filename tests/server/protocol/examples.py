@@ -34,6 +34,7 @@ from server.protocol import (
     Guest,
     Hello,
     HistoryPoint,
+    HouseBots,
     JoinLadder,
     LadderGame,
     LadderMembership,
@@ -210,6 +211,7 @@ EVENTS: list[Event] = [
     GameEnded("g42", 8, Termination.RESIGNATION, CLOCKS, Colour.BLACK),
     GameEnded("g7", 2, Termination.ABORTED, Clocks(180_000, 180_000)),
     Synced("g42", 8, id=11),
+    HouseBots(("random", "mobility"), ("greedy", "invader"), rules_ready=False),
     LadderMembership("fast", True, 1, True, "amazons", "6x6", TimeControl(10, 0), id=14),
     LadderMembership("fast", False, 0, False, id=15),
     Standings(
