@@ -58,6 +58,7 @@ from server.protocol import (
     Resign,
     SeekInfo,
     SeekList,
+    Termination,
 )
 from server.protocol.limits import MAX_ENGINE_LENGTH
 
@@ -203,6 +204,8 @@ class BotPlayer:
         self.free_plies = DEFAULT_FREE_PLIES
         self._connected = asyncio.Condition()  # notified when `client` changes
         self._thinking: dict[tuple[str, int], asyncio.Task[None]] = {}
+        # The moves whose engine is choosing now: (game id, ply) -> monotonic time it began.
+        self._choosing: dict[tuple[str, int], float] = {}
         self._refusals: dict[tuple[str, int], int] = {}
         self._engines: dict[str, Engine] = {}  # one per game: engines keep state between moves
         # The games there were when the bot joined quick pairing, while it waits there.
@@ -555,6 +558,7 @@ class BotPlayer:
                 self._thinking[key] = task
                 task.add_done_callback(functools.partial(self._thought, key))
             for view in self._ended(client):
+                self._name_lateness(view)
                 # A move still being chosen is of no use now; its program is ended with it.
                 unfinished = [t for (g, _), t in self._thinking.items() if g == view.game_id]
                 for task in unfinished:
@@ -569,6 +573,30 @@ class BotPlayer:
                     game_id=view.game_id,
                     winner=str(view.winner),
                     termination=str(view.termination),
+                )
+
+    def _name_lateness(self, view: GameView) -> None:
+        """Log the engine's failure when the server's clock ran out on a move it was still
+        choosing: the server flags a bot before the runner gives up on its engine, so this is
+        the only word of it."""
+        lost = (
+            view.termination is Termination.TIME_FORFEIT
+            and self.name is not None
+            and view.winner is not None
+            and view.winner is not view.colour_of(self.name)
+        )
+        for (game_id, ply), since in list(self._choosing.items()):
+            if game_id != view.game_id:
+                continue
+            del self._choosing[game_id, ply]
+            if lost:
+                self.log.error(
+                    "engine_failed",
+                    game_id=game_id,
+                    ply=ply,
+                    reason=f"engine {self.engine_spec} gave no move within "
+                    f"{monotonic() - since:.1f} s at ply {ply}: the server's clock ran out "
+                    "first, and the game was lost on time",
                 )
 
     def _thought(self, key: tuple[str, int], task: asyncio.Task[None]) -> None:
@@ -588,6 +616,7 @@ class BotPlayer:
         """Choose the move for `view` and deliver it, across reconnections if need be."""
         game_id, ply = view.game_id, view.ply
         context = self.log.bind(game_id=game_id, ply=ply)
+        self._choosing[game_id, ply] = monotonic()
         try:
             text = await self._choose(view)
         except EngineError as error:
@@ -600,6 +629,8 @@ class BotPlayer:
             context.exception("engine_failed")
             await self._resign(game_id, "the engine failed")
             return
+        finally:
+            self._choosing.pop((game_id, ply), None)
         failed: ArenaClient | None = None
         while True:
             client = await self._connection(failed)
