@@ -34,6 +34,7 @@ from server.protocol import (
     MovePlayed,
     Player,
     ProtocolError,
+    Spectators,
     TimeControl,
     decode_event,
 )
@@ -410,7 +411,10 @@ class GameStore:
         return [game for game in games if game.status is GameStatus.PLAYING]
 
     async def count_spectator(self, game_id: str, change: int) -> None:
-        await self.redis.hincrby(SPECTATORS, game_id, change)
+        """Count a spectator of a game in (+1) or out (-1), and tell those who follow the game
+        how many watch now."""
+        count = await self.redis.hincrby(SPECTATORS, game_id, change)
+        await self.redis.publish(channel(game_id), Spectators(game_id, max(0, count)).to_wire())
 
     async def _commit(
         self,

@@ -43,6 +43,7 @@ from server.protocol import (
     Request,
     Resign,
     ServerConnection,
+    Spectators,
 )
 
 if TYPE_CHECKING:
@@ -151,7 +152,9 @@ class Session:
 
     def deliver(self, channel_name: str, data: bytes, event: dict[str, Any]) -> None:
         """A frame published on a followed channel, and its map."""
-        if game_of(channel_name) is not None:
+        if game_of(channel_name) is not None and event.get("t") == Spectators.TAG:
+            self.push(data)  # news of the game, not one of its events: no version to keep
+        elif game_of(channel_name) is not None:
             try:
                 game_id, version = event["game_id"], event["version"]
             except KeyError:

@@ -85,6 +85,7 @@ __all__ = [
     "SeekAdded",
     "SeekList",
     "SeekRemoved",
+    "Spectators",
     "Standings",
     "Synced",
     "Welcome",
@@ -283,6 +284,15 @@ class Synced(Event, tag="synced"):
 
 
 @dataclass(frozen=True)
+class Spectators(Event, tag="spectators"):
+    """How many watch a live game, to its players and spectators as the count changes. News
+    about the game, not one of its events: it has no version and is not replayed."""
+
+    game_id: GameId
+    count: Count
+
+
+@dataclass(frozen=True)
 class HouseBots(Event, tag="house_bots"):
     """What is ready to play, as a server starts: the house bots a worker is `ready` to play
     now, those still `preparing` (being compiled, in the order they will be ready), and
@@ -358,6 +368,7 @@ EVENTS = by_tag(
     Synced,
     Analysis,
     HouseBots,
+    Spectators,
     LadderMembership,
     Standings,
     PlayerProfile,

@@ -5,9 +5,11 @@ a new game like it, and the spectators counted as they come and go."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
+import msgpack
 import pytest
 from playwright.async_api import Browser, Page, WebSocketRoute, expect
 from redis.asyncio import Redis
@@ -113,7 +115,9 @@ async def test_the_status_line_says_each_step_of_a_move_and_the_example_is_a_leg
 
 
 @pytest.mark.asyncio
-async def test_resigning_asks_again_with_a_way_back(browser: Browser, redis_url: str) -> None:
+async def test_resigning_asks_again_with_a_way_back(
+    browser: Browser, redis_url: str, artifacts: Path
+) -> None:
     async with serving(redis_url) as url:
         black = await guest(url)
         page, errors = await open_page(browser, http_url(url) + "/", "phone")
@@ -123,7 +127,7 @@ async def test_resigning_asks_again_with_a_way_back(browser: Browser, redis_url:
         await page.click("#resign")
         await expect(page.locator("#resign")).to_have_text("Really resign?")
         await expect(page.locator("#abort")).to_be_visible()
-        await page.screenshot(path="test-artifacts/web/game-resign-confirm-phone.png")
+        await page.screenshot(path=artifacts / "game-resign-confirm-phone.png")
         await page.click("#resign-cancel")
         await expect(page.locator("#resign")).to_have_text("Resign")
         await expect(page.locator("#resign-cancel")).to_be_hidden()
@@ -353,3 +357,43 @@ async def test_a_house_bot_rematch_swaps_colours_and_a_new_game_keeps_them(
         assert (await players(page))[0] == "random"
         await expect(page.locator(".terms")).to_have_text("6x6 · 5+0 · casual")
         assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_the_spectator_count_changes_as_spectators_come_and_go_with_no_polling(
+    browser: Browser, redis_url: str
+) -> None:
+    async with serving(redis_url) as url:
+        black = await guest(url)
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        sent: list[str] = []  # the type of each request the page sends
+
+        async def relay(socket: WebSocketRoute) -> None:
+            server = socket.connect_to_server()
+
+            def forward(message: str | bytes) -> None:
+                if isinstance(message, bytes):
+                    sent.append(msgpack.unpackb(message)["t"])
+                server.send(message)
+
+            socket.on_message(forward)
+
+        await page.route_web_socket(re.compile(".*"), relay)
+        await page.goto(http_url(url) + "/")
+        await online_name(page)
+        seek = Seek(TimeControl(300, 0), setup="6x6", colour=ColourPreference.BLACK)
+        game_id = await seek_taken(page, black, seek)
+        count = page.locator("#spectators")
+        await expect(count).to_have_text("0 watching", timeout=WAIT_MS)
+        asked = sent.count("list_games")
+        watcher, _ = await open_page(browser, f"{http_url(url)}/game/{game_id}")
+        await expect(count).to_have_text("1 watching", timeout=WAIT_MS)
+        await watcher.close()
+        await expect(count).to_have_text("0 watching", timeout=WAIT_MS)
+        # Pushed, not polled: the page asked for no game list meanwhile, nor in the next 6 s.
+        await asyncio.sleep(6)
+        assert sent.count("list_games") == asked
+        assert errors == []
+        await black.close()

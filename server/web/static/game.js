@@ -20,7 +20,6 @@ const TICK_MS = 100; // clocks show tenths under 10 s
 const FREE_PLIES = 2; // each side's first move is off the clock (docs/protocol.md)
 const DRAG_START_PX = 6; // a press that moves further than this is a drag, not a click
 const CONFIRM_MS = 8000; // how long "resign" waits for its second press (or Cancel)
-const SPECTATORS_POLL_MS = 5000; // the spectator count is the lobby's game list, asked again
 const REVIEW_KEYS = { ArrowLeft: -1, ArrowRight: 1 };
 // The games with a board on this page.
 const BOARDS = new Set(["amazons", "bao"]);
@@ -54,7 +53,6 @@ export class GamePage {
     this.#build(root);
     if (started !== null) this.#replace({ ...started, moves: [], status: "playing" });
     this.timer = setInterval(() => this.#renderClocks(), TICK_MS);
-    this.spectatorTimer = setInterval(() => this.#countSpectators(), SPECTATORS_POLL_MS);
     this.onKey = (event) => this.#key(event);
     document.addEventListener("keydown", this.onKey);
     this.render();
@@ -63,7 +61,6 @@ export class GamePage {
   close() {
     clearInterval(this.timer);
     clearTimeout(this.confirmTimer);
-    clearInterval(this.spectatorTimer);
     clearTimeout(this.analysisRetry);
     document.removeEventListener("keydown", this.onKey);
   }
@@ -384,21 +381,26 @@ export class GamePage {
     );
   }
 
+  // How many watch: asked once as the page comes online (the lobby's game list), then pushed by
+  // the server as spectators come and go (`spectators`).
   #countSpectators() {
-    const game = this.game;
-    if (game === null || game.status !== "playing" || !this.connection.online) {
-      this.spectators.textContent = "";
+    if (this.game?.status !== "playing" || !this.connection.online) {
+      this.#showSpectators(undefined);
       return;
     }
     this.connection.request({ t: "list_games" }).then(
       (reply) => {
         const found = reply.games.find((summary) => summary.game_id === this.gameId);
-        const count = found?.spectators;
-        this.spectators.textContent =
-          count === undefined ? "" : count === 1 ? "1 watching" : `${count} watching`;
+        this.#showSpectators(found?.spectators);
       },
       () => {},
     );
+  }
+
+  #showSpectators(count) {
+    const playing = this.game?.status === "playing";
+    this.spectators.textContent =
+      count === undefined || !playing ? "" : count === 1 ? "1 watching" : `${count} watching`;
   }
 
   #button(id, text, action) {
@@ -431,6 +433,10 @@ export class GamePage {
     if (this.rematch !== null) this.rematch.receive(message);
     else if (this.rematchLoading !== null) this.rematchHeld.push(message);
     if (message.game_id !== this.gameId) return;
+    if (message.t === "spectators") {
+      this.#showSpectators(message.count);
+      return;
+    }
     if (message.t === "game_state") {
       if (this.game === null || message.version >= this.game.version) this.#replace(message);
       this.resyncing = false;
@@ -493,6 +499,7 @@ export class GamePage {
       this.sound.move();
     } else if (event.t === "game_ended") {
       game.status = "ended";
+      this.#showSpectators(undefined);
       game.winner = event.winner;
       game.termination = event.termination;
       this.choice.clear();
