@@ -160,8 +160,8 @@ class Clock:
       `outOfTime(withGrace)`), so a move already on its way over a slow link is not beaten by the
       server's own timer.
     - **Outages.** While no server process is up, nobody can move, so no clock may run: the
-      server gives the side to move back the time the outage held it (`delayed`), its
-      first-move window included (server/outage.py).
+      server gives the side to move back the time the outage held it (`delayed`), and a first
+      move's window starts again (server/outage.py).
     """
 
     white_ms: int
@@ -329,8 +329,7 @@ class Clock:
 
     def delayed(self, held_ms: int) -> Clock:
         """The clock with its turn started `held_ms` later: time in which the side to move
-        could not move (no server was up) is neither charged nor counted toward its first-move
-        window, and the deadline moves on with it."""
+        could not move (no server was up) is not charged, and the deadline moves on with it."""
         if held_ms < 0:
             raise ValueError(f"a clock cannot be held back a negative time, got {held_ms} ms")
         if held_ms == 0:

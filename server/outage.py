@@ -109,9 +109,10 @@ def resume(
     game: StoredGame, outages: Sequence[Outage], now: int
 ) -> tuple[StoredGame, ClockUpdate] | None:
     """The game given back what the `outages` (oldest first) it has not been given yet held it:
-    the side to move's clock (or first-move window) and a player's time away, toward a claim,
-    stand still through them. None when it is owed nothing. Its `clock` event carries the
-    clocks as they read at `now`."""
+    the side to move's clock and a player's time away, toward a claim, stand still through
+    them, and a first move's window starts again whole at `now`, with the game's `clock` event
+    (a client times that window from the event, as it does from the move before). None when it
+    is owed nothing. The event carries the clocks as they read at `now`."""
     credited: int = game.extra.get(CREDITED, 0)
     owed = [outage for outage in outages if outage.end > credited]
     if game.status is not GameStatus.PLAYING or not owed:
@@ -121,6 +122,8 @@ def resume(
     for outage in owed:
         clock = clock.delayed(outage.held(clock.turn_start))
         away = {side: since + outage.held(since) for side, since in away.items()}
+    if not clock.running:
+        clock = clock.delayed(max(0, now - clock.turn_start))
     extra = {**game.extra, CREDITED: owed[-1].end}
     if away:
         extra["away"] = away

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from clients.changes import GameChange, GameDropped, PresenceChanged
+from clients.changes import ClocksChanged, GameChange, GameDropped, PresenceChanged
 from clients.connection import ArenaError
 from clients.tui.analysis import AnalysisPanel, ServerAnalyst, notes_for
 from clients.tui.board import BoardWidget, MoveChosen, board_for
@@ -104,7 +104,7 @@ class GameScreen(Screen[None]):
         self._started = started
         # When the turn shown began, as this client saw it (monotonic seconds): a first move's
         # window runs from then. No event says when a turn began, so it is the moment the move
-        # before it (or the game) came.
+        # before it (or the game, or a `clock` event) came.
         self._turn_began = view.received
         self._aborted_by_me = False
         self._why_aborted = ""  # worked out as the game ends, while the window's time is known
@@ -189,9 +189,17 @@ class GameScreen(Screen[None]):
                 self._claim_at = None
             else:
                 self._claim_at = monotonic() + change.claim_after / 1000
+        if isinstance(change, ClocksChanged):
+            # The servers were away: a first move's window starts again (docs/protocol.md).
+            self._turn_began = change.view.received
         self._show(self._latest())
 
     def on_reconnected(self, message: Reconnected) -> None:
+        left = self._first_move_left()
+        if left is not None and left < -WINDOW_SLACK_SECONDS:
+            # The game outlived its first move's window: the servers were away, and started the
+            # window again with a `clock` event that the resync's `game_state` went past.
+            self._turn_began = self._latest().received
         self._show(self._latest())
 
     def _show(self, view: GameView) -> None:

@@ -14,7 +14,7 @@ from redis.asyncio import Redis
 
 import server.clock
 from clients import ArenaClient
-from server.clock import Clock
+from server.clock import FIRST_MOVE_MS, Clock
 from server.games import GameStore, open_redis
 from server.outage import HEARTBEAT_MS, OUTAGE_MS, Heartbeat, Outage
 from server.protocol import (
@@ -105,9 +105,9 @@ async def test_a_restarted_server_ends_no_game_by_time_its_outage_took(
         assert await after.expire(game_id, back) is None
     game, first = await after.load(running), await after.load(waiting)
     assert (game.status, first.status) == (GameStatus.PLAYING, GameStatus.PLAYING)
-    # White had 9.2 s at the last beat and has 9.2 s now; the first move still has 29.2 s.
+    # White had 9.2 s at the last beat and has 9.2 s now; the first move's window starts again.
     assert game.clock_readings(back) == (9200, 10_000)
-    assert first.clock.deadline() == back + 29_200
+    assert first.clock.deadline() == back + FIRST_MOVE_MS
     assert await after.due(back + 9199) == []
     clock_event = (await _events(after, running))[-1]
     assert isinstance(clock_event, ClockUpdate)
