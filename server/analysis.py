@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -16,6 +15,7 @@ from engine.errors import NotationError
 from engine.game import get_game
 from server.protocol import Analysis, Colour, ErrorCode, ProtocolError, RegionValue
 from server.protocol.limits import MAX_VALUE_LENGTH
+from server.readiness import children_leave_interrupts
 
 __all__ = ["ANALYSED_GAME", "ANALYSIS_SECONDS", "Analyst"]
 
@@ -28,12 +28,6 @@ def _analyze(text: str, seconds: float) -> dict[str, Any]:
 
     position: Any = get_game(ANALYSED_GAME).parse_state(text)
     return analyze(position, seconds=seconds).as_dict()
-
-
-def _leave_interrupts() -> None:
-    # Ctrl-C reaches the whole process group: the server stops this child itself, and a
-    # KeyboardInterrupt here would print its traceback on the terminal.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _text(value: object) -> str:
@@ -51,9 +45,7 @@ class Analyst:
     def __init__(self, seconds: float = ANALYSIS_SECONDS) -> None:
         self.seconds = seconds
         # Spawned, not forked: the server process holds sockets and an event loop.
-        self._pool = ProcessPoolExecutor(
-            1, mp_context=multiprocessing.get_context("spawn"), initializer=_leave_interrupts
-        )
+        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         self._busy = asyncio.Lock()
 
     def close(self) -> None:
@@ -77,7 +69,9 @@ class Analyst:
             )
         async with self._busy:
             loop = asyncio.get_running_loop()
-            data = await loop.run_in_executor(self._pool, _analyze, position.text(), self.seconds)
+            with children_leave_interrupts():  # the child starts on the first request
+                future = loop.run_in_executor(self._pool, _analyze, position.text(), self.seconds)
+            data = await future
         best = data["best_moves"]
         return Analysis(
             position.text(),

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -19,7 +20,14 @@ import redis.asyncio as aioredis
 
 from server.protocol import HouseBots
 
-__all__ = ["BOTS", "WorkerBots", "house_bots", "in_daemon_thread", "prepare_order"]
+__all__ = [
+    "BOTS",
+    "WorkerBots",
+    "children_leave_interrupts",
+    "house_bots",
+    "in_daemon_thread",
+    "prepare_order",
+]
 
 T = TypeVar("T")
 
@@ -89,6 +97,22 @@ async def house_bots(redis: aioredis.Redis, now: int, rules_ready: bool = True) 
         tuple(name for name in prepare_order(preparing) if name not in ready),
         rules_ready,
     )
+
+
+@contextlib.contextmanager
+def children_leave_interrupts() -> Iterator[None]:
+    """Child processes started meanwhile ignore SIGINT from their first instruction (they
+    inherit its being ignored, and Python then installs no KeyboardInterrupt of its own): Ctrl-C
+    reaches the whole process group, the parent stops its children itself, and a child
+    interrupted, even while it imports, would print its traceback on the terminal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set a handler; the children then keep the default
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
 def in_daemon_thread(function: Callable[[], T]) -> asyncio.Future[T]:

@@ -109,3 +109,30 @@ async def test_house_bots_come_online_one_by_one_and_a_challenge_to_one_preparin
     finally:
         stop.set()
         await asyncio.wait_for(running, WAIT)
+
+
+@pytest.mark.asyncio
+async def test_a_worker_whose_first_bot_was_compiled_has_the_others_compiled_by_children(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every bot counts as compiled: two child processes prepare the others, in order (here
+    # from numba's cache, which the test run has), and the worker loads each once they have.
+    monkeypatch.setattr("server.worker.COLD_SECONDS", -1.0)
+    waited: list[str] = []
+    compiled = Worker._compiled
+
+    async def spy(self: Worker, children: Iterator[str], name: str) -> None:
+        await compiled(self, children, name)
+        waited.append(name)
+
+    monkeypatch.setattr(Worker, "_compiled", spy)
+    stop = asyncio.Event()
+    worker = Worker(redis, "test-compilers")
+    running = asyncio.create_task(worker.run(stop))
+    try:
+        await asyncio.wait_for(worker.ready.wait(), 300)
+        assert worker.prepared == list(prepare_order(HOUSE_BOTS))
+        assert waited == list(prepare_order(HOUSE_BOTS)[1:])  # each compiled by a child first
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, WAIT)
