@@ -1,6 +1,8 @@
 """Review of a finished game, given as a game record: its board at any move (no move can be
-made), the move list to choose from, stepping back and forth, jumping to the start, the end or
-move N, and the analysis panel for every position. `ReviewScreen` is opened by the game screen
+made), the move list to choose from, numbered by moves as the game screen numbers them (`10.`
+for the first side's tenth, `10...` for the second side's), stepping back and forth, jumping
+to the start, the end or move N, the game's id and terms, and the analysis panel for every
+position. `ReviewScreen` is opened by the game screen
 once a game ends; `ReviewApp` shows one alone, for `arena review`.
 """
 
@@ -64,7 +66,12 @@ class ReviewScreen(Screen[None]):
         Binding("right", "step(1)", "Forward", tooltip="the next move"),
         Binding("home", "jump(0)", "Start", tooltip="the start"),
         Binding("end", "jump(-1)", "End", tooltip="after the last move"),
-        Binding("g", "go", "Go to", tooltip="go to move N: g, the number, Enter"),
+        Binding(
+            "g",
+            "go",
+            "Go to",
+            tooltip="go to move N: g, the number (N... for the second side's), Enter",
+        ),
         Binding("left_square_bracket", "step_last_move(-1)", show=False),
         Binding("right_square_bracket", "step_last_move(1)", show=False),
         Binding("escape", "back", "Leave", tooltip="close the move field, else leave the review"),
@@ -97,7 +104,7 @@ class ReviewScreen(Screen[None]):
                 yield self.board
                 yield Static(id="review-at", markup=False)
                 yield Static(id="review-notice", markup=False)
-                yield Input(placeholder="move number, then Enter", id="review-goto")
+                yield Input(placeholder="move number (N... second side's), Enter", id="review-goto")
                 yield MoveList(*self._entries(), id="review-moves")
             with Vertical(id="review-side"):
                 yield Static(_player(0, record.white, record.white_rating), markup=False)
@@ -109,15 +116,21 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
     def _entries(self) -> list[str]:
-        entries = ["     start"]
-        for ply, move in enumerate(self.moves, 1):
-            mover = self.states[ply - 1].current_player
-            entries.append(f"{ply:>4} {GLYPHS[mover]} {move}")
-        return entries
+        return ["      start", *(self._numbered(ply) for ply in range(1, len(self.moves) + 1))]
+
+    def _numbered(self, ply: int) -> str:
+        """Move `ply` (from 1) as the move list shows it: `  5.  ○ d1-d7/g7`, `  5... ● ...`."""
+        number, second = divmod(ply - 1, 2)
+        mover = self.states[ply - 1].current_player
+        return f"{number + 1:>3}{'...' if second else '.  '} {GLYPHS[mover]} {self.moves[ply - 1]}"
 
     def _about(self) -> str:
         record = self.record
-        words = [record.game, record.setup or ""]
+        words = [
+            f"Game {record.game_id}:" if record.game_id else "",
+            record.game,
+            record.setup or "",
+        ]
         if record.time is not None:
             base, increment = record.time
             words.append(f"{base // 60}+{increment}" if base % 60 == 0 else f"{base}s+{increment}")
@@ -150,12 +163,10 @@ class ReviewScreen(Screen[None]):
 
     def _at(self) -> str:
         state = self.states[self.ply]
-        last = len(self.moves)
         if self.ply == 0:
-            where = f"start, {last} moves"
+            where = f"start, {_moves(len(self.moves))} moves"
         else:
-            mover = self.states[self.ply - 1].current_player
-            where = f"{self.ply}/{last} {GLYPHS[mover]} {self.moves[self.ply - 1]}"
+            where = " ".join(self._numbered(self.ply).split())
         if state.is_terminal():
             return f"{where}: the end"
         return f"{where}, {SIDES[state.current_player]} to move"
@@ -204,13 +215,25 @@ class ReviewScreen(Screen[None]):
         event.stop()
         last = len(self.moves)
         text = event.value.strip()
+        number, dots, rest = text.partition("...")
         notice = self.query_one("#review-notice", Static)
-        if not text.isdigit() or int(text) > last:
-            notice.update(f"no move {text!r}: the moves run 0 (start) to {last}")
+        ply = 2 * int(number) - (0 if dots else 1) if number.isdigit() and not rest else -1
+        if number == "0" and not dots:
+            ply = 0
+        if not 0 <= ply <= last:
+            notice.update(
+                f"no move {text!r}: the moves run 0 (start) to {_moves(last)}, "
+                "N... for the second side's"
+            )
             return
         notice.update("")
         self._close_goto()
-        self.goto(int(text))
+        self.goto(ply)
+
+
+def _moves(plies: int) -> int:
+    """How many moves `plies` plies make, a move being one of each side's."""
+    return (plies + 1) // 2
 
 
 def _states(record: GameRecord) -> list[GameState[object]]:

@@ -87,6 +87,9 @@ async def test_a_record_is_stepped_through_jumped_and_chosen_from_the_list() -> 
         assert at(review) == after(record, last)
         texts = [str(s.content) for s in review.query(Static)]
         assert f"{record.winner} wins: no legal move" in texts
+        assert str(review.query_one("#review-about", Static).content).startswith(
+            "Game m1: amazons 6x6"
+        )
         assert "○ white: random" in texts
         assert "● black: greedy" in texts
         assert mobility_line(record, last) in review.panel.text
@@ -103,24 +106,36 @@ async def test_a_record_is_stepped_through_jumped_and_chosen_from_the_list() -> 
         await pilot.press("end")
         assert at(review) == after(record, last)
 
-        # g, a number, Enter: that move.
-        await pilot.press("g", "5", "enter")
+        # g, a number, Enter: that move, numbered as the game screen numbers moves (a move
+        # is one of each side's): 3 is the first side's third, 3... the second side's.
+        await pilot.press("g", "3", "enter")
         assert at(review) == after(record, 5)
-        assert str(review.query_one("#review-at", Static).content).startswith(f"5/{last} ")
+        shown = str(review.query_one("#review-at", Static).content)
+        assert shown.startswith(f"3. ○ {record.moves[4]}"), shown
+        await pilot.press("g", *"2...", "enter")
+        assert at(review) == after(record, 4)
+        assert str(review.query_one("#review-at", Static).content).startswith("2... ● ")
         # A number past the end, or not a number: one line, the review stays.
+        moves_made = (last + 1) // 2
         for typed in ("99", "x"):
             await pilot.press("g", *typed, "enter")
             notice = str(review.query_one("#review-notice", Static).content)
-            assert notice == f"no move {typed!r}: the moves run 0 (start) to {last}"
+            assert notice == (
+                f"no move {typed!r}: the moves run 0 (start) to {moves_made}, N... for the "
+                "second side's"
+            )
             await pilot.press("escape")
-            assert at(review) == after(record, 5)
+            assert at(review) == after(record, 4)
         assert isinstance(app.screen, ReviewScreen)
 
-        # The move list: up and down go through it, Enter or a click on a move shows it.
+        # The move list: numbered as on the game screen; up and down go through it, Enter or
+        # a click on a move shows it.
         moves = review.query_one(MoveList)
+        assert str(moves.get_option_at_index(5).prompt) == f"  3.   ○ {record.moves[4]}"
+        assert str(moves.get_option_at_index(6).prompt) == f"  3... ● {record.moves[5]}"
         assert moves.has_focus
-        assert moves.highlighted == 5
-        await pilot.press("down", "down", "up")
+        assert moves.highlighted == 4
+        await pilot.press("down", "down", "down", "up")
         assert at(review) == after(record, 6)
         await pilot.press("home", "down", "enter")
         assert at(review) == after(record, 1)
@@ -133,7 +148,7 @@ async def test_a_record_is_stepped_through_jumped_and_chosen_from_the_list() -> 
         assert isinstance(app.screen, HelpScreen)
         listed = dict(app.screen.keys)
         assert listed["←"] == "the move before"
-        assert listed["g"] == "go to move N: g, the number, Enter"
+        assert listed["g"] == "go to move N: g, the number (N... for the second side's), Enter"
         await pilot.press("escape")
         # Escape leaves the review, which ends `arena review`.
         await pilot.press("escape")
