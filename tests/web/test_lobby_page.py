@@ -1,6 +1,7 @@
-"""The lobby in a real headless Chromium: a house bot that is not ready yet is waited for, with
-the wait shown and asked again until its game starts; the bot and challenge forms say whose
-terms they take; and "Your games" lists each of the user's games with its opponent and state."""
+"""The lobby in a real headless Chromium: which house bots are ready and which are still being
+prepared; a house bot that is not ready yet is waited for, with the wait shown and asked again
+until its game starts; the bot and challenge forms say whose terms they take; and "Your games"
+lists each of the user's games with its opponent and state."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 from playwright.async_api import Browser, expect
 from redis.asyncio import Redis
 
+from server.clock import now_ms
 from server.protocol import ColourPreference, Seek, TimeControl
+from server.readiness import WorkerBots
 from tests.server.endpoint import guest, house_worker, serving
 from tests.web.test_game_page import seek_taken, shoot
 from tests.web.test_pages import WAIT_MS, http_url, open_page
@@ -87,3 +90,36 @@ async def test_the_lobby_says_whose_terms_a_bot_takes_and_lists_your_games_with_
         await expect(page).to_have_url(re.compile(f"/game/{game_id}$"))
         assert errors == []
         await black.close()
+
+
+@pytest.mark.asyncio
+async def test_the_lobby_shows_which_house_bots_are_ready_and_waits_for_one_being_prepared(
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path
+) -> None:
+    until = now_ms() + 120_000
+    async with serving(redis_url) as url:
+        # A worker that says random is ready and greedy still being prepared.
+        await WorkerBots(("random",), ("greedy",), until).tell(redis, "preparing-worker")
+        page, errors = await open_page(browser, http_url(url) + "/")
+        await online_name(page)
+        readiness = page.locator("#bot-readiness")
+        await expect(readiness).to_have_text(
+            "House bots: 1 of 2 ready (preparing: greedy)", timeout=WAIT_MS
+        )
+        await expect(page.locator('#bot option[value="greedy"]')).to_have_text("greedy (preparing)")
+        await expect(page.locator('#bot option[value="random"]')).to_have_text("random")
+        await expect(page.locator('#bot option[value="invader"]')).to_have_text(
+            "invader (no worker)"
+        )
+        await page.select_option("#setup", "6x6")
+        await page.select_option("#bot", "greedy")
+        await page.click("#play-bot")
+        waiting = page.locator("#bot-waiting")
+        await expect(waiting).to_contain_text(
+            "Waiting for greedy: greedy is still being prepared", timeout=WAIT_MS
+        )
+        await shoot(page, artifacts / "lobby-bot-preparing-{size}.png")
+        # Ready now: the game starts (asked again at once, or at the countdown's end).
+        await WorkerBots(("random", "greedy"), (), until).tell(redis, "preparing-worker")
+        await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
+        assert errors == []

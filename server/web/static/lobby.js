@@ -478,7 +478,7 @@ export class Lobby {
       return;
     }
     const bot = wait.request.opponent;
-    this.botWaitText.textContent = `Waiting for ${bot} (${wait.why}): asking again in ${seconds} s`;
+    this.botWaitText.textContent = `Waiting for ${bot}: ${wait.why}; asking again in ${seconds} s`;
     this.botWaitLine.hidden = false;
   }
 
