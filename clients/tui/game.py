@@ -24,7 +24,7 @@ from clients.changes import ClocksChanged, GameChange, GameDropped, PresenceChan
 from clients.connection import ArenaError
 from clients.tui.analysis import AnalysisPanel, ServerAnalyst, notes_for
 from clients.tui.board import BoardWidget, MoveChosen, board_for
-from clients.tui.help import refresh_keys
+from clients.tui.help import QUIT_UNSHOWN, refresh_keys
 from clients.tui.labels import player_text, time_text
 from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
@@ -93,6 +93,7 @@ class GameScreen(Screen[None]):
         Binding("ctrl+b", "to_board", "Board", tooltip="pick a move on the board"),
         Binding("ctrl+l", "lobby", "Lobby", tooltip="back to the lobby"),
         Binding("ctrl+g", "review", "Review", tooltip="review the game once it has ended"),
+        QUIT_UNSHOWN,
     ]
 
     def __init__(self, view: GameView, me: Colour | None, *, started: str = "") -> None:
@@ -146,7 +147,7 @@ class GameScreen(Screen[None]):
                 yield Static(self._started, id="game-notice", markup=False)
                 yield Static(id="audience", markup=False)
                 yield ConnectionStatus(id="connection")
-        yield Footer()
+        yield Footer(compact=True)
 
     def _moves_pane(self) -> VerticalScroll:
         return VerticalScroll(Static(id="moves", markup=False), id="moves-pane")

@@ -113,3 +113,29 @@ async def test_the_analysis_panel_at_80_columns_wraps_no_line() -> None:
         assert lines[0].startswith("Mobility")
         for line in lines:
             assert len(line) <= room, f"{line!r} wraps in {room} columns"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("game", "setup"), [("bao", "zanzibar"), ("amazons", "10x10")])
+async def test_a_game_at_80_columns_keeps_the_key_to_every_key_in_its_footer(
+    redis_url: str, redis: Redis, game: str, setup: str
+) -> None:
+    async with serving(redis_url) as url:
+        app = ArenaApp(url)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.connection == "connected", "the connection")
+            lobby = await as_guest(app, pilot)
+            other = await guest(url)
+            seek = Seek(TimeControl(300, 3), setup=setup, colour="black", game=game)
+            await other.request(seek, SeekAdded)
+            await until(pilot, lambda: len(rows(lobby, "seeks")) == 1, "the seek")
+            await pilot.press("a")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+            screen = app.screen
+            await pilot.press("ctrl+b")  # to the board, whose keys join the footer's
+            await pilot.pause()
+            assert screen.query_one("#board").has_focus
+            await until(pilot, lambda: "? Keys" in footer_keys(screen), "the footer")
+            assert {"^r Resign", "^o Abort", "^l Lobby"} <= set(footer_keys(screen))
+            await other.close()
+            await pilot.press("ctrl+q")
