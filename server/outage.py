@@ -33,8 +33,9 @@ OUTAGES: Final = "{server}:outages"  # list of "start end", the newest first
 OUTAGES_KEPT = 10  # outages the list keeps
 
 HEARTBEAT_MS = 1000  # how often a server process beats
-# A heartbeat older than this when the next beat comes is an outage. Above the beats' own jitter
-# on a loaded machine (a busy event loop, a garbage collection), below any restart.
+# A heartbeat older than this when the next beat comes is an outage: above the beats' own
+# lateness on a loaded machine (a busy event loop, a garbage collection), so a shorter outage is
+# charged as ever (docs/protocol.md says so).
 OUTAGE_MS = 3000
 # The game's `extra` field holding the end of the last outage it was given back.
 CREDITED: Final = "outage_credited"
