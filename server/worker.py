@@ -62,6 +62,9 @@ TOUCH_SECONDS = 1.0
 # then compiled by COMPILE_JOBS child processes at once, which two cores run in parallel.
 COLD_SECONDS = 1.5
 COMPILE_JOBS = 2
+# Their priority below the servers' and the worker's own: people's games wait on the server's
+# rules, which a server compiles as the workers compile their bots.
+COMPILE_NICENESS = 10
 # A request that failed this often is dropped (logged) rather than retried forever.
 MAX_DELIVERIES = 5
 
@@ -152,7 +155,9 @@ class Worker:
                 cold = time.monotonic() - began > COLD_SECONDS
                 if index == 0 and cold and len(todo) > 1 and COMPILE_JOBS > 1:
                     with children_leave_interrupts():
-                        compilers = multiprocessing.get_context("spawn").Pool(COMPILE_JOBS)
+                        compilers = multiprocessing.get_context("spawn").Pool(
+                            COMPILE_JOBS, initializer=os.nice, initargs=(COMPILE_NICENESS,)
+                        )
                     compiled = compilers.imap(_compile_bot, todo[1:])
         finally:
             if compilers is not None:
