@@ -449,6 +449,8 @@ async def test_everything_the_page_loads_is_under_its_budget(
             if response.url.startswith("http")
         }
         names = {address.rpartition("/")[2] for address in loaded}
-        modules = {"app.js", "game.js", "lobby.js", "ladder.js", "player.js", "bao_board.js"}
+        modules = {"app.js", "game.js", "lobby.js", "ladder.js", "player.js"}
         assert modules | {"msgpack.mjs", "arena.css"} <= names
+        # Bao's board and rules come only with a Bao game.
+        assert not {"bao_board.js", "bao_position.js"} & names
         assert sum(loaded.values()) < PAGE_BUDGET, loaded

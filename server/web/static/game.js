@@ -8,8 +8,6 @@
 // number, each with its analysis, and its record to save as a file; its players are offered a
 // rematch and a new game like it (rematch.js, fetched when a game of the user's ends; record.js
 // when a record is saved: neither is needed before).
-import { PitChoice, baoBoardSvg, changedPits } from "./bao_board.js";
-import { BaoPosition, moveText as baoMoveText, pitLabel } from "./bao_position.js";
 import { boardPoint, boardSvg, squareAt } from "./board.js";
 import { clock, make, playerName, playerPath, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
@@ -51,7 +49,9 @@ export class GamePage {
     this.rematchHeld = []; // challenges that came while it loaded
     this.afterGame = make("div", { class: "after-game-holder" });
     this.#build(root);
-    if (started !== null) this.#replace({ ...started, moves: [], status: "playing" });
+    this.bao = null; // bao_board.js and bao_position.js, fetched for a Bao game
+    this.baoHeld = null; // the game's messages that came while they loaded
+    if (started !== null) this.receive(started);
     this.timer = setInterval(() => this.#renderClocks(), TICK_MS);
     this.onKey = (event) => this.#key(event);
     document.addEventListener("keydown", this.onKey);
@@ -330,7 +330,7 @@ export class GamePage {
 
   // The start of the game, as the position type of its game.
   #start() {
-    return this.game.kind === "bao" ? BaoPosition.parse(this.game.start) : Position.parse(this.game.start);
+    return this.game.kind === "bao" ? this.bao.BaoPosition.parse(this.game.start) : Position.parse(this.game.start);
   }
 
   #positionAt(ply) {
@@ -433,6 +433,21 @@ export class GamePage {
     if (this.rematch !== null) this.rematch.receive(message);
     else if (this.rematchLoading !== null) this.rematchHeld.push(message);
     if (message.game_id !== this.gameId) return;
+    // Bao's modules come first (only a Bao game needs them), the game's messages kept in order.
+    if (this.baoHeld !== null) {
+      this.baoHeld.push(message);
+      return;
+    }
+    if (message.game === "bao" && this.bao === null) {
+      this.baoHeld = [message];
+      Promise.all([import("./bao_board.js"), import("./bao_position.js")]).then(([board, rules]) => {
+        this.bao = { ...board, ...rules };
+        const held = this.baoHeld;
+        this.baoHeld = null;
+        for (const message of held) this.receive(message);
+      });
+      return;
+    }
     if (message.t === "spectators") {
       this.#showSpectators(message.count);
       return;
@@ -475,7 +490,7 @@ export class GamePage {
       termination: state.termination,
       away: {}, // side -> performance.now() at which a claim is allowed
     };
-    this.choice = state.game === "bao" ? new PitChoice() : new MoveChoice();
+    this.choice = state.game === "bao" ? new this.bao.PitChoice() : new MoveChoice();
     this.sowingStep = null;
   }
 
@@ -795,7 +810,7 @@ export class GamePage {
     if (this.game.kind === "bao") {
       return choice.pit === null
         ? ": pick a pit to sow from"
-        : `: pick the way to sow ${pitLabel(choice.pit)}`;
+        : `: pick the way to sow ${this.bao.pitLabel(choice.pit)}`;
     }
     if (choice.from === null) return ": pick an amazon";
     if (choice.to === null) return `: pick where the amazon on ${squareName(choice.from)} goes`;
@@ -807,7 +822,7 @@ export class GamePage {
     const position = this.#position();
     if (this.game.kind === "bao") {
       const [move] = position.moves();
-      return move === undefined ? "" : baoMoveText(move);
+      return move === undefined ? "" : this.bao.moveText(move);
     }
     if (this.game.kind !== "amazons") return "";
     for (const from of position.amazons(position.toMove)) {
@@ -839,15 +854,15 @@ export class GamePage {
     if (sowing !== null) {
       const frame = sowing.steps[this.sowingStep];
       this.boardHolder.replaceChildren(
-        baoBoardSvg(sowing.before, sowing.move, null, null, flipped ? 1 : 0, frame),
+        this.bao.baoBoardSvg(sowing.before, sowing.move, null, null, flipped ? 1 : 0, frame),
       );
     } else if (game.kind === "bao") {
       const plies = reviewed ?? game.moves.length + (pending === null ? 0 : 1);
       const before = plies > 0 ? this.#positionAt(plies - 1) : null;
       const marks = this.#myTurn() ? this.choice.marks(position) : null;
-      const changed = last === undefined ? new Set() : changedPits(before, position);
+      const changed = last === undefined ? new Set() : this.bao.changedPits(before, position);
       this.boardHolder.replaceChildren(
-        baoBoardSvg(position, last, changed, marks, flipped ? 1 : 0),
+        this.bao.baoBoardSvg(position, last, changed, marks, flipped ? 1 : 0),
       );
     } else {
       const shown = this.choice.shown(position);
