@@ -220,6 +220,11 @@ async def test_a_bao_sowing_steps_to_its_last_step_and_shows_the_seeds_in_hand(
             await page.click("#sowing-next")
             held = "" if hand == 0 else f" · {hand} seed{'s' if hand > 1 else ''} in hand"
             await expect(at).to_have_text(f"Sowing of A5<: step {number} of {len(steps)}{held}")
+            # The board says it too, by the sower's line.
+            drawn = page.locator("#board text.hand")
+            await expect(drawn).to_have_count(0 if hand == 0 else 1)
+            if hand:
+                await expect(drawn).to_have_text(f"South holds {held.split(' · ')[1]}")
             if number == 1:
                 await shoot(page, artifacts / "bao-sowing-hand-{size}.png")
         await page.click("#sowing-next")

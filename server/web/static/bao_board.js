@@ -19,6 +19,7 @@ const ROWS = [
 ];
 const HEIGHT = 6.0;
 const CHOICES_HEIGHT = 1.0;
+const HAND_HEIGHT = 0.6; // a sowing's step: the line saying the seeds in hand
 
 // A move picked on the board: a pit, then one of its moves. Same shape as choice.js's
 // `MoveChoice` where game.js uses it (clear, back, shown).
@@ -88,7 +89,7 @@ export function changedPits(before, after) {
 export function baoBoardSvg(position, lastMove, changed, marks = null, bottom = 0, frame = null) {
   const over = position.isOver();
   const choices = marks?.choices ?? [];
-  const height = HEIGHT + (choices.length ? CHOICES_HEIGHT : 0);
+  const height = HEIGHT + (choices.length ? CHOICES_HEIGHT : 0) + (frame === null ? 0 : HAND_HEIGHT);
   const svg = element("svg", {
     class: "board bao",
     viewBox: `${-LEFT} 0 ${8 + LEFT} ${height}`,
@@ -142,6 +143,14 @@ export function baoBoardSvg(position, lastMove, changed, marks = null, bottom = 
     svg.append(text(column + 0.5, 5.42, String(column + 1), "coordinate small"));
   }
   svg.append(sideLine(position, bottom, 5.85, over));
+  // A step of a sowing: the seeds in the sower's hand (lifted, or captured and still to sow),
+  // on a line of their own under the board.
+  if (frame !== null && frame.hand > 0) {
+    const seeds = frame.hand === 1 ? "1 seed" : `${frame.hand} seeds`;
+    const hand = text(0, HEIGHT + 0.4, `${SIDE_NAMES[mover]} holds ${seeds} in hand`, "hand");
+    hand.setAttribute("text-anchor", "start");
+    svg.append(hand);
+  }
   const width = 8 / Math.max(choices.length, 3);
   choices.forEach((choice, i) => {
     const x = (8 - width * choices.length) / 2 + i * width;
