@@ -1,6 +1,7 @@
 """The lobby's forms, one modal screen for the four ways to find a game: a seek, a house bot,
 a named user, quick pairing. Every choice comes from the server's offers; the form returns the
-request to send (None when cancelled)."""
+request to send (None when cancelled), and given the last one sent by the same form, opens with
+its choices."""
 
 from __future__ import annotations
 
@@ -58,9 +59,14 @@ class OfferForm(ModalScreen[Request | None]):
     ]
 
     def __init__(
-        self, offering: Offering, games: tuple[GameOffers, ...], preparing: Iterable[str] = ()
+        self,
+        offering: Offering,
+        games: tuple[GameOffers, ...],
+        preparing: Iterable[str] = (),
+        last: Request | None = None,
     ) -> None:
-        """`preparing`: the house bots the server is still preparing, marked so in the list."""
+        """`preparing`: the house bots the server is still preparing, marked so in the list.
+        `last`: the request this form sent last, whose choices it starts with."""
         if offering is Offering.HOUSE_BOT:
             games = tuple(offers for offers in games if offers.house_bots)
         if not games:
@@ -69,16 +75,31 @@ class OfferForm(ModalScreen[Request | None]):
         self.offering = offering
         self.games = {offers.game: offers for offers in games}
         self.preparing = frozenset(preparing)
+        self.last = last if isinstance(last, Challenge | Seek | QuickPair) else None
+        if self.last is not None and self.last.game not in self.games:
+            self.last = None
 
     def compose(self) -> ComposeResult:
-        first = next(iter(self.games.values()))
+        last = self.last
+        first = self.games[last.game] if last else next(iter(self.games.values()))
+        # The game shown, so that choosing it again (or its first showing) keeps the choices.
+        self._game = first.game
         kind = self.offering
+        setup = last.setup if last and last.setup in first.setups else first.default_setup
+        time = time_text(last.time) if last else _suggested_time(first)
+        colour = ColourPreference.RANDOM
+        if isinstance(last, Challenge | Seek):
+            colour = last.colour
+        bot, strength = None, DEFAULT_STRENGTH
+        if isinstance(last, Challenge) and last.opponent in first.house_bots:
+            bot, strength = last.opponent, last.strength or DEFAULT_STRENGTH
         with VerticalScroll(id="form"):
             yield Label(TITLES[kind], id="form-title")
             with Grid(id="form-fields"):
                 if kind is Offering.USER:
                     yield Label("Opponent")
-                    yield Input(placeholder="user name", id="opponent", compact=True)
+                    opponent = last.opponent if isinstance(last, Challenge) else ""
+                    yield Input(opponent, placeholder="user name", id="opponent", compact=True)
                 yield Label("Game")
                 yield Select(
                     [(name, name) for name in self.games],
@@ -89,13 +110,14 @@ class OfferForm(ModalScreen[Request | None]):
                 )
                 if kind is Offering.HOUSE_BOT:
                     yield Label("Bot")
+                    bots = _bots(first, self.preparing)
                     yield Select(
-                        _bots(first, self.preparing), allow_blank=False, compact=True, id="bot"
+                        bots, value=bot or bots[0][1], allow_blank=False, compact=True, id="bot"
                     )
                     yield Label("Strength")
                     yield Select(
                         [(f"{n}", n) for n in range(1, 11)],
-                        value=DEFAULT_STRENGTH,
+                        value=strength,
                         allow_blank=False,
                         compact=True,
                         id="strength",
@@ -103,20 +125,20 @@ class OfferForm(ModalScreen[Request | None]):
                 yield Label("Setup")
                 yield Select(
                     _setups(first),
-                    value=first.default_setup,
+                    value=setup,
                     allow_blank=False,
                     compact=True,
                     id="setup",
                 )
                 yield Label("Time (min+s)")
-                yield Input(_suggested_time(first), id="time", compact=True)
+                yield Input(time, id="time", compact=True)
                 yield Label("Rated")
-                yield Checkbox("rated (accounts only)", id="rated")
+                yield Checkbox("rated (accounts only)", last is not None and last.rated, id="rated")
                 if kind is not Offering.QUICK_PAIR:
                     yield Label("Colour")
                     yield Select(
                         [(c.value, c) for c in ColourPreference],
-                        value=ColourPreference.RANDOM,
+                        value=colour,
                         allow_blank=False,
                         compact=True,
                         id="colour",
@@ -127,11 +149,16 @@ class OfferForm(ModalScreen[Request | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one("#opponent" if self.offering is Offering.USER else "#time").focus()
+        # The field a person changes first: whom to play, else the board.
+        first = {Offering.USER: "#opponent", Offering.HOUSE_BOT: "#bot"}
+        self.query_one(first.get(self.offering, "#setup")).focus()
 
     @on(Select.Changed, "#game")
     def _game_chosen(self, event: Select.Changed) -> None:
-        offers = self.games[str(event.value)]
+        if event.value == self._game:
+            return
+        self._game = str(event.value)
+        offers = self.games[self._game]
         setup = self.query_one("#setup", Select)
         setup.set_options(_setups(offers))
         setup.value = offers.default_setup

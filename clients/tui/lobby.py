@@ -142,6 +142,8 @@ class LobbyScreen(Screen[None]):
         self._waiting_for_bot = False  # a challenge's wait is shown under the tables
         # The games this connection watches as a spectator: the server counts it in each.
         self.watching: set[str] = set()
+        # What each form sent last, for it to open with the same choices.
+        self.offered: dict[Offering, Request] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="lobby-top"):
@@ -377,14 +379,17 @@ class LobbyScreen(Screen[None]):
         games = offers.games if offers is not None and offers.games else ()
         try:
             news = self.arena.house_bots
-            form = OfferForm(Offering(offering), games, news.preparing if news else ())
+            kind = Offering(offering)
+            preparing = news.preparing if news else ()
+            form = OfferForm(kind, games, preparing, last=self.offered.get(kind))
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
-        self.app.push_screen(form, self._offered)
+        self.app.push_screen(form, lambda request: self._offered(kind, request))
 
-    def _offered(self, request: Request | None) -> None:
+    def _offered(self, kind: Offering, request: Request | None) -> None:
         if request is not None:
+            self.offered[kind] = request
             self._request(request)
 
     def action_accept_seek(self) -> None:

@@ -14,7 +14,6 @@ from textual.widgets import Select, Static
 
 from clients import ArenaClient
 from clients.tui import ArenaApp
-from clients.tui.forms import OfferForm
 from clients.tui.game import GameScreen
 from clients.tui.lobby import LobbyScreen
 from server import offers, referee
@@ -45,7 +44,7 @@ async def seek_accepted(
     """The user seeks a 6x6 game as White in the form, another guest accepts it: the game
     screen, and the other guest."""
     await pilot.press("s")
-    await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+    await until(pilot, lambda: bool(app.screen.query("#colour")), "the form")
     app.screen.query_one("#setup", Select).value = "6x6"
     app.screen.query_one("#colour", Select).value = "white"
     await pilot.press("ctrl+s")
@@ -118,7 +117,6 @@ async def test_a_game_aborted_for_want_of_a_first_move_says_whose(
         async with app.run_test(size=SIZE, notifications=True) as pilot:
             await until(pilot, lambda: app.connection == "connected", "the connection")
             game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
-            assert first_move_seconds(game) <= SHORT_WINDOW_MS / 1000
             await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
             await pilot.pause()
             assert (
