@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from tests.games.takeaway import TAKEAWAY
 # the plain-Python kernels in a process of their own.
 
 
+@pytest.hookimpl(trylast=True)  # after the terminal reporter is there to show progress
 def pytest_configure(config: pytest.Config) -> None:
     """With xdist, the controller compiles every kernel the bots use once (or loads it from
     numba's on-disk cache), before its workers start: the workers then load them from the
@@ -25,9 +27,18 @@ def pytest_configure(config: pytest.Config) -> None:
     entry to another's: two processes adding different signatures of one function write the
     same index entry and data file."""
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
-        for name in bot_names():
-            if name != "openspiel-mcts":  # native code, nothing to compile
-                make_bot(name).prepare()
+        names = [name for name in bot_names() if name != "openspiel-mcts"]  # native code
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        start = time.monotonic()
+        for done, name in enumerate(names, 1):
+            make_bot(name).prepare()
+            if reporter is not None and reporter.isatty:
+                reporter.write(f"\rthe bots' kernels for the workers: {done}/{len(names)} ready")
+        if reporter is not None:
+            reporter.write_line(
+                f"\rthe bots' kernels for the workers: all {len(names)} ready in "
+                f"{time.monotonic() - start:.0f} s (minutes to compile on a fresh clone)"
+            )
 
 
 @pytest.fixture(autouse=True)
