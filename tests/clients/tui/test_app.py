@@ -286,7 +286,7 @@ async def test_a_seek_made_in_the_form_is_open_for_others(redis_url: str, redis:
         await as_guest(app, pilot)
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
-        await pilot.press("enter")  # the time suggested: 5+3, the default setup
+        await pilot.press("ctrl+s")  # the time suggested: 5+3, the default setup
         await until(pilot, lambda: bool(other.core.seeks), "the seek to reach the other")
         (seek,) = other.core.seeks.values()
         assert (seek.setup, seek.time) == ("10x10", TimeControl(300, 3))
@@ -436,7 +436,7 @@ async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis
         lobby = await as_guest(app, pilot)
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
-        await pilot.press("enter")
+        await pilot.press("ctrl+s")
         await until(pilot, lambda: lobby.pairing, "the pairing to start")
         assert "Looking for an opponent" in str(lobby.query_one("#pairing").render())
         await pilot.press("x")
@@ -445,7 +445,7 @@ async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis
         # The pool is empty again: pairing anew is welcome.
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
-        await pilot.press("enter")
+        await pilot.press("ctrl+s")
         await until(pilot, lambda: lobby.pairing, "the pairing to start again")
 
 
