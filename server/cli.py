@@ -132,7 +132,7 @@ def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of the background server's Redis, when no URL is given "
         "(default: $ARENA_DATA_DIR or ./.arena)",
     )
-    parser.add_argument("--ascii", action="store_true", help="draw the boards in ASCII")
+    parser.add_argument("--ascii", action="store_true", help="draw in ASCII: boards and frames")
 
 
 def _play(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from clients.connection import ArenaError
+from clients.tui.labels import in_ascii
 from engine.game import GameState
 from server.protocol import Analysis, Analyze, ErrorCode, ProtocolError, Request
 
@@ -101,11 +102,14 @@ class AnalysisPanel(VerticalScroll):
         game: str,
         analyst: Analyst | None,
         *,
+        ascii: bool = False,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        """With `ascii` the notes' marks are written in ASCII (`arena play --ascii`)."""
         super().__init__(id=id, classes=classes)
         self.game = game
+        self.ascii = ascii
         self.analyst = analyst
         self.border_title = "Analysis"
         self._notes_of = notes_for(game)
@@ -147,7 +151,8 @@ class AnalysisPanel(VerticalScroll):
             self._ask(text, self._shown)
 
     def _say(self, lines: list[str]) -> None:
-        self._text.update("\n".join(lines))
+        text = "\n".join(lines)
+        self._text.update(in_ascii(text) if self.ascii else text)
 
     @work(exclusive=True, group="analysis")
     async def _ask(self, text: str, shown: int) -> None:

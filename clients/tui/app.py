@@ -158,8 +158,10 @@ class ArenaApp(App[None]):
         self._up = asyncio.Event()  # the server listens at `url`
         if url:
             self._up.set()
-        # The boards draw in ASCII (`arena play --ascii`).
+        # Everything draws in ASCII (`arena play --ascii`): the boards and marks by this flag, the
+        # frames by the `-ascii` class (arena.tcss).
         self.ascii = ascii
+        self.set_class(ascii, "-ascii")
         self.client = client
         self._watch_first = watch
         self.offers: Offers | None = None

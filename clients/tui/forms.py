@@ -133,7 +133,12 @@ class OfferForm(ModalScreen[Request | None]):
                 yield Label("Time (min+s)")
                 yield Input(time, id="time", compact=True)
                 yield Label("Rated")
-                yield Checkbox("rated (accounts only)", last is not None and last.rated, id="rated")
+                rated = Checkbox(
+                    "rated (accounts only)", last is not None and last.rated, id="rated"
+                )
+                if getattr(self.app, "ascii", False):  # `arena play --ascii`
+                    rated.BUTTON_LEFT, rated.BUTTON_RIGHT = "[", "]"
+                yield rated
                 if kind is not Offering.QUICK_PAIR:
                     yield Label("Colour")
                     yield Select(

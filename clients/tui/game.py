@@ -25,7 +25,7 @@ from clients.connection import ArenaError
 from clients.tui.analysis import AnalysisPanel, ServerAnalyst, notes_for
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.help import QUIT_UNSHOWN, refresh_keys
-from clients.tui.labels import player_text, time_text
+from clients.tui.labels import in_ascii, player_text, time_text
 from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
 from clients.tui.move_input import MoveInput
@@ -120,7 +120,7 @@ class GameScreen(Screen[None]):
         self.panel: AnalysisPanel | None = None
         if me is None and notes_for(view.game) is not None:
             analyst = ServerAnalyst(self.arena.request)
-            self.panel = AnalysisPanel(view.game, analyst, id="analysis")
+            self.panel = AnalysisPanel(view.game, analyst, ascii=self.arena.ascii, id="analysis")
 
     @property
     def arena(self) -> ArenaApp:
@@ -253,8 +253,9 @@ class GameScreen(Screen[None]):
                     away = (
                         f" (away: claim in {left:.0f} s)" if left > 0 else " (away: ctrl+y claims)"
                     )
+            text = f"{'○' if colour is Colour.WHITE else '●'} {player_text(player)}{you}{away}"
             self.query_one(f"#{place}-player", Static).update(
-                f"{'○' if colour is Colour.WHITE else '●'} {player_text(player)}{you}{away}"
+                in_ascii(text) if self.arena.ascii else text
             )
 
     def _show_turn(self) -> None:

@@ -5,7 +5,23 @@ from __future__ import annotations
 
 from server.protocol import GameOffers, HouseBots, Player, TimeControl
 
-__all__ = ["TimeControlError", "parse_time", "player_text", "readiness_text", "time_text"]
+__all__ = [
+    "TimeControlError",
+    "in_ascii",
+    "parse_time",
+    "player_text",
+    "readiness_text",
+    "time_text",
+]
+
+# The marks of the client's words that are not ASCII (the sides' marks beside their players,
+# as in the analysis, and an ellipsis), as `--ascii` writes them: the sides as its boards do.
+_ASCII = str.maketrans({"○": "W", "●": "B", "…": "..."})
+
+
+def in_ascii(text: str) -> str:
+    """`text` with the client's marks in ASCII (`○ ann` becomes `W ann`)."""
+    return text.translate(_ASCII)
 
 
 class TimeControlError(ValueError):

@@ -370,7 +370,7 @@ class LobbyScreen(Screen[None]):
 
     def watch_pairing(self, pairing: bool) -> None:
         self.query_one("#pairing", Static).update(
-            "Looking for an opponent… (x stops)" if pairing else ""
+            "Looking for an opponent... (x stops)" if pairing else ""
         )
         refresh_keys(self)
 

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from clients.tui.analysis import AnalysisPanel, Analyst, notes_for
 from clients.tui.board import BoardWidget, board_for
 from clients.tui.help import APP_BINDINGS, show_keys
+from clients.tui.labels import in_ascii
 from engine.game import GameState
 from engine.records import GameRecord
 
@@ -89,9 +90,10 @@ class ReviewScreen(Screen[None]):
         # Nothing is played here: the board takes no focus, so the arrow keys step.
         self.board.can_focus = False
         # A game with no analysis (notes_for gives none) has no panel.
+        self.ascii = ascii
         self.panel: AnalysisPanel | None = None
         if notes_for(record.game) is not None:
-            self.panel = AnalysisPanel(record.game, analyst, id="analysis")
+            self.panel = AnalysisPanel(record.game, analyst, ascii=ascii, id="analysis")
 
     @property
     def moves(self) -> list[str]:
@@ -107,8 +109,10 @@ class ReviewScreen(Screen[None]):
                 yield Input(placeholder="move number (N... second side's), Enter", id="review-goto")
                 yield MoveList(*self._entries(), id="review-moves")
             with Vertical(id="review-side"):
-                yield Static(_player(0, record.white, record.white_rating), markup=False)
-                yield Static(_player(1, record.black, record.black_rating), markup=False)
+                white = _player(0, record.white, record.white_rating)
+                black = _player(1, record.black, record.black_rating)
+                yield Static(self._marked(white), markup=False)
+                yield Static(self._marked(black), markup=False)
                 yield Static(result_text(record), id="review-result", markup=False)
                 yield Static(self._about(), id="review-about", markup=False)
                 if self.panel is not None:
@@ -122,7 +126,12 @@ class ReviewScreen(Screen[None]):
         """Move `ply` (from 1) as the move list shows it: `  5.  ○ d1-d7/g7`, `  5... ● ...`."""
         number, second = divmod(ply - 1, 2)
         mover = self.states[ply - 1].current_player
-        return f"{number + 1:>3}{'...' if second else '.  '} {GLYPHS[mover]} {self.moves[ply - 1]}"
+        text = f"{number + 1:>3}{'...' if second else '.  '} {GLYPHS[mover]} {self.moves[ply - 1]}"
+        return self._marked(text)
+
+    def _marked(self, text: str) -> str:
+        """`text` with its marks in ASCII under `--ascii`."""
+        return in_ascii(text) if self.ascii else text
 
     def _about(self) -> str:
         record = self.record

@@ -15,7 +15,8 @@ class ConnectionStatus(Static):
         self.watch(self.app, "connection", self._show)
 
     def _show(self, state: str) -> None:
-        self.update(f"● {state}")
+        # `arena play --ascii` marks it in ASCII, as everything else.
+        self.update(f"{'*' if getattr(self.app, 'ascii', False) else '●'} {state}")
         self.set_class(state in ("connected", "resynced"), "-up")
         self.set_class(state.startswith(("reconnecting", "connecting")), "-trying")
         self.set_class(
