@@ -3,6 +3,9 @@ ratings the standings hold the ones that have played at."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from engine.search.registry import bots_for
@@ -65,3 +68,21 @@ def test_the_standings_hold_the_anchors_that_played_at_their_fixed_ratings() -> 
     table = render_standings(rows)
     assert table.count("anchor") == 3
     assert "alphabeta" not in table  # it has not played
+
+
+def test_the_anchor_table_on_the_ladder_page_is_the_anchors_set_here() -> None:
+    """docs/ladder.md lists each named ladder's anchors with their strengths, their fixed
+    ratings (those its calibration set) and their games at once, as server/ladder/anchors.py
+    has them."""
+    page = (Path(__file__).resolve().parents[3] / "docs" / "ladder.md").read_text()
+    listed = {}
+    for line in page.splitlines():
+        row = re.fullmatch(r"\| `([\w-]+)`(?:, and any other)? \| (\w+) \| (`.+) \|", line)
+        if row is not None:
+            entries = re.findall(r"`([\w-]+)@(\d+)` (\d+) \((\d+)\)", row[3])
+            listed[row[2], row[1]] = [(b, int(s), float(r), int(g)) for b, s, r, g in entries]
+    assert listed == {
+        (game, ladder): [(a.bot, a.strength, a.rating, a.games) for a in anchors]
+        for game, named in ANCHORS.items()
+        for ladder, anchors in named.items()
+    }
