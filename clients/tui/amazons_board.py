@@ -45,6 +45,14 @@ FILES: Final = "abcdefghijklmnopqrstuvwxyz"
 # on each side of the board (`10 `), so a 10x10 board is 36 columns by 12 lines.
 SQUARE_WIDTH: Final = 3
 MARGIN: Final = 3
+# Where the terminal has room, the widget draws each square five columns by two lines: a board
+# as large again, read from further away (a 10x10 board is 56 columns by 22 lines then).
+LARGE_WIDTH: Final = 5
+LARGE_HEIGHT: Final = 2
+# The room a large board leaves, on top of itself, for the rest of a screen: the players beside
+# it, the move field under it, the footer; and the columns of the panels beside it.
+LARGE_SPARE_LINES: Final = 16
+LARGE_SPARE_COLUMNS: Final = 56
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +221,31 @@ def board_text(
     return ["".join(text for text, _ in row) for row in rows]
 
 
+def enlarged(rows: list[Row]) -> list[Row]:
+    """`rows` (as `board_rows` gives them) with each square LARGE_WIDTH columns by
+    LARGE_HEIGHT lines: its symbol and marks on its first line, its colour on both."""
+    large: list[Row] = []
+    last = len(rows) - 1
+    for number, row in enumerate(rows):
+        if number in (0, last):
+            (text, kinds), *_ = row
+            files = "".join(f"{file:^{LARGE_WIDTH}}" for file in text.split())
+            large.append([(" " * MARGIN + files + " " * MARGIN, kinds)])
+            continue
+        (rank, rank_kinds), *squares, right = row
+        first: Row = [(rank, rank_kinds)]
+        rest: Row = [(" " * len(rank), rank_kinds)]
+        for at in range(0, len(squares), 3):
+            (left, kinds), symbol, (mark, _) = squares[at : at + 3]
+            pad = " " * ((LARGE_WIDTH - 3) // 2)
+            first += [(left + pad, kinds), symbol, (pad + mark, kinds)]
+            rest.append((" " * LARGE_WIDTH, kinds))
+        first.append(right)
+        rest.append((" " * len(right[0]), right[1]))
+        large += [first, *[rest] * (LARGE_HEIGHT - 1)]
+    return large
+
+
 class MoveSteps:
     """A move made square by square in `position`: first an amazon of the side to move, then
     where it goes, then where it shoots, each chosen among the engine's legal moves. `back`
@@ -354,13 +387,22 @@ class AmazonsBoard(BoardWidget):
 
     # -- drawing ---------------------------------------------------------------------------
 
+    def large_in(self, room: Size) -> bool:
+        """Whether the terminal has room for the board drawn large, and for the rest."""
+        position = self.position
+        if position is None:
+            return False
+        width = 2 * MARGIN + LARGE_WIDTH * position.width + LARGE_SPARE_COLUMNS
+        height = LARGE_HEIGHT * position.height + 2 + LARGE_SPARE_LINES
+        return room.width >= width and room.height >= height
+
     def rows(self) -> list[Row]:
-        """What the widget draws now, as `board_rows` gives it."""
+        """What the widget draws now, as `board_rows` gives it (`enlarged` when large)."""
         position = self.position
         if position is None:
             return []
         entering = self._entry is not None
-        return board_rows(
+        rows = board_rows(
             position,
             last_move=self._last,
             premove=None if self.premove is None else Move.parse(self.premove),
@@ -372,6 +414,7 @@ class AmazonsBoard(BoardWidget):
             shade=self.app.no_color,
             flipped=self.flipped,
         )
+        return enlarged(rows) if self.large else rows
 
     def render(self) -> Text:
         styles: dict[tuple[str, ...], Style] = {}
@@ -391,11 +434,15 @@ class AmazonsBoard(BoardWidget):
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         position = self.position
-        return 0 if position is None else 2 * MARGIN + SQUARE_WIDTH * position.width
+        if position is None:
+            return 0
+        return 2 * MARGIN + (LARGE_WIDTH if self.large else SQUARE_WIDTH) * position.width
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         position = self.position
-        return 0 if position is None else position.height + 2
+        if position is None:
+            return 0
+        return (LARGE_HEIGHT if self.large else 1) * position.height + 2
 
     def on_focus(self) -> None:
         self.refresh()
@@ -439,8 +486,9 @@ class AmazonsBoard(BoardWidget):
         offset = event.get_content_offset(self)
         if position is None or offset is None:
             return
-        file = (offset.x - MARGIN) // SQUARE_WIDTH
-        rank = position.height - offset.y
+        large = self.large
+        file = (offset.x - MARGIN) // (LARGE_WIDTH if large else SQUARE_WIDTH)
+        rank = position.height - 1 - (offset.y - 1) // (LARGE_HEIGHT if large else 1)
         if self.flipped:
             file, rank = position.width - 1 - file, position.height - 1 - rank
         if offset.x >= MARGIN and 0 <= file < position.width and 0 <= rank < position.height:

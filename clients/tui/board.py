@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import ClassVar
 
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -84,6 +85,16 @@ class BoardWidget(Widget):
         self._last_move = last_move
         self._recompute()
         self.refresh(layout=True)
+
+    @property
+    def large(self) -> bool:
+        """Whether the board is drawn larger than usual, the terminal having room: its screen
+        then gives it a wider column (the `-large-board` class)."""
+        return self.large_in(self.app.size)
+
+    def large_in(self, room: Size) -> bool:
+        """Whether the board is drawn large in a terminal of size `room`."""
+        return False
 
     @property
     def premove(self) -> str | None:

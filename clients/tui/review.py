@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -151,6 +152,14 @@ class ReviewScreen(Screen[None]):
             words.append(f"· {self.about}")
         return " ".join(w for w in words if w)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_board(self.board.large_in(event.size))
+
+    def _fit_board(self, large: bool) -> None:
+        """The board's column as wide as the board, drawn large or not for the terminal."""
+        for review in self.query("#review"):
+            review.set_class(large, "-large-board")
+
     def on_mount(self) -> None:
         self.query_one("#review-goto", Input).display = False
         self.goto(self.ply)
@@ -163,6 +172,7 @@ class ReviewScreen(Screen[None]):
         self.ply = ply
         state = self.states[ply]
         self.board.set_state(state, self.moves[ply - 1] if ply else None)
+        self._fit_board(self.board.large)
         moves = self.query_one(MoveList)
         if moves.highlighted != ply:
             moves.highlighted = ply

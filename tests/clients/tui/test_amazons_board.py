@@ -240,3 +240,35 @@ async def test_the_widget_draws_in_ascii_when_asked() -> None:
         app = BoardHost(amazons("6x6"), player=None, ascii=ascii)
         async with app.run_test():
             assert app.query_one(AmazonsBoard).render().plain.splitlines()[1] == row
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("flipped", [False, True])
+async def test_a_terminal_with_room_draws_the_board_large_and_clicks_find_its_squares(
+    flipped: bool,
+) -> None:
+    app = BoardHost(amazons("10x10"), flipped=flipped)
+    async with app.run_test(size=(120, 40)) as pilot:
+        board = app.query_one(AmazonsBoard)
+        await pilot.pause()
+        # Five columns by two lines a square, the coordinates around.
+        assert board.region.size == (56, 22)
+        lines = board.render().plain.splitlines()
+        files = "abcdefghij"[::-1] if flipped else "abcdefghij"
+        assert lines[0] == "   " + "".join(f"  {file}  " for file in files) + "   "
+        assert (lines[1].split()[0], lines[2].strip()) == ("1" if flipped else "10", "")
+
+        def at(square: str) -> tuple[int, int]:
+            file, rank = Square.parse(square).file, Square.parse(square).rank
+            if flipped:
+                file, rank = 9 - file, 9 - rank
+            return (3 + 5 * file + 2, 1 + 2 * (9 - rank) + 1)  # the square's second line
+
+        for square in ("d1", "d7", "g7"):
+            assert await pilot.click(board, offset=at(square))
+        await pilot.pause()
+    assert app.chosen == ["d1-d7/g7"]
+    # Where there is no room, as before.
+    app = BoardHost(amazons("10x10"))
+    async with app.run_test(size=(100, 32)):
+        assert app.query_one(AmazonsBoard).region.size == (36, 12)

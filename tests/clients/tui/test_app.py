@@ -18,7 +18,6 @@ from websockets.asyncio.server import ServerConnection
 
 from clients.tui import ArenaApp
 from clients.tui.app import UnreachableError, open_connection
-from clients.tui.forms import OfferForm
 from clients.tui.game import GameScreen
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen, LobbyTable
@@ -216,7 +215,7 @@ async def test_a_house_bot_is_challenged_with_the_colour_chosen(
     ):
         lobby = await as_guest(app, pilot)
         await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         form = app.screen
         form.query_one("#bot", Select).value = "greedy"
         form.query_one("#setup", Select).value = "6x6"
@@ -248,7 +247,7 @@ async def test_a_house_bot_challenge_waits_for_a_worker_to_be_ready(
     async with serving(redis_url) as url, playing(url) as (app, pilot):
         lobby = await as_guest(app, pilot)
         await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         app.screen.query_one("#setup", Select).value = "6x6"
         await pilot.press("ctrl+s")
         waiting = lobby.query_one("#waiting", Static)
@@ -267,7 +266,7 @@ async def test_a_time_control_not_offered_is_refused_in_the_form(
     async with serving(redis_url) as url, playing(url) as (app, pilot):
         await as_guest(app, pilot)
         await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         time = app.screen.query_one("#time", Input)
         time.value = ""
         await pilot.click("#time")
@@ -285,7 +284,7 @@ async def test_a_seek_made_in_the_form_is_open_for_others(redis_url: str, redis:
         await other.request(ListSeeks())
         await as_guest(app, pilot)
         await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         await pilot.press("ctrl+s")  # the time suggested: 5+3, the default setup
         await until(pilot, lambda: bool(other.core.seeks), "the seek to reach the other")
         (seek,) = other.core.seeks.values()
@@ -340,7 +339,7 @@ async def test_a_session_the_server_has_forgotten_brings_back_the_sign_in_and_sa
     async with serving(redis_url) as url, playing(url) as (app, pilot):
         await as_guest(app, pilot)
         await pilot.press("p")  # a form over the lobby: every screen above the sign-in goes
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         client = app.client
         assert client is not None
         for key in await redis.keys(identity.SESSION_KEY.format("*")):
@@ -417,7 +416,7 @@ async def test_a_challenge_declined_tells_the_challenger_why(redis_url: str, red
         other = await guest(url)
         assert other.user is not None
         await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         app.screen.query_one("#opponent", Input).value = other.user.name
         await pilot.press("ctrl+s")
         await until(pilot, lambda: bool(other.core.challenges), "the challenge to reach them")
@@ -435,7 +434,7 @@ async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis
     async with serving(redis_url) as url, playing(url) as (app, pilot):
         lobby = await as_guest(app, pilot)
         await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: lobby.pairing, "the pairing to start")
         assert "Looking for an opponent" in str(lobby.query_one("#pairing").render())
@@ -444,7 +443,7 @@ async def test_quick_pairing_waits_and_is_cancelled(redis_url: str, redis: Redis
         assert str(lobby.query_one("#pairing").render()) == ""
         # The pool is empty again: pairing anew is welcome.
         await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+        await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: lobby.pairing, "the pairing to start again")
 

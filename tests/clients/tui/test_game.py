@@ -11,7 +11,6 @@ from textual.widgets import Input, Select, Static
 
 from clients.tui import ArenaApp
 from clients.tui.amazons_board import AmazonsBoard
-from clients.tui.forms import OfferForm
 from clients.tui.game import GameScreen, clock_text
 from clients.tui.move_input import MoveInput
 from clients.view import GameView
@@ -34,7 +33,7 @@ async def play_the_bot(
     opens. Choosing another game first sets the form's setup to that game's default."""
     await as_guest(app, pilot)
     await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, OfferForm), "the form")
+    await until(pilot, lambda: bool(app.screen.query("#send")), "the form")
     form = app.screen
     if game != "amazons":
         form.query_one("#game", Select).value = game

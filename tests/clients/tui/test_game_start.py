@@ -86,6 +86,10 @@ async def test_a_game_starts_with_both_players_in_sight_and_the_first_move_count
                 for x in (region.x, region.right - 1):
                     assert app.screen.get_widget_at(x, region.y)[0] is widget, part
             assert not list(app.screen.query("Toast")), "no notice left over from the lobby"
+            # Each player's name and clock just above or below their side of the board.
+            board = game.query_one("#board").region
+            assert game.query_one("#top-clock").region.bottom == board.y
+            assert game.query_one("#bottom-clock").region.y == board.bottom
             assert "Game started: you play white against" in text(game, "#game-notice")
             assert text(game, "#game-title") == f"Game {game.game_id}: amazons 6x6 5+3, casual"
 
