@@ -838,7 +838,10 @@ def log_problems(paths: Sequence[Path]) -> tuple[Counter[str], dict[str, str]]:
                 try:
                     entry = json.loads(line)
                 except ValueError:
-                    if line.strip():
+                    # `arena serve: ...` lines say what the server is starting, not a problem,
+                    # unless one is its error.
+                    progress = line.startswith("arena serve: ") and ": error: " not in line
+                    if line.strip() and not progress:
                         found[f"unparsed: {line.strip()[:80]}"] += 1
                     continue
                 if entry.get("level") in ("warning", "error", "critical"):
