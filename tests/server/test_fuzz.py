@@ -36,6 +36,7 @@ from server.protocol import (
     GameList,
     Guest,
     Hello,
+    HouseBots,
     ListGames,
     Ping,
     Pong,
@@ -103,9 +104,14 @@ def server_url(redis_url: str) -> Iterator[str]:
 
 
 def _receive(socket: ClientConnection) -> Event:
-    frame = socket.recv(timeout=REPLY_SECONDS)
-    assert isinstance(frame, bytes), "the server sends binary frames"
-    return decode_event(frame)
+    """The next frame other than `house_bots`, news the server sends whenever a house bot's
+    readiness (or the rules') changes, between any two replies."""
+    while True:
+        frame = socket.recv(timeout=REPLY_SECONDS)
+        assert isinstance(frame, bytes), "the server sends binary frames"
+        event = decode_event(frame)
+        if not isinstance(event, HouseBots):
+            return event
 
 
 def _ask(socket: ClientConnection, request: Request, expect: type[Event]) -> Event:
