@@ -78,6 +78,8 @@ async def watched_from_the_lobby(app: ArenaApp, pilot: Pilot[None], game_id: str
     await until(pilot, lambda: [r[0] for r in rows(lobby, "games")] == [game_id], "the game")
     await pilot.press("w")
     await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+    # Its parts, which a loaded machine mounts a moment after the screen is on top.
+    await until(pilot, lambda: bool(app.screen.query("#bottom-player")), "the game's players")
     assert isinstance(app.screen, GameScreen)
     return app.screen
 
