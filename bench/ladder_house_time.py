@@ -12,7 +12,7 @@ random strengths), each taking 0.5 to 3 s a move and 10 to 60 s between games.
 
 Run from the repository root: python -m bench.ladder_house_time [--minutes M] [--people N]
 [--seed S]. It stops by itself after M minutes (30 by default) and at most a minute more to
-finish the people's games.
+finish the people's games, then counts.
 """
 
 from __future__ import annotations
@@ -76,12 +76,9 @@ def main() -> None:
 async def _people(url: str, people: int, seconds: float, seed: int) -> None:
     """`people` guests playing house bots until `seconds` have passed."""
     deadline = time.monotonic() + seconds
-    # A minute more to finish the games under way, and no longer whatever happens.
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds + 60):
-            await asyncio.gather(
-                *(_person(url, deadline, random.Random(seed + index)) for index in range(people))
-            )
+    await asyncio.gather(
+        *(_person(url, deadline, random.Random(seed + index)) for index in range(people))
+    )
 
 
 async def _person(url: str, deadline: float, rng: random.Random) -> None:
@@ -101,29 +98,37 @@ async def _person(url: str, deadline: float, rng: random.Random) -> None:
                 print(f"  challenge refused: {error}", file=sys.stderr)
                 await asyncio.sleep(5)
                 continue
-            await _play(client, started.game_id, rng)
+            # A minute more to finish the game under way, and no longer whatever happens.
+            await _play(client, started.game_id, rng, deadline + 60)
             await asyncio.sleep(rng.uniform(10, 60))  # before the next game
     finally:
         await client.close()
 
 
-async def _play(client: ArenaClient, game_id: str, rng: random.Random) -> None:
-    """Play random legal moves after a person's pause until the game ends."""
+async def _play(client: ArenaClient, game_id: str, rng: random.Random, end: float) -> None:
+    """Play random legal moves after a person's pause until the game ends, or until the
+    monotonic time `end` (the game is left as it is)."""
     assert client.user is not None
     await client.wait_for(lambda c: game_id in c.games, timeout=30)
     colour = client.games[game_id].colour_of(client.user.name)
-    while True:
-        await client.wait_for(
-            lambda c: (
-                c.games[game_id].status is GameStatus.ENDED or c.games[game_id].to_move is colour
-            ),
-            timeout=None,
-        )
+    while time.monotonic() < end:
+        try:
+            await client.wait_for(
+                lambda c: (
+                    c.games[game_id].status is GameStatus.ENDED
+                    or c.games[game_id].to_move is colour
+                ),
+                timeout=max(0.1, end - time.monotonic()),
+            )
+        except TimeoutError:
+            return
         view = client.games[game_id]
         if view.status is GameStatus.ENDED:
             return
-        await asyncio.sleep(rng.uniform(0.5, 3.0))
         position = view.position()
+        if position.is_terminal():  # over by the rules: its `game_ended` is on its way
+            return
+        await asyncio.sleep(rng.uniform(0.5, 3.0))
         move = rng.choice(list(position.legal_moves))
         with contextlib.suppress(Exception):  # a game that ended meanwhile
             await client.request(PlayMove(game_id, view.ply, position.format_move(move)))
