@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 from hypothesis import settings
 
 import engine.amazons.kernels  # noqa: F401  (see below)
@@ -48,6 +50,16 @@ def no_endgame_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     file that is not there, so one built in the checkout does not change what tests see.
     Tests of the database set it themselves."""
     monkeypatch.setenv("ARENA_ENDGAME_DB", str(tmp_path / "no-endgame.sqlite"))
+
+
+@pytest.fixture(autouse=True)
+def logging_as_it_was() -> Iterator[None]:
+    """A command run in-process (`main(["user", "create", ...])`) configures the server's logs
+    for the whole process; put them back after the test, so what a later test's in-process
+    server logs does not depend on which tests its xdist worker ran before."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 # Hypothesis fails an example that runs over 200 ms by the wall clock, which on a loaded machine
