@@ -48,7 +48,9 @@ async def test_a_house_bot_not_ready_yet_is_waited_for_and_its_game_opens_when_i
 
 
 @pytest.mark.asyncio
-async def test_waiting_for_a_house_bot_can_be_cancelled(browser: Browser, redis_url: str) -> None:
+async def test_waiting_for_a_house_bot_can_be_cancelled(
+    browser: Browser, redis: Redis, redis_url: str
+) -> None:
     async with serving(redis_url) as url:
         page, errors = await open_page(browser, http_url(url) + "/", "phone")
         await online_name(page)
@@ -58,6 +60,11 @@ async def test_waiting_for_a_house_bot_can_be_cancelled(browser: Browser, redis_
         await expect(waiting).to_contain_text("asking again in", timeout=WAIT_MS)
         await page.click("#bot-waiting-cancel")
         await expect(waiting).to_be_hidden()
+        # The lobby goes on following the house bots' readiness after a cancelled wait.
+        await WorkerBots(("random",), ("greedy",), now_ms() + 120_000).tell(redis, "late-worker")
+        await expect(page.locator("#bot-readiness")).to_have_text(
+            "House bots: 1 of 2 ready (preparing: greedy)", timeout=WAIT_MS
+        )
         assert errors == []
 
 

@@ -485,14 +485,6 @@ export class Lobby {
   #stopWaiting() {
     clearInterval(this.botWait?.timer);
     this.botWait = null;
-    this.houseBots = null; // {ready, preparing} once the server has said
-    // The bot and the challenge take the board, time and colour of "New game": said under each.
-    this.termsNotes = ["bot-terms", "challenge-terms"].map((id) => make("p", { class: "notice terms-note", id }));
-    for (const name of ["game", "setup", "time", "colour", "rated"]) {
-      this.fields[name].addEventListener("change", () => this.#sayTerms());
-    }
-    this.bots = [];
-    this.botReadiness = make("p", { class: "notice readiness", id: "bot-readiness" });
     this.botWaitLine.hidden = true;
   }
 
