@@ -90,7 +90,9 @@ export class Lobby {
         if (this.botWait !== null && this.houseBots.ready.includes(this.botWait.request.opponent)) {
           this.#playBot(this.botWait.request);
         }
-        break;
+        // Not the whole lobby drawn again: its rows' buttons would be replaced under a finger
+        // pressing one (the server says this whenever readiness changes, at any moment).
+        return;
       case "game_started":
         this.pairing = false;
         this.#stopWaiting();
