@@ -95,6 +95,10 @@ async def _start(venv: Path, data: Path) -> dict[str, float | None]:
         stdout=asyncio.subprocess.PIPE,
         stderr=errors,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # Not the checkout's folder: the workers it starts (`python -m server.cli worker`)
+        # would import the checkout's engine, with the numba cache its tests left, not the
+        # fresh install's.
+        cwd=data,
     )
     assert server.stdout is not None
     try:
