@@ -27,9 +27,6 @@ from time import monotonic
 import redis
 
 from clients.connection import ArenaClient, ArenaError
-from clients.tui.analysis import ServerAnalyst
-from clients.tui.app import ArenaApp, open_connection, open_watching
-from clients.tui.review import ReviewApp
 from clients.view import GameView
 from engine.jit import run_as_python
 from engine.records import GameRecord, read_record, read_records
@@ -138,6 +135,8 @@ def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
 def _play(args: argparse.Namespace) -> int:
     """`arena play`, and `arena watch` (which has a `game_id`)."""
     run_as_python()  # the client only shows positions: no numba (engine/jit.py)
+    from clients.tui.app import ArenaApp  # the terminal app loads only for the commands using it
+
     if args.url:
         return _play_on(args.url, args.game_id, ascii=args.ascii)
     if args.game_id is not None:
@@ -160,6 +159,8 @@ def _play_on(url: str, watch: str | None = None, *, ascii: bool = False) -> int:
     server that cannot be reached, or has no such game, is one line and status 2 before the
     app takes the screen (the errors are ValueErrors: `main` says them)."""
 
+    from clients.tui.app import ArenaApp
+
     async def play() -> None:
         async with connected(url, watch) as client:
             await ArenaApp(url, client, watch, ascii=ascii).run_async()
@@ -173,6 +174,8 @@ async def connected(url: str, watch: str | None = None) -> AsyncIterator[ArenaCl
     """A connection to `url` past `hello` (and, with `watch`, signed in as a guest watching that
     game), closed on the way out; an UnreachableError or UnwatchableError, ValueErrors, says in
     one line why not."""
+    from clients.tui.app import open_connection, open_watching
+
     client = await (open_connection(url) if watch is None else open_watching(url, watch))
     try:
         yield client
@@ -207,6 +210,8 @@ def _review(args: argparse.Namespace) -> int:
     the server; either is checked, and any problem said in one line, before the app starts.
     The analysis of a file's positions runs compiled, in the analyst's own process."""
     run_as_python()
+    from clients.tui.review import ReviewApp
+
     path = Path(args.game)
     if path.exists() or not GAME_ID.fullmatch(args.game):
         record, about = _record_to_review(path, args.number or 1)
@@ -238,6 +243,8 @@ def _record_to_review(path: Path, number: int) -> tuple[GameRecord, str]:
 def _review_on(url: str, game: GameRecord | str, about: str = "") -> int:
     """Review `game` (a record, or the id of a game on the server at `url`, fetched by watching
     it) with the server's analysis."""
+    from clients.tui.analysis import ServerAnalyst
+    from clients.tui.review import ReviewApp
 
     async def review() -> None:
         async with connected(url) as client:
