@@ -23,15 +23,21 @@ from server.protocol import HouseBots
 __all__ = [
     "BOTS",
     "WorkerBots",
+    "asked_for",
     "children_leave_interrupts",
     "house_bots",
     "in_daemon_thread",
     "prepare_order",
+    "want",
 ]
 
 T = TypeVar("T")
 
 BOTS = "workers:bots"  # hash: worker name -> its WorkerBots as JSON
+WANTED = "workers:wanted"  # sorted set: house bot -> server ms when someone last asked for it
+# How long someone's ask for a house bot still being prepared puts it first in the workers'
+# order: a client that waits for it asks again every few seconds (PREPARING_RETRY_SECONDS).
+WANTED_MS = 30_000
 # The order a worker prepares its house bots in: quickest to compile first, so that each comes
 # online as soon as it can (cold compile on a 2-core machine: random 3 s, mobility 7 s, the Bao
 # bots 11 s each, greedy 16 s, mcts 23 s, alphabeta 30 s, invader 80 s; bench/first_start.py).
@@ -51,6 +57,21 @@ def prepare_order(bots: Iterable[str]) -> tuple[str, ...]:
     """`bots` in the order to prepare them: PREPARE_ORDER's, any other bot last."""
     rank = {name: index for index, name in enumerate(PREPARE_ORDER)}
     return tuple(sorted(bots, key=lambda name: rank.get(name, len(rank))))
+
+
+async def want(redis: aioredis.Redis, bot: str, now: int) -> None:
+    """Someone asked for house bot `bot` while it was still being prepared: the workers
+    prepare it next."""
+    await redis.zadd(WANTED, {bot: now})
+
+
+async def asked_for(redis: aioredis.Redis, now: int) -> set[str]:
+    """The house bots someone asked for in the last WANTED_MS while they were being prepared."""
+    await redis.zremrangebyscore(WANTED, "-inf", now - WANTED_MS)
+    return {
+        name.decode() if isinstance(name, bytes) else name
+        for name in await redis.zrange(WANTED, 0, -1)
+    }
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,8 @@ import multiprocessing
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
-from multiprocessing.pool import Pool
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -31,6 +30,7 @@ from server.protocol import Colour, GameStatus, ProtocolError
 from server.readiness import (
     BOTS,
     WorkerBots,
+    asked_for,
     children_leave_interrupts,
     in_daemon_thread,
     prepare_order,
@@ -78,6 +78,18 @@ def prepare_house_bots() -> None:
 
 def _prepare_bot(name: str) -> None:
     make_bot(name).prepare()
+
+
+def _settle(loop: asyncio.AbstractEventLoop, done: asyncio.Future[object], outcome: object) -> None:
+    """From a pool's result thread: settle `done` with a compile's outcome (the bot's name,
+    or the exception it failed with), unless the worker has stopped meanwhile."""
+
+    def settle() -> None:
+        if not done.done():
+            done.set_result(outcome)
+
+    with contextlib.suppress(RuntimeError):  # the event loop is closed
+        loop.call_soon_threadsafe(settle)
 
 
 def _compile_bot(name: str) -> str:
@@ -132,36 +144,20 @@ class Worker:
             self.log.info("worker_stopped", compiling=not self.ready.is_set())
 
     async def _prepare(self) -> None:
-        """Prepare each house bot not yet prepared, telling the servers as each is ready. When
-        the first took long enough to have been compiled (numba's cache is cold: a fresh
-        install), COMPILE_JOBS child processes compile the others, in order, and this process
-        loads each from the cache as it is done."""
+        """Prepare each house bot not yet prepared, telling the servers as each is ready: the
+        quickest first, then any that someone is waiting for (`readiness.want`) ahead of the
+        others. When the first took long enough to have been compiled (numba's cache is cold:
+        a fresh install), COMPILE_JOBS child processes compile the others, and this process
+        loads each from the cache as soon as it is compiled."""
         started = time.monotonic()
         todo = [name for name in prepare_order(HOUSE_BOTS) if name not in self.prepared]
         if todo:
             self.log.info("worker_compiling")
-        compilers: Pool | None = None
-        compiled: Iterator[str] | None = None
-        try:
-            for index, name in enumerate(todo):
-                if compiled is not None:
-                    await self._compiled(compiled, name)
-                began = time.monotonic()
-                self.log.info("bot_preparing", bot=name)
-                await in_daemon_thread(partial(_prepare_bot, name))
-                self.prepared.append(name)
-                self.log.info("bot_ready", bot=name, seconds=round(time.monotonic() - started, 1))
-                await self._tell_bots()
-                cold = time.monotonic() - began > COLD_SECONDS
-                if index == 0 and cold and len(todo) > 1 and COMPILE_JOBS > 1:
-                    with children_leave_interrupts():
-                        compilers = multiprocessing.get_context("spawn").Pool(
-                            COMPILE_JOBS, initializer=os.nice, initargs=(COMPILE_NICENESS,)
-                        )
-                    compiled = compilers.imap(_compile_bot, todo[1:])
-        finally:
-            if compilers is not None:
-                compilers.terminate()
+            cold = await self._load(todo.pop(0), started) > COLD_SECONDS
+            if cold and todo and COMPILE_JOBS > 1:
+                await self._compile_in_children(todo, started)
+            while todo:
+                await self._load(await self._next_bot(todo), started)
         await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
         await self.redis.hset(SLOTS, self.name, WORKER_SLOTS)
         self.ready.set()
@@ -169,13 +165,53 @@ class Worker:
         if self.on_ready is not None:
             self.on_ready()
 
-    async def _compiled(self, compiled: Iterator[str], name: str) -> None:
-        """Wait for a compiling child to have compiled house bot `name`; if it failed, this
-        process compiles it as it prepares it."""
+    async def _load(self, name: str, started: float) -> float:
+        """Prepare house bot `name` in this process (off the event loop), offer it, and return
+        the seconds it took."""
+        began = time.monotonic()
+        self.log.info("bot_preparing", bot=name)
+        await in_daemon_thread(partial(_prepare_bot, name))
+        self.prepared.append(name)
+        self.log.info("bot_ready", bot=name, seconds=round(time.monotonic() - started, 1))
+        await self._tell_bots()
+        return time.monotonic() - began
+
+    async def _next_bot(self, todo: list[str]) -> str:
+        """Take from `todo` the bot to prepare next: the first someone waits for, else the
+        first."""
+        wanted = await asked_for(self.redis, now_ms())
+        name = next((name for name in todo if name in wanted), todo[0])
+        todo.remove(name)
+        return name
+
+    async def _compile_in_children(self, todo: list[str], started: float) -> None:
+        """Compile `todo`'s bots in COMPILE_JOBS child processes, choosing each next one as a
+        child comes free (so a bot someone asks for meanwhile goes next), and load each here
+        once compiled; one whose compile failed is compiled here as it is loaded."""
+        loop = asyncio.get_running_loop()
+        with children_leave_interrupts():
+            compilers = multiprocessing.get_context("spawn").Pool(
+                COMPILE_JOBS, initializer=os.nice, initargs=(COMPILE_NICENESS,)
+            )
+        compiling: dict[asyncio.Future[object], str] = {}
         try:
-            await in_daemon_thread(partial(next, compiled))
-        except Exception:
-            self.log.exception("bot_compile_failed", bot=name)
+            while todo or compiling:
+                while todo and len(compiling) < COMPILE_JOBS:
+                    name = await self._next_bot(todo)
+                    done: asyncio.Future[object] = loop.create_future()
+                    settle = partial(_settle, loop, done)
+                    compilers.apply_async(
+                        _compile_bot, (name,), callback=settle, error_callback=settle
+                    )
+                    compiling[done] = name
+                finished, _ = await asyncio.wait(compiling, return_when=asyncio.FIRST_COMPLETED)
+                for done in finished:
+                    name = compiling.pop(done)
+                    if isinstance(done.result(), BaseException):
+                        self.log.error("bot_compile_failed", bot=name, error=repr(done.result()))
+                    await self._load(name, started)
+        finally:
+            compilers.terminate()
 
     async def _tell_bots(self) -> None:
         preparing = tuple(n for n in prepare_order(HOUSE_BOTS) if n not in self.prepared)

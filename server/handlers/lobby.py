@@ -50,7 +50,7 @@ from server.protocol import (
     SeekRemoved,
     TimeControl,
 )
-from server.readiness import house_bots
+from server.readiness import house_bots, want
 
 from .route import Route, on
 
@@ -254,6 +254,7 @@ async def _house_bot_ready(services: LobbyServices, bot: str) -> None:
     if bot in bots.ready:
         return
     if bot in bots.preparing:
+        await want(services.redis, bot, now_ms())
         total = len(bots.ready) + len(bots.preparing)
         raise ProtocolError(
             ErrorCode.UNAVAILABLE,

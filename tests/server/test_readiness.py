@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
+from multiprocessing.pool import Pool
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -118,21 +120,57 @@ async def test_a_worker_whose_first_bot_was_compiled_has_the_others_compiled_by_
     # Every bot counts as compiled: two child processes prepare the others, in order (here
     # from numba's cache, which the test run has), and the worker loads each once they have.
     monkeypatch.setattr("server.worker.COLD_SECONDS", -1.0)
-    waited: list[str] = []
-    compiled = Worker._compiled
+    sent: list[str] = []
+    apply_async = Pool.apply_async
 
-    async def spy(self: Worker, children: Iterator[str], name: str) -> None:
-        await compiled(self, children, name)
-        waited.append(name)
+    def spy(self: Pool, function: Any, args: tuple[str], **options: Any) -> Any:
+        sent.append(args[0])
+        return apply_async(self, function, args, **options)
 
-    monkeypatch.setattr(Worker, "_compiled", spy)
+    monkeypatch.setattr(Pool, "apply_async", spy)
     stop = asyncio.Event()
     worker = Worker(redis, "test-compilers")
     running = asyncio.create_task(worker.run(stop))
     try:
         await asyncio.wait_for(worker.ready.wait(), 300)
-        assert worker.prepared == list(prepare_order(HOUSE_BOTS))
-        assert waited == list(prepare_order(HOUSE_BOTS)[1:])  # each compiled by a child first
+        order = prepare_order(HOUSE_BOTS)
+        assert worker.prepared[0] == order[0]
+        assert sorted(worker.prepared) == sorted(order)  # loaded as the children finish
+        assert sent == list(order[1:])  # each compiled by a child first
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, WAIT)
+
+
+@pytest.mark.asyncio
+async def test_a_house_bot_someone_waits_for_is_prepared_next(
+    redis_url: str, redis: Redis, monkeypatch: pytest.MonkeyPatch, held: threading.Event
+) -> None:
+    order = prepare_order(HOUSE_BOTS)
+    wanted = order[-1]  # the slowest to compile, prepared last unless someone asks for it
+
+    def prepare(name: str) -> None:
+        if name != order[0]:
+            held.wait(WAIT)
+
+    monkeypatch.setattr("server.worker._prepare_bot", prepare)
+    monkeypatch.setattr("server.worker.COLD_SECONDS", float("inf"))  # no compiling children
+    stop = asyncio.Event()
+    worker = Worker(redis, "test-wanted")
+    running = asyncio.create_task(worker.run(stop))
+    try:
+        async with asyncio.timeout(WAIT), serving(redis_url) as url:
+            ann = await guest(url)
+            await ann.wait_for(lambda c: order[0] in getattr(_bots(c), "ready", ()), WAIT)
+            # The second bot is being prepared now; the one asked for goes right after it.
+            with pytest.raises(ArenaError) as refused:
+                await ann.request(Challenge(wanted, TIME))
+            assert refused.value.code is ErrorCode.UNAVAILABLE
+            held.set()
+            await asyncio.wait_for(worker.ready.wait(), WAIT)
+            assert worker.prepared[:3] == [order[0], order[1], wanted]
+            assert worker.prepared[3:] == [name for name in order[2:] if name != wanted]
+            await ann.close()
     finally:
         stop.set()
         await asyncio.wait_for(running, WAIT)
