@@ -1,0 +1,18 @@
+"""The history store: what must last (accounts, bot tokens, ratings and their history, finished
+games, ladder results) in a database, SQLite in the data folder by default or PostgreSQL, through
+one schema (`schema.py`, versioned by `migrations/`, run by `migrate.py`) and one query layer.
+Redis keeps what is live (docs/architecture.md, "The two stores").
+"""
+
+from server.db.database import DATABASE_FILE, Database, database_url
+from server.db.errors import DatabaseError
+from server.db.migrate import SchemaRevisions, head_revision
+
+__all__ = [
+    "DATABASE_FILE",
+    "Database",
+    "DatabaseError",
+    "SchemaRevisions",
+    "database_url",
+    "head_revision",
+]

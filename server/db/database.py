@@ -1,0 +1,195 @@
+"""Opening the history store: a database URL (or none: a SQLite file in the data folder) made
+into an engine on an async driver (aiosqlite, asyncpg), its schema brought up to date, and the
+transactions the queries run in. Every way a database cannot be used is a `DatabaseError` of one
+line naming it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import URL, event, make_url
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from server.db.errors import DatabaseError
+from server.db.migrate import SchemaRevisions, upgrade_schema
+
+__all__ = ["DATABASE_FILE", "Database", "DatabaseError", "database_url"]
+
+DATABASE_FILE = "arena.sqlite3"  # the default database, in the data folder
+CONNECT_SECONDS = 10  # for a PostgreSQL server to answer before the program gives up on it
+# For SQLite's write lock, which one writer at a time holds (a second process, a retry): the
+# longest write is a game's end, a few ms.
+SQLITE_BUSY_SECONDS = 30
+SQLITE_HEADER: Final = b"SQLite format 3\x00"
+# An execution option: the transaction writes, and on SQLite takes the write lock as it
+# begins (BEGIN IMMEDIATE), so what it reads cannot change before it writes.
+_WRITES = "arena_writes"
+
+
+def database_url(url: str | None, data_dir: Path) -> URL:
+    """The URL of the database to open on an async driver: `url` (sqlite:///PATH or
+    postgresql://...), or with none the SQLite file DATABASE_FILE in `data_dir`."""
+    if url is None:
+        return URL.create("sqlite+aiosqlite", database=str(data_dir / DATABASE_FILE))
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseError(
+            f"database URL {url!r} is not a URL: give sqlite:///PATH or "
+            "postgresql://USER:PASSWORD@HOST:PORT/NAME"
+        ) from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        if not parsed.database or parsed.database == ":memory:":
+            raise DatabaseError(f"database URL {url!r} names no file: give sqlite:///PATH")
+        return parsed.set(drivername="sqlite+aiosqlite")
+    if backend == "postgresql":
+        return parsed.set(drivername="postgresql+asyncpg")
+    raise DatabaseError(
+        f"database URL {shown(parsed)!r}: the database is SQLite (sqlite:///PATH) or "
+        f"PostgreSQL (postgresql://...), not {backend}"
+    )
+
+
+def shown(url: URL) -> str:
+    """`url` as messages show it: the password hidden, the driver as the user would write it."""
+    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+
+
+class Database:
+    """The history store, open: `open` it, run queries in `reading` and `writing` transactions,
+    `close` it."""
+
+    def __init__(self, engine: AsyncEngine, revisions: SchemaRevisions) -> None:
+        self.engine = engine
+        self.revisions = revisions  # the schema's revision before and after opening
+
+    @classmethod
+    async def open(cls, url: str | None, data_dir: Path) -> Database:
+        """The database at `url` (`database_url`), its schema upgraded to the program's.
+        A DatabaseError when it cannot be: the URL is not one, its server does not answer, its
+        file is not a SQLite database (left as it is), its schema is newer than the program."""
+        target = database_url(url, data_dir)
+        where = shown(target)
+        if url is None:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        if target.get_backend_name() == "sqlite":
+            _check_sqlite_file(Path(target.database or ""))
+            engine = create_async_engine(
+                target, connect_args={"timeout": SQLITE_BUSY_SECONDS}, pool_pre_ping=False
+            )
+            _take_sqlite_transactions(engine)
+        else:
+            engine = create_async_engine(
+                target, connect_args={"timeout": CONNECT_SECONDS}, pool_pre_ping=True
+            )
+        try:
+            async with engine.connect() as connection:
+                connection = await connection.execution_options(**{_WRITES: True})
+                revisions = await connection.run_sync(upgrade_schema, where)
+                await connection.commit()
+        except BaseException as error:
+            await engine.dispose()
+            if isinstance(error, DatabaseError):
+                raise
+            if isinstance(error, SQLAlchemyError | OSError | TimeoutError):
+                raise DatabaseError(_failure(target, error)) from None
+            raise
+        return cls(engine, revisions)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self.engine.dialect.name
+
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection]:
+        """A transaction that reads."""
+        async with self.engine.connect() as connection, connection.begin():
+            yield connection
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[AsyncConnection]:
+        """A transaction that writes, committed when the block ends without an error; on SQLite
+        it holds the write lock from its start."""
+        async with self.engine.connect() as connection:
+            connection = await connection.execution_options(**{_WRITES: True})
+            async with connection.begin():
+                yield connection
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """Refuse a file that is there and is not a SQLite database: SQLite would fail on it, and
+    it must never be written over."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise DatabaseError(f"cannot read the database {path}: {error.strerror}") from None
+    if header and header != SQLITE_HEADER:
+        raise DatabaseError(_not_sqlite(path))
+
+
+def _not_sqlite(path: Path) -> str:
+    return (
+        f"{path} is not a SQLite database (damaged, or another kind of file); it is left as it "
+        "is: move it away, or give another with --database-url"
+    )
+
+
+def _take_sqlite_transactions(engine: AsyncEngine) -> None:
+    """Have SQLAlchemy begin SQLite's transactions itself (the sqlite3 module's own begin late
+    and never before DDL), a writing one with the write lock, and have SQLite enforce foreign
+    keys and let readers read while one writes (write-ahead log)."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def connect(dbapi_connection: Any, _record: object) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def begin(connection: Connection) -> None:
+        writes = connection.get_execution_options().get(_WRITES, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def _failure(url: URL, error: BaseException) -> str:
+    """One line for a database that could not be opened."""
+    if url.get_backend_name() == "sqlite":
+        cause = getattr(error, "orig", error)
+        if isinstance(cause, sqlite3.DatabaseError) and "not a database" in str(cause):
+            return _not_sqlite(Path(url.database or ""))
+        return f"cannot open the database {url.database}: {_reason(error)}"
+    return f"cannot reach the database at {shown(url)}: {_reason(error)}"
+
+
+def _reason(error: BaseException) -> str:
+    """The driver's or the operating system's words for a failure, on one line."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.errno:
+            return os.strerror(cause.errno)
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror
+        inner = getattr(cause, "orig", None)
+        if inner is None:
+            break
+        cause = inner
+    text = str(cause if cause is not None else error)
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,1 @@
+"""The history store's schema versions, which `server.db.migrate` runs (Alembic, no alembic.ini)."""
