@@ -218,10 +218,11 @@ class ClientCore:
         if isinstance(event, GameSnapshot | GameStarted):
             if view is None:
                 self._unwatched.discard(game_id)
-                self._games[game_id] = new = GameView.open(event, now)
+                self._games[game_id] = new = GameView.open(event, now, offers=self.offers)
                 changes.append(GameFollowed(new))
             elif isinstance(event, GameSnapshot) and event.version >= view.version:
-                self._games[game_id] = new = GameView.open(event, now, previous=view)
+                new = GameView.open(event, now, previous=view, offers=self.offers)
+                self._games[game_id] = new
                 changes.append(GameReplaced(new))
             return
         if view is None:

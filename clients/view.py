@@ -1,7 +1,7 @@
 """A game as a client knows it, as one immutable value: who plays, the start, every move, the
-clocks, the event version, the outcome, and the position as a state of the registered game.
-`GameView.open` makes one from `game_started` or `game_state`; `GameView.apply` is the one
-reducer that takes it from one version to the next.
+clocks, the first move's window, the event version, the outcome (with why it was aborted), and
+the position as a state of the registered game. `GameView.open` makes one from `game_started`
+or `game_state`; `GameView.apply` is the one reducer that takes it from one version to the next.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from engine.game import GameState, get_game
 from engine.records import GameRecord
 from server.protocol import (
     DEFAULT_GAME,
+    AbortCause,
     Clocks,
     ClockUpdate,
     Colour,
@@ -22,6 +23,7 @@ from server.protocol import (
     GameStarted,
     GameStatus,
     MovePlayed,
+    Offers,
     Player,
     Presence,
     Termination,
@@ -36,6 +38,9 @@ __all__ = ["GameView"]
 # The colour of each player index of the engine's states: index 0 moves first in the standard
 # setups and plays White.
 COLOURS = (Colour.WHITE, Colour.BLACK)
+# How many plies from the start are each side's first move, off the clock, when the server's
+# offers do not say (docs/protocol.md, Server rules).
+FREE_PLIES = 2
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,14 @@ class GameView:
     """A game as this client knows it, built from the server's events. `received` is when the
     view last changed (the `now` given to the client core, monotonic seconds): the running
     clock has been running since about then, which `clocks` (read by the server as the event
-    left) does not show. `away` are the sides whose players are gone from the game."""
+    left) does not show. `away` are the sides whose players are gone from the game.
+
+    `first_move_by` is when the side to move's window for its first move closes (monotonic
+    seconds, as `received`): the server's `first_move_left` in a `game_state`, else the window
+    the server offers (`first_move_ms`, kept from the offers the view was opened with) from
+    the event that opened it (the game's start, the first move, a `clock` event). None once
+    both sides have moved, once the game is over, or when this client cannot know it. An
+    aborted game has `abort_cause` and `abort_side` when the server said why."""
 
     game_id: str
     white: Player
@@ -61,6 +73,13 @@ class GameView:
     game: str = DEFAULT_GAME
     away: frozenset[Colour] = frozenset()
     received: float = 0.0
+    first_move_by: float | None = None
+    abort_cause: AbortCause | None = None
+    abort_side: Colour | None = None
+    # Each first move's window in ms and the plies that have one, as the server offers say
+    # (no window: not told).
+    first_move_ms: int | None = None
+    free_plies: int = FREE_PLIES
     # The side to move as the server or the position says (None: read from `start`).
     _to_move: Colour | None = field(default=None, repr=False)
     # The position after `moves`, when it has been worked out (never handed out: see position).
@@ -77,6 +96,13 @@ class GameView:
         if self._to_move is not None:
             return self._to_move
         return colour_to_move(self.start, self.ply)
+
+    def first_move_left(self, now: float) -> float | None:
+        """The seconds the side to move has left at `now` (monotonic) to make its first move,
+        never below zero; None when no first move is awaited or its window is not known."""
+        if self.first_move_by is None:
+            return None
+        return max(0.0, self.first_move_by - now)
 
     def colour_of(self, name: str) -> Colour | None:
         """The colour the user `name` (any case) plays here, or None for someone else."""
@@ -115,16 +141,32 @@ class GameView:
 
     @classmethod
     def open(
-        cls, event: GameStarted | GameSnapshot, now: float, previous: GameView | None = None
+        cls,
+        event: GameStarted | GameSnapshot,
+        now: float,
+        previous: GameView | None = None,
+        offers: Offers | None = None,
     ) -> GameView:
         """The view a `game_started` or `game_state` gives, replacing `previous` (whose
-        presence it keeps: neither event says who is away)."""
+        presence it keeps: neither event says who is away). `offers` are the server's, for the
+        first moves' window (by default the one `previous` knew)."""
         game = event.game
+        first_move_ms = previous.first_move_ms if previous is not None else None
+        free_plies = previous.free_plies if previous is not None else FREE_PLIES
+        if offers is not None:
+            first_move_ms = offers.first_move_ms
+            free_plies = FREE_PLIES if offers.free_plies is None else offers.free_plies
+        cause = side = None
         if isinstance(event, GameSnapshot):
             moves = tuple(event.moves)
             status, winner, termination = event.status, event.winner, event.termination
+            cause, side = event.abort_cause, event.abort_side
+            left = event.first_move_left
+            first_move_by = None if left is None else now + left / 1000
         else:
             moves, status, winner, termination = (), GameStatus.PLAYING, None, None
+            window = first_move_ms if free_plies > 0 else None
+            first_move_by = None if window is None else now + window / 1000
         state = _try_replay(game, event.start, moves)
         to_move = event.to_move
         if to_move is None and state is not None:
@@ -144,10 +186,15 @@ class GameView:
             winner,
             termination,
             game,
-            previous.away if previous is not None else frozenset(),
-            now,
-            to_move,
-            state,
+            away=previous.away if previous is not None else frozenset(),
+            received=now,
+            first_move_by=first_move_by,
+            abort_cause=cause,
+            abort_side=side,
+            first_move_ms=first_move_ms,
+            free_plies=free_plies,
+            _to_move=to_move,
+            _state=state,
         )
 
     def apply(self, event: GameEvent, now: float) -> GameView:
@@ -156,7 +203,8 @@ class GameView:
         version on."""
         changed = replace(self, version=event.version, received=now)
         if isinstance(event, MovePlayed):
-            return changed._played(event.move, event.clocks, event.to_move)
+            played = changed._played(event.move, event.clocks, event.to_move)
+            return replace(played, first_move_by=played._window_from(now))
         if isinstance(event, GameEnded):
             return replace(
                 changed,
@@ -164,13 +212,24 @@ class GameView:
                 winner=event.winner,
                 termination=event.termination,
                 clocks=event.clocks,
+                first_move_by=None,
+                abort_cause=event.abort_cause,
+                abort_side=event.abort_side,
             )
         if isinstance(event, ClockUpdate):
-            return replace(changed, clocks=event.clocks)
+            # In the first moves the server starts the window again with it (after an outage).
+            return replace(changed, clocks=event.clocks, first_move_by=changed._window_from(now))
         if isinstance(event, Presence):
             away = self.away - {event.side} if event.online else self.away | {event.side}
             return replace(changed, away=away)
         return changed
+
+    def _window_from(self, now: float) -> float | None:
+        """When a first move's window opened at `now` closes; None when none is open."""
+        playing = self.status is GameStatus.PLAYING
+        if self.first_move_ms is None or self.ply >= self.free_plies or not playing:
+            return None
+        return now + self.first_move_ms / 1000
 
     def _played(self, move: str, clocks: Clocks, to_move: Colour | None) -> GameView:
         """The view with `move` added: the side to move next as the server says, else as the

@@ -256,6 +256,13 @@ class Clock:
             return self.turn_start + self._ms(self.to_move)
         return self.turn_start + self.first_move_ms
 
+    def first_move_left(self, now: int) -> int | None:
+        """The ms the side to move has left at `now` to make its first move (never more than
+        the window, nor below zero); None once both sides have moved."""
+        if self.running:
+            return None
+        return max(0, min(self.first_move_ms, self.deadline() - now))
+
     def grace(self) -> int:
         """How long past the deadline the side to move may still be saved by a move already on
         its way; none for a first move."""

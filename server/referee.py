@@ -15,6 +15,7 @@ from engine.game import GameState
 from server.clock import Clock, LagPolicy, LateMoveError, Timeout
 from server.protocol import (
     DEFAULT_GAME,
+    AbortCause,
     Clocks,
     Colour,
     ErrorCode,
@@ -254,8 +255,14 @@ def _finish(
     winner: Colour | None,
     now: int,
     clocks: tuple[int, int],
+    aborted: tuple[AbortCause, Colour] | None = None,
 ) -> tuple[StoredGame, GameEnded]:
-    """The game ended at `now` with the clocks reading `clocks`, one event later."""
+    """The game ended at `now` with the clocks reading `clocks`, one event later; an aborted
+    game keeps why and by which side (`aborted`), for its watchers later."""
+    extra = {**game.extra, "final_clocks": list(clocks)}
+    cause, side = aborted or (None, None)
+    if aborted is not None:
+        extra.update(abort_cause=str(cause), abort_side=str(side))
     ended = replace(
         game,
         version=game.version + 1,
@@ -263,7 +270,7 @@ def _finish(
         termination=termination,
         winner=winner,
         ended=now,
-        extra={**game.extra, "final_clocks": list(clocks)},
+        extra=extra,
     )
     event = GameEnded(
         ended.game_id,
@@ -271,25 +278,32 @@ def _finish(
         termination=termination,
         clocks=Clocks(*clocks),
         winner=winner,
+        abort_cause=cause,
+        abort_side=side,
     )
     return ended, event
 
 
 def end(
-    game: StoredGame, termination: Termination, winner: Colour | None, now: int
+    game: StoredGame,
+    termination: Termination,
+    winner: Colour | None,
+    now: int,
+    aborted: tuple[AbortCause, Colour] | None = None,
 ) -> tuple[StoredGame, GameEnded]:
     """The game ended at `now` for a reason other than a move: the clocks stop where they
     read, the side to move's at zero when it lost on time."""
     clocks = game.clock_readings(now)
     if termination is Termination.TIME_FORFEIT:
         clocks = (0, clocks[1]) if game.to_move is Colour.WHITE else (clocks[0], 0)
-    return _finish(game, termination, winner, now, clocks)
+    return _finish(game, termination, winner, now, clocks, aborted)
 
 
 def time_up(game: StoredGame, timeout: Timeout, now: int) -> tuple[StoredGame, GameEnded]:
     """The side to move let its time run out: aborted in the first moves, else lost on time."""
     if timeout is Timeout.ABORTED:
-        return end(game, Termination.ABORTED, None, now)
+        aborted = (AbortCause.NO_FIRST_MOVE, game.to_move)
+        return end(game, Termination.ABORTED, None, now, aborted)
     return end(game, Termination.TIME_FORFEIT, game.to_move.other, now)
 
 
@@ -301,13 +315,13 @@ def resign(game: StoredGame, name: str, now: int) -> tuple[StoredGame, GameEnded
 
 def abort(game: StoredGame, name: str, now: int) -> tuple[StoredGame, GameEnded]:
     """Call the game off: allowed until both sides have made their first move."""
-    player_colour(game, name)
+    colour = player_colour(game, name)
     require_playing(game)
     if game.ply >= 2:
         raise ProtocolError(
             ErrorCode.FORBIDDEN, "too late to abort: both sides have moved; resign instead"
         )
-    return end(game, Termination.ABORTED, None, now)
+    return end(game, Termination.ABORTED, None, now, (AbortCause.CALLED_OFF, colour))
 
 
 def claim(game: StoredGame, name: str, now: int, grace_ms: int) -> tuple[StoredGame, GameEnded]:

@@ -17,6 +17,7 @@ from engine.records import GameRecord, utc_date
 from server.clock import Clock
 from server.protocol import (
     DEFAULT_GAME,
+    AbortCause,
     Clocks,
     Colour,
     GameSnapshot,
@@ -169,7 +170,21 @@ class StoredGame:
     def final_clocks(self) -> Clocks:
         return Clocks(*self.extra.get("final_clocks", (0, 0)))
 
+    @property
+    def abort_cause(self) -> AbortCause | None:
+        """Why an aborted game was aborted; None for any other game, and for one aborted
+        before servers kept why."""
+        cause = self.extra.get("abort_cause")
+        return None if cause is None else AbortCause(cause)
+
+    @property
+    def abort_side(self) -> Colour | None:
+        """The side that called an aborted game off or made no first move in time."""
+        side = self.extra.get("abort_side")
+        return None if side is None else Colour(side)
+
     def snapshot(self, now: int) -> GameSnapshot:
+        playing = self.status is GameStatus.PLAYING
         return GameSnapshot(
             self.game_id,
             self.version,
@@ -179,13 +194,16 @@ class StoredGame:
             time=self.time,
             rated=self.rated,
             moves=self.moves,
-            clocks=self.clocks(now) if self.status is GameStatus.PLAYING else self.final_clocks(),
+            clocks=self.clocks(now) if playing else self.final_clocks(),
             to_move=self.to_move,
             status=self.status,
             setup=self.setup,
             winner=self.winner,
             termination=self.termination,
             game=self.game,
+            abort_cause=self.abort_cause,
+            abort_side=self.abort_side,
+            first_move_left=self.clock.first_move_left(now) if playing else None,
         )
 
     def summary(self, now: int, spectators: int) -> GameSummary:

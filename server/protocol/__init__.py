@@ -70,6 +70,7 @@ from server.protocol.requests import (
 )
 from server.protocol.values import (
     DEFAULT_GAME,
+    AbortCause,
     ChallengeInfo,
     ChallengeOutcome,
     Clocks,
@@ -104,6 +105,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "REQUESTS",
     "Abort",
+    "AbortCause",
     "AcceptChallenge",
     "AcceptSeek",
     "Analysis",

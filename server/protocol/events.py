@@ -43,6 +43,7 @@ from server.protocol.message import Event, GameEvent, by_tag
 from server.protocol.schema import Length
 from server.protocol.values import (
     DEFAULT_GAME,
+    AbortCause,
     ChallengeInfo,
     ChallengeOutcome,
     Clocks,
@@ -205,7 +206,9 @@ class GameStarted(GameEvent, tag="game_started"):
 @dataclass(frozen=True)
 class GameSnapshot(GameEvent, tag="game_state"):
     """The whole game as of event `version`: who plays, the start, every move, both clocks,
-    the side to move and, once it has ended, the outcome."""
+    the side to move and, once it has ended, the outcome (with why, when it was aborted).
+    While the side to move has a first move to make, `first_move_left` is the time left to
+    make it."""
 
     white: Player
     black: Player
@@ -220,6 +223,9 @@ class GameSnapshot(GameEvent, tag="game_state"):
     winner: Colour | None = None
     termination: Termination | None = None
     game: GameName = DEFAULT_GAME
+    abort_cause: AbortCause | None = None
+    abort_side: Colour | None = None
+    first_move_left: Millis | None = None
 
 
 @dataclass(frozen=True)
@@ -253,11 +259,15 @@ class Presence(GameEvent, tag="presence"):
 
 @dataclass(frozen=True)
 class GameEnded(GameEvent, tag="game_ended"):
-    """The game is over: the `winner` (None when aborted), why, and the final clocks."""
+    """The game is over: the `winner` (None when aborted), why, and the final clocks. An
+    aborted game says why (`abort_cause`) and which side called it off or made no first move
+    (`abort_side`)."""
 
     termination: Termination
     clocks: Clocks
     winner: Colour | None = None
+    abort_cause: AbortCause | None = None
+    abort_side: Colour | None = None
 
 
 @dataclass(frozen=True)

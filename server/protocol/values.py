@@ -36,6 +36,7 @@ DEFAULT_GAME = "amazons"  # the game of a message that names none
 
 __all__ = [
     "DEFAULT_GAME",
+    "AbortCause",
     "ChallengeInfo",
     "ChallengeOutcome",
     "Clocks",
@@ -93,6 +94,13 @@ class Termination(StrEnum):
     ABANDONED = "abandoned"  # the opponent claimed victory after the player left
     ABORTED = "aborted"  # called off before it really began; nobody wins
     PLY_CAP = "ply_cap"  # reached its game's ply cap (Bao: 600) still going; adjudicated drawn
+
+
+class AbortCause(StrEnum):
+    """Why a game was aborted, with the side it names (`abort_side`)."""
+
+    CALLED_OFF = "called_off"  # that side sent `abort`
+    NO_FIRST_MOVE = "no_first_move"  # that side, to move, made no first move within the window
 
 
 class PlayerKind(StrEnum):

@@ -12,6 +12,7 @@ from engine.game import GameInfo
 from server import referee, stored_game
 from server.clock import FIRST_MOVE_MS, Timeout
 from server.protocol import (
+    AbortCause,
     Colour,
     ErrorCode,
     GameEnded,
@@ -136,6 +137,7 @@ def test_a_first_move_too_late_aborts_and_a_late_move_loses_on_time() -> None:
         Termination.ABORTED,
         None,
     )
+    assert (event.abort_cause, event.abort_side) == (AbortCause.NO_FIRST_MOVE, Colour.WHITE)
     game = _play(_play(game, "ann", "b1-b4/d4", 1_000).game, "bob", "e6-e2/f3", 2_000).game
     late = referee.play(game, game.state(), "ann", 2, "a2-a3/a4", 2_000 + 70_000)
     assert late == referee.TimeUp(Timeout.TIME_FORFEIT, "white ran out of time")
@@ -193,9 +195,44 @@ def test_a_game_can_be_aborted_only_before_both_sides_moved() -> None:
     game = _play(_new(), "ann", "b1-b4/d4", 1_000).game
     _, event = referee.abort(game, "bob", 1_500)
     assert (event.termination, event.winner) == (Termination.ABORTED, None)
+    assert (event.abort_cause, event.abort_side) == (AbortCause.CALLED_OFF, Colour.BLACK)
     game = _play(game, "bob", "e6-e2/f3", 2_000).game
     with pytest.raises(ProtocolError, match="too late to abort"):
         referee.abort(game, "ann", 3_000)
+
+
+def test_an_aborted_game_keeps_why_for_its_state_and_one_stored_before_loads_without() -> None:
+    game = _play(_new(), "ann", "b1-b4/d4", 1_000).game
+    for ended, side, cause in (
+        (referee.abort(game, "ann", 1_500)[0], Colour.WHITE, AbortCause.CALLED_OFF),
+        (referee.time_up(game, Timeout.ABORTED, 40_000)[0], Colour.BLACK, AbortCause.NO_FIRST_MOVE),
+    ):
+        state = StoredGame.from_bytes(ended.to_bytes()).snapshot(50_000)
+        assert (state.termination, state.abort_cause, state.abort_side) == (
+            Termination.ABORTED,
+            cause,
+            side,
+        )
+        assert state.first_move_left is None
+    stored_before = replace(ended, extra={"final_clocks": [60_000, 60_000]})
+    state = StoredGame.from_bytes(stored_before.to_bytes()).snapshot(50_000)
+    assert (state.termination, state.abort_cause, state.abort_side) == (
+        Termination.ABORTED,
+        None,
+        None,
+    )
+    resigned = StoredGame.from_bytes(referee.resign(game, "ann", 2_000)[0].to_bytes())
+    assert (resigned.abort_cause, resigned.snapshot(3_000).abort_side) == (None, None)
+
+
+def test_the_state_says_how_long_is_left_of_a_first_moves_window() -> None:
+    game = _new()
+    assert game.snapshot(10_000).first_move_left == FIRST_MOVE_MS - 10_000
+    assert game.snapshot(FIRST_MOVE_MS + 5_000).first_move_left == 0
+    game = _play(game, "ann", "b1-b4/d4", 12_000).game
+    assert game.snapshot(15_000).first_move_left == FIRST_MOVE_MS - 3_000
+    game = _play(game, "bob", "e6-e2/f3", 20_000).game
+    assert game.snapshot(21_000).first_move_left is None
 
 
 def test_presence_and_claims() -> None:

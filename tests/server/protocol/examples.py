@@ -2,6 +2,7 @@
 
 from server.protocol import (
     Abort,
+    AbortCause,
     AcceptChallenge,
     AcceptSeek,
     Analysis,
@@ -103,6 +104,7 @@ SNAPSHOT = GameSnapshot(
     Colour.BLACK,
     GameStatus.PLAYING,
     setup="10x10",
+    first_move_left=21_500,
 )
 AMAZONS_OFFERS = GameOffers(
     "amazons", ("10x10", "8x8", "6x6"), "10x10", 15, 10_800, 180, house_bots=("greedy", "invader")
@@ -205,6 +207,22 @@ EVENTS: list[Event] = [
         winner=Colour.BLACK,
         termination=Termination.TIME_FORFEIT,
     ),
+    GameSnapshot(
+        "g7",
+        2,
+        GUEST,
+        ANN,
+        START,
+        BLITZ,
+        False,
+        (),
+        Clocks(180_000, 180_000),
+        Colour.WHITE,
+        GameStatus.ENDED,
+        termination=Termination.ABORTED,
+        abort_cause=AbortCause.CALLED_OFF,
+        abort_side=Colour.BLACK,
+    ),
     MovePlayed("g42", 4, 1, "d10-d4/g4", CLOCKS, lag_credit=35, id=10),
     ClockUpdate("g42", 5, Clocks(190_000, 181_000)),
     Presence("g42", 6, Colour.WHITE, False, claim_after=30_000),
@@ -212,6 +230,14 @@ EVENTS: list[Event] = [
     Spectators("g42", 3),
     GameEnded("g42", 8, Termination.RESIGNATION, CLOCKS, Colour.BLACK),
     GameEnded("g7", 2, Termination.ABORTED, Clocks(180_000, 180_000)),
+    GameEnded(
+        "g8",
+        3,
+        Termination.ABORTED,
+        Clocks(180_000, 180_000),
+        abort_cause=AbortCause.NO_FIRST_MOVE,
+        abort_side=Colour.BLACK,
+    ),
     Synced("g42", 8, id=11),
     HouseBots(("random", "mobility"), ("greedy", "invader"), rules_ready=False),
     LadderMembership("fast", True, 1, True, "amazons", "6x6", TimeControl(10, 0), id=14),

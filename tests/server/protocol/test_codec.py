@@ -1,4 +1,5 @@
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack
@@ -9,20 +10,26 @@ from server.protocol import (
     MAX_EVENT_FRAME,
     MAX_REQUEST_FRAME,
     REQUESTS,
+    Clocks,
+    Colour,
     ColourPreference,
     ErrorCode,
     ErrorReply,
     Event,
+    GameEnded,
+    GameEvent,
     GameList,
     Message,
     PlayMove,
     ProtocolError,
     Request,
     Seek,
+    Termination,
     TimeControl,
     decode_event,
     decode_request,
 )
+from server.protocol.schema import Context, decode_fields
 from tests.server.protocol import examples
 
 
@@ -86,6 +93,23 @@ def test_clients_skip_fields_they_do_not_know_but_the_server_refuses_them() -> N
     with pytest.raises(ProtocolError, match="unknown field 'spectate' in watch") as caught:
         decode_request(msgpack.packb(fields))
     assert (caught.value.code, caught.value.field) == (ErrorCode.BAD_FIELD, "spectate")
+
+
+@dataclass(frozen=True)
+class GameEndedBefore(GameEvent, tag=None):
+    """`game_ended` as clients read it before it said why a game was aborted."""
+
+    termination: Termination
+    clocks: Clocks
+    winner: Colour | None = None
+
+
+def test_a_client_from_before_a_field_was_added_reads_the_event_without_it() -> None:
+    ended = next(e for e in examples.EVENTS if isinstance(e, GameEnded) and e.abort_cause)
+    frame = msgpack.unpackb(ended.to_wire())
+    assert {"abort_cause", "abort_side"} <= frame.keys()
+    before = decode_fields(GameEndedBefore, frame, Context("game_ended", strict=False))
+    assert before == GameEndedBefore(ended.game_id, ended.version, ended.termination, ended.clocks)
 
 
 MOVE = {"t": "move", "id": 12, "game_id": "g1", "ply": 3, "move": "d1-d7/g7"}

@@ -10,6 +10,7 @@ from server.protocol import (
     EVENTS,
     PROTOCOL_VERSION,
     REQUESTS,
+    AbortCause,
     ChallengeOutcome,
     Colour,
     ColourPreference,
@@ -34,7 +35,8 @@ def test_every_error_code_is_in_the_table(code: ErrorCode) -> None:
 
 
 @pytest.mark.parametrize(
-    "enum", [Colour, ColourPreference, GameStatus, Termination, PlayerKind, ChallengeOutcome]
+    "enum",
+    [Colour, ColourPreference, GameStatus, Termination, PlayerKind, ChallengeOutcome, AbortCause],
 )
 def test_every_enum_value_is_documented(enum: type[StrEnum]) -> None:
     for member in enum:
