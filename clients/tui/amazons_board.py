@@ -49,10 +49,6 @@ MARGIN: Final = 3
 # as large again, read from further away (a 10x10 board is 56 columns by 22 lines then).
 LARGE_WIDTH: Final = 5
 LARGE_HEIGHT: Final = 2
-# The room a large board leaves, on top of itself, for the rest of a screen: the players beside
-# it, the move field under it, the footer; and the columns of the panels beside it.
-LARGE_SPARE_LINES: Final = 16
-LARGE_SPARE_COLUMNS: Final = 56
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,14 +383,11 @@ class AmazonsBoard(BoardWidget):
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def large_in(self, room: Size) -> bool:
-        """Whether the terminal has room for the board drawn large, and for the rest."""
+    def large_size(self) -> Size | None:
         position = self.position
         if position is None:
-            return False
-        width = 2 * MARGIN + LARGE_WIDTH * position.width + LARGE_SPARE_COLUMNS
-        height = LARGE_HEIGHT * position.height + 2 + LARGE_SPARE_LINES
-        return room.width >= width and room.height >= height
+            return None
+        return Size(2 * MARGIN + LARGE_WIDTH * position.width, LARGE_HEIGHT * position.height + 2)
 
     def rows(self) -> list[Row]:
         """What the widget draws now, as `board_rows` gives it (`enlarged` when large)."""

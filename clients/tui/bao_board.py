@@ -47,7 +47,16 @@ WIDTH: Final = MARGIN + 8 * PIT_WIDTH
 # and front rows, the middle, the bottom side's front and back rows, its column numbers, its
 # store, and the line that says what to pick.
 TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK = 2, 3, 5, 6
+TOP_NUMBERS, MIDDLE, BOTTOM_NUMBERS = 1, 4, 7
 LINES: Final = 10
+# Where the terminal has room, the widget draws each pit seven columns by three lines, its
+# seeds on the middle line: 59 columns by 18 lines.
+LARGE_PIT_WIDTH: Final = 7
+LARGE_PIT_HEIGHT: Final = 3
+PIT_LINES: Final = (TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK)
+LARGE_SIZE: Final = Size(
+    MARGIN + 8 * LARGE_PIT_WIDTH, LINES + len(PIT_LINES) * (LARGE_PIT_HEIGHT - 1)
+)
 SIDE_NAMES: Final = ("South", "North")
 COLOUR_NAMES: Final = ("white", "black")
 
@@ -113,7 +122,7 @@ def _row_rings(line: int) -> tuple[int, list[int]]:
 def pit_at(line: int, column: int, bottom: int) -> Pit | None:
     """The pit drawn at `line`, pit column `column` (0..7 from the left), the side `bottom`
     at the bottom; None off the pits."""
-    if line not in (TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK) or not 0 <= column < 8:
+    if line not in PIT_LINES or not 0 <= column < 8:
         return None
     top, rings = _row_rings(line)
     return Pit(bottom if top == 0 else 1 - bottom, rings[column])
@@ -258,6 +267,46 @@ def choice_spans(choices: Sequence[str], picked: int) -> list[tuple[int, int]]:
     return spans
 
 
+def enlarged(rows: list[Row]) -> list[Row]:
+    """`rows` (as `bao_rows` gives them) with each pit LARGE_PIT_WIDTH columns by
+    LARGE_PIT_HEIGHT lines: its marks, seeds and flag on its middle line, its colour on all."""
+    large: list[Row] = []
+    pad = " " * ((LARGE_PIT_WIDTH - PIT_WIDTH) // 2)
+    for line, row in enumerate(rows):
+        if line in (TOP_NUMBERS, BOTTOM_NUMBERS):
+            (text, kinds), *_ = row
+            numbers = "".join(f"{number:^{LARGE_PIT_WIDTH}}" for number in text.split())
+            large.append([(" " * MARGIN + numbers, kinds)])
+        elif line == MIDDLE:
+            (text, kinds), *_ = row
+            large.append([(text[:MARGIN] + text[MARGIN] * 8 * LARGE_PIT_WIDTH, kinds)])
+        elif line in PIT_LINES:
+            (name, name_kinds), *pieces = row
+            middle: Row = [(name, name_kinds)]
+            rest: Row = [(" " * len(name), name_kinds)]
+            for at in range(0, len(pieces), 4):
+                (left, kinds), seeds, flag, (right, _) = pieces[at : at + 4]
+                middle += [(left + pad, kinds), seeds, flag, (pad + right, kinds)]
+                rest.append((" " * LARGE_PIT_WIDTH, kinds))
+            above = (LARGE_PIT_HEIGHT - 1) // 2
+            large += [*[rest] * above, middle, *[rest] * (LARGE_PIT_HEIGHT - 1 - above)]
+        else:
+            large.append(row)
+    return large
+
+
+def line_at(y: int, *, large: bool) -> int:
+    """The line of `bao_rows` drawn at `y` on the board drawn large or not (-1: none)."""
+    if not large:
+        return y
+    for line in range(LINES):
+        height = LARGE_PIT_HEIGHT if line in PIT_LINES else 1
+        if y < height:
+            return line
+        y -= height
+    return -1
+
+
 def bao_text(position: BaoPosition, **marks: Any) -> list[str]:
     """The board as plain lines, with the marks `bao_rows` takes (trailing spaces dropped)."""
     rows = bao_rows(position, **marks)
@@ -381,8 +430,11 @@ class BaoBoard(BoardWidget):
     def cursor_pit(self) -> Pit | None:
         return pit_at(*self.cursor_at, self.bottom)
 
+    def large_size(self) -> Size | None:
+        return None if self.position is None else LARGE_SIZE
+
     def rows(self) -> list[Row]:
-        """What the widget draws now, as `bao_rows` gives it."""
+        """What the widget draws now, as `bao_rows` gives it (drawn `enlarged` when large)."""
         position = self.position
         if position is None:
             return []
@@ -417,7 +469,8 @@ class BaoBoard(BoardWidget):
     def render(self) -> Text:
         styles: dict[tuple[str, ...], Style] = {}
         text = Text(no_wrap=True, overflow="crop")
-        for number, row in enumerate(self.rows()):
+        rows = self.rows()
+        for number, row in enumerate(enlarged(rows) if self.large else rows):
             if number:
                 text.append("\n")
             for piece, kinds in row:
@@ -431,10 +484,14 @@ class BaoBoard(BoardWidget):
         return text
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return 0 if self.position is None else WIDTH
+        if self.position is None:
+            return 0
+        return LARGE_SIZE.width if self.large else WIDTH
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return 0 if self.position is None else LINES
+        if self.position is None:
+            return 0
+        return LARGE_SIZE.height if self.large else LINES
 
     def on_focus(self) -> None:
         self.refresh()
@@ -453,9 +510,9 @@ class BaoBoard(BoardWidget):
                 self.choice = min(max(self.choice + columns, 0), len(self.choices()) - 1)
                 self.refresh()
             return
-        order = [TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK]
         line, column = self.cursor_at
-        line = order[min(max(order.index(line) + lines, 0), len(order) - 1)]
+        at = min(max(PIT_LINES.index(line) + lines, 0), len(PIT_LINES) - 1)
+        line = PIT_LINES[at]
         self.cursor_at = (line, min(max(column + columns, 0), 7))
         self.refresh()
 
@@ -533,7 +590,9 @@ class BaoBoard(BoardWidget):
         offset = event.get_content_offset(self)
         if self.position is None or offset is None:
             return
-        if offset.y == LINES - 1 and self.picked is not None:
+        large = self.large
+        line = line_at(offset.y, large=large)
+        if line == LINES - 1 and self.picked is not None:
             choices = self.choices()
             for move, (start, end) in zip(
                 choices, choice_spans([str(m) for m in choices], self.picked), strict=True
@@ -543,10 +602,10 @@ class BaoBoard(BoardWidget):
             return
         if offset.x < MARGIN:
             return
-        column = (offset.x - MARGIN) // PIT_WIDTH
-        pit = pit_at(offset.y, column, self.bottom)
+        column = (offset.x - MARGIN) // (LARGE_PIT_WIDTH if large else PIT_WIDTH)
+        pit = pit_at(line, column, self.bottom)
         if pit is not None:
-            self.cursor_at = (offset.y, column)
+            self.cursor_at = (line, column)
             self.picked = None
             self.pick(pit)
             self.refresh()

@@ -22,6 +22,11 @@ from engine.game import GameState
 
 __all__ = ["BoardWidget", "MoveChosen", "board_for"]
 
+# The room a large board leaves, on top of itself, for the rest of a screen: the players above
+# and below it, the move field under it, the footer; and the columns of the panels beside it.
+LARGE_SPARE_LINES = 16
+LARGE_SPARE_COLUMNS = 56
+
 
 class MoveChosen(Message):
     """The user made a move, on the board or typed: `text` is the move in the game's own
@@ -93,8 +98,27 @@ class BoardWidget(Widget):
         return self.large_in(self.app.size)
 
     def large_in(self, room: Size) -> bool:
-        """Whether the board is drawn large in a terminal of size `room`."""
-        return False
+        """Whether the board is drawn large in a terminal of size `room`: whether it has room
+        for the large board and for the rest of a screen beside and under it."""
+        size = self.large_size()
+        return (
+            size is not None
+            and room.width >= size.width + LARGE_SPARE_COLUMNS
+            and room.height >= size.height + LARGE_SPARE_LINES
+        )
+
+    def large_size(self) -> Size | None:
+        """The board's size drawn large; None for a board that is never drawn large, or while
+        it shows nothing."""
+        return None
+
+    def fit(self, column: Widget) -> None:
+        """Draw the board large or not for the terminal's size now, and give `column`, the
+        part of the screen that holds it, the `-large-board` class while it is large. A screen
+        calls it as the state shown or the terminal's size changes: the board's size changes
+        with neither its state nor its own region, so nothing else lays it out again."""
+        column.set_class(self.large, "-large-board")
+        self.refresh(layout=True)
 
     @property
     def premove(self) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import events, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -159,13 +159,9 @@ class GameScreen(Screen[None]):
             classes="player-line",
         )
 
-    def on_resize(self, event: events.Resize) -> None:
-        self._fit_board(self.board.large_in(event.size))
-
-    def _fit_board(self, large: bool) -> None:
-        """A column as wide as the board, drawn large or not for the terminal's size."""
-        for game in self.query("#game"):
-            game.set_class(large, "-large-board")
+    def on_resize(self) -> None:
+        for column in self.query("#game"):  # none until the screen is composed
+            self.board.fit(column)
 
     def on_mount(self) -> None:
         self._show(self._latest())
@@ -225,7 +221,7 @@ class GameScreen(Screen[None]):
             state = None
         if moved or self.board.state is None:
             self.board.set_state(state, view.moves[-1] if view.moves else None)
-            self._fit_board(self.board.large)
+            self.board.fit(self.query_one("#game"))
             if self.panel is not None:
                 self.panel.show(state)
         self._show_players()

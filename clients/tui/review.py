@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -152,13 +151,9 @@ class ReviewScreen(Screen[None]):
             words.append(f"· {self.about}")
         return " ".join(w for w in words if w)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self._fit_board(self.board.large_in(event.size))
-
-    def _fit_board(self, large: bool) -> None:
-        """The board's column as wide as the board, drawn large or not for the terminal."""
-        for review in self.query("#review"):
-            review.set_class(large, "-large-board")
+    def on_resize(self) -> None:
+        for column in self.query("#review"):  # none until the screen is composed
+            self.board.fit(column)
 
     def on_mount(self) -> None:
         self.query_one("#review-goto", Input).display = False
@@ -172,7 +167,7 @@ class ReviewScreen(Screen[None]):
         self.ply = ply
         state = self.states[ply]
         self.board.set_state(state, self.moves[ply - 1] if ply else None)
-        self._fit_board(self.board.large)
+        self.board.fit(self.query_one("#review"))
         moves = self.query_one(MoveList)
         if moves.highlighted != ply:
             moves.highlighted = ply

@@ -121,6 +121,53 @@ async def test_a_move_made_with_the_mouse_from_norths_side() -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("flipped", [False, True])
+async def test_a_terminal_with_room_draws_the_board_large_and_clicks_find_its_pits(
+    flipped: bool,
+) -> None:
+    # The side to move at the bottom: South from the start, North after A6>.
+    position = after(BaoPosition(), "A6>") if flipped else BaoPosition()
+    app = BoardHost(position, player=int(flipped), flipped=flipped, game="bao")
+    async with app.run_test(size=(120, 40)) as pilot:
+        board = app.query_one(BaoBoard)
+        await pilot.pause()
+        # Seven columns by three lines a pit, its seeds on the middle line, under its number.
+        assert board.region.size == (59, 18)
+        lines = board.render().plain.splitlines()
+        numbers = [str(number) for number in range(1, 9)]
+        assert lines[1] == "   " + "".join(f"{n:^7}" for n in reversed(numbers))
+        assert lines[15] == "   " + "".join(f"{n:^7}" for n in numbers)
+        assert [line[:3] for line in lines[2:15]] == [
+            *["   ", " B ", "   ", "   ", " A ", "   "],
+            "   ",
+            *["   ", " A ", "   ", "   ", " B ", "   "],
+        ]
+        front = lines[10]
+        assert [front[3 + 7 * pit + 2 : 3 + 7 * pit + 4] for pit in range(8)] == [
+            f"{seeds:>2}" for seeds in _seeds(board, BOTTOM_FRONT)
+        ]
+        # The bottom front row's pits from the left: A1..A8. A6 (A7 for North) offers two
+        # ways; a click anywhere on its three lines picks it, above or below them nothing.
+        pit = 6 if flipped else 5
+        for line in (1, 8, 15, 16):
+            assert await pilot.click(board, offset=(3 + 7 * pit + 3, line))
+            assert board.picked is None
+        for line in (9, 10, 11):
+            board.picked = None
+            assert await pilot.click(board, offset=(3 + 7 * pit + 6, line))
+            assert board.picked == pit
+        label = "A7" if flipped else "A6"
+        assert [str(move) for move in board.choices()] == [f"{label}<", f"{label}>"]
+        # The choice line, the last: " A6: [A6<]  A6> ", A6> from column 12.
+        assert await pilot.click(board, offset=(13, 17))
+    assert app.chosen == [f"{label}>"]
+    # Where there is no room, as before.
+    app = BoardHost(BaoPosition(), game="bao")
+    async with app.run_test(size=(100, 32)):
+        assert app.query_one(BaoBoard).region.size == (WIDTH, LINES)
+
+
+@pytest.mark.asyncio
 async def test_a_spectator_and_the_side_not_to_move_pick_nothing() -> None:
     for player in (None, 1):
         app = BoardHost(BaoPosition(), player=player, game="bao")
