@@ -71,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine_cli.add_commands(commands)
         server_commands.add_commands(commands)
         add_bot_command(commands)
+        _add_db_command(commands)
     _add_play_command(commands)
     _add_watch_command(commands)
     _add_review_command(commands)
@@ -92,6 +93,56 @@ def main(argv: Sequence[str] | None = None) -> int:
 def command_name(args: argparse.Namespace) -> str:
     """The command as typed, for messages: `arena token create`."""
     return " ".join(["arena", args.command, *filter(None, [getattr(args, "action", None)])])
+
+
+def add_database_option(parser: argparse.ArgumentParser) -> None:
+    """`--database-url`: the database of what must last (server/db/)."""
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("ARENA_DATABASE_URL"),
+        metavar="URL",
+        help="the database of accounts, ratings and finished games: sqlite:///PATH or "
+        "postgresql://USER:PASSWORD@HOST:PORT/NAME (default: $ARENA_DATABASE_URL, else "
+        "arena.sqlite3 in the data folder)",
+    )
+
+
+def open_database(url: str | None, data_dir: Path) -> str:
+    """Open the database once, its schema made or upgraded to the program's, and close it: a
+    line saying what was done. A ValueError of one line when it cannot be used."""
+    from server.db import Database  # its libraries load only for the commands that use it
+
+    async def opened() -> str:
+        db = await Database.open(url, data_dir)
+        await db.close()
+        return db.opened()
+
+    return asyncio.run(opened())
+
+
+def _add_db_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    db = commands.add_parser("db", help="manage the database of what must last")
+    actions = db.add_subparsers(dest="action", required=True, metavar="ACTION")
+    upgrade = actions.add_parser(
+        "upgrade",
+        help="make the database's schema, or upgrade it to this program's",
+        description="Make the database's schema, or upgrade it to this program's, as "
+        "`arena serve` does when it starts. A database whose schema is newer than the "
+        "program is left as it is.",
+    )
+    add_database_option(upgrade)
+    upgrade.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)),
+        help="folder of the default database (default: $ARENA_DATA_DIR or ./.arena)",
+    )
+    upgrade.set_defaults(run=_db_upgrade)
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    print(f"{command_name(args)}: {open_database(args.database_url, args.data_dir)}", flush=True)
+    return 0
 
 
 def _add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

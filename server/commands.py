@@ -32,7 +32,7 @@ from clients.tui.labels import readiness_text
 from engine.records import GameRecord, read_records
 from server import identity
 from server.app import HOUSE_BOTS_SECONDS, Arena, stop_serving
-from server.cli import DEFAULT_DATA_DIR, command_name, connected
+from server.cli import DEFAULT_DATA_DIR, add_database_option, command_name, connected, open_database
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, StoredGame, open_redis
 from server.ladder.standing import Table
@@ -71,6 +71,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--host", default=os.environ.get("ARENA_HOST", "127.0.0.1"))
     serve.add_argument("--port", type=_port, default=_env_int("ARENA_PORT", DEFAULT_PORT))
     _add_redis_options(serve)
+    add_database_option(serve)
     serve.add_argument(
         "--workers",
         type=_count,
@@ -400,6 +401,9 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.redis_url:
         _progress("starting Redis")
     with _redis_url(args) as url:
+        # Before the workers and the server: a database that cannot be used stops it here.
+        _progress("starting the database")
+        _note(args, open_database(args.database_url, args.data_dir))
         _progress("starting the server")
         workers = [_start_worker(url) for _ in range(args.workers)]
         try:

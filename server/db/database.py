@@ -68,9 +68,10 @@ class Database:
     """The history store, open: `open` it, run queries in `reading` and `writing` transactions,
     `close` it."""
 
-    def __init__(self, engine: AsyncEngine, revisions: SchemaRevisions) -> None:
+    def __init__(self, engine: AsyncEngine, revisions: SchemaRevisions, where: str) -> None:
         self.engine = engine
         self.revisions = revisions  # the schema's revision before and after opening
+        self.where = where  # the database as messages name it, without its password
 
     @classmethod
     async def open(cls, url: str | None, data_dir: Path) -> Database:
@@ -103,10 +104,19 @@ class Database:
             if isinstance(error, SQLAlchemyError | OSError | TimeoutError):
                 raise DatabaseError(_failure(target, error)) from None
             raise
-        return cls(engine, revisions)
+        return cls(engine, revisions, where)
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+    def opened(self) -> str:
+        """What opening it did to the schema, for a line to the user."""
+        before, after = self.revisions
+        if before is None:
+            return f"database {self.where}: schema {after} made"
+        if before != after:
+            return f"database {self.where}: schema {before} upgraded to {after}"
+        return f"database {self.where}: schema {after}, the newest"
 
     @property
     def dialect(self) -> str:
@@ -183,7 +193,8 @@ def _reason(error: BaseException) -> str:
     """The driver's or the operating system's words for a failure, on one line."""
     cause: BaseException | None = error
     while cause is not None:
-        if isinstance(cause, OSError) and cause.errno:
+        # asyncpg words a refused connection its own way; the system's words are plainer.
+        if isinstance(cause, OSError) and cause.errno and cause.errno > 0:
             return os.strerror(cause.errno)
         if isinstance(cause, OSError) and cause.strerror:
             return cause.strerror
