@@ -313,8 +313,8 @@ async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
             await expect(page.locator("#board rect.square")).to_have_count(36, timeout=WAIT_MS)
             await expect(page.locator("#abort")).to_be_visible()
         await ann.click("#abort")
-        for page in (ann, bob):
-            await expect(page.locator("#game-status")).to_have_text("Game aborted", timeout=WAIT_MS)
+        for page, text in ((ann, "You aborted the game"), (bob, "Your opponent aborted the game")):
+            await expect(page.locator("#game-status")).to_have_text(text, timeout=WAIT_MS)
         await ann.click("text=← Lobby")
         await expect(ann.locator("#who-am-i")).to_have_text(f"Playing as {ann_name}")
 
@@ -328,8 +328,8 @@ async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
             await expect(page.locator("#board rect.square")).to_have_count(64, timeout=WAIT_MS)
         assert ann.url == bob.url
         await ann.click("#abort")
-        for page in (ann, bob):
-            await expect(page.locator("#game-status")).to_have_text("Game aborted", timeout=WAIT_MS)
+        for page, text in ((ann, "You aborted the game"), (bob, "Your opponent aborted the game")):
+            await expect(page.locator("#game-status")).to_have_text(text, timeout=WAIT_MS)
             await page.click("text=← Lobby")
 
         # Signing in to an account: a new connection as the account, rated games allowed.

@@ -49,10 +49,12 @@ const OWN_TERMINATIONS = {
 };
 
 // The result in words: neutral ("Black wins on time"), or from the side of `mine`, the colour
-// the reader plays ("You lost on time").
-export function result(winner, termination, mine = null) {
+// the reader plays ("You lost on time"). An aborted game says why, when the server said
+// (`aborted`: `cause` and `side` as `game_ended`'s `abort_cause` and `abort_side`, and
+// `windowMs` the first move's window).
+export function result(winner, termination, mine = null, aborted = {}) {
   if (termination === "ply_cap") return "Drawn at the ply cap";
-  if (termination === "aborted" || !winner) return "Game aborted";
+  if (termination === "aborted" || !winner) return abortedBecause(mine, aborted);
   if (mine !== null) {
     const won = winner === mine;
     const own = OWN_TERMINATIONS[termination];
@@ -61,6 +63,17 @@ export function result(winner, termination, mine = null) {
   const [side, loser] = winner === "white" ? ["White", "Black"] : ["Black", "White"];
   const how = TERMINATIONS[termination]?.(loser) ?? ` (${termination})`;
   return `${side} wins${how}`;
+}
+
+function abortedBecause(mine, { cause, side, windowMs }) {
+  let who = side === "white" ? "White" : "Black";
+  if (mine !== null) who = side === mine ? "you" : "your opponent";
+  if (cause === "called_off") return `${who[0].toUpperCase()}${who.slice(1)} aborted the game`;
+  if (cause === "no_first_move") {
+    const within = windowMs ? `within ${windowMs / 1000} s` : "in time";
+    return `Game aborted: ${who} made no first move ${within}`;
+  }
+  return "Game aborted";
 }
 
 // A new element with text and attributes; text goes in as text, never as markup.

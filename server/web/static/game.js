@@ -3,6 +3,8 @@
 // version already seen is skipped, a gap is filled by `resync`, and a `game_state` replaces
 // what the page had. A player also makes moves here (on the board or as text), and may resign,
 // abort while the game is young, and claim victory once the opponent has been away long enough.
+// Each side's first move is counted down (its window, from the server's offers or what its
+// `game_state` says is left), and an aborted game says why, from the reader's side.
 // Spectators see how many watch, and may turn on the analysis overlay (never a player of a live
 // game: the server refuses it). An ended game is shown for review: any position by its move
 // number, each with its analysis, and its record to save as a file; its players are offered a
@@ -15,6 +17,7 @@ import { Position, moveText, squareName } from "./position.js";
 import { Sound } from "./sound.js";
 
 const TICK_MS = 100; // clocks show tenths under 10 s
+const LOW_MS = 10000; // a clock or a first move's window shows red under this
 const FREE_PLIES = 2; // each side's first move is off the clock (docs/protocol.md)
 const DRAG_START_PX = 6; // a press that moves further than this is a drag, not a click
 const CONFIRM_MS = 8000; // how long "resign" waits for its second press (or Cancel)
@@ -89,6 +92,7 @@ export class GamePage {
     this.terms = make("p", { class: "terms" });
     this.status = make("p", { class: "status", id: "game-status", role: "status" });
     this.presence = make("p", { class: "presence", id: "presence" });
+    this.firstMove = make("p", { class: "first-move", id: "first-move" });
     this.players = {};
     this.clocks = {};
     for (const side of ["white", "black"]) {
@@ -194,6 +198,7 @@ export class GamePage {
           this.heading,
           this.terms,
           this.status,
+          this.firstMove,
           this.sowingBar,
           this.presence,
           this.spectators,
@@ -472,6 +477,10 @@ export class GamePage {
   }
 
   #replace(state) {
+    const now = performance.now();
+    let firstMoveBy = null; // performance.now() at which the side to move's first move is due
+    if (state.first_move_left != null) firstMoveBy = now + state.first_move_left;
+    else if (state.t === "game_started") firstMoveBy = this.#firstMoveWindow(now, 0);
     this.game = {
       version: state.version,
       white: state.white,
@@ -483,11 +492,14 @@ export class GamePage {
       start: state.start,
       moves: [...state.moves],
       clocks: state.clocks,
-      clocksAt: performance.now(),
+      clocksAt: now,
+      firstMoveBy,
       toMove: state.to_move ?? (state.start.trim().endsWith(" b") ? "black" : "white"),
       status: state.status,
       winner: state.winner,
       termination: state.termination,
+      abortCause: state.abort_cause,
+      abortSide: state.abort_side,
       away: {}, // side -> performance.now() at which a claim is allowed
     };
     this.choice = state.game === "bao" ? new this.bao.PitChoice() : new MoveChoice();
@@ -507,6 +519,7 @@ export class GamePage {
         return;
       }
       game.moves.push(event.move);
+      game.firstMoveBy = this.#firstMoveWindow(performance.now(), game.moves.length);
       this.sowingStep = null;
       game.toMove = event.to_move ?? (game.toMove === "white" ? "black" : "white");
       if (this.pendingMove?.ply === event.ply) this.pendingMove = null;
@@ -517,11 +530,25 @@ export class GamePage {
       this.#showSpectators(undefined);
       game.winner = event.winner;
       game.termination = event.termination;
+      game.abortCause = event.abort_cause;
+      game.abortSide = event.abort_side;
+      game.firstMoveBy = null;
       this.choice.clear();
+    } else if (event.t === "clock") {
+      // In the first moves the server starts the window again with it (after an outage).
+      game.firstMoveBy = this.#firstMoveWindow(performance.now(), game.moves.length);
     } else if (event.t === "presence") {
       if (event.online) delete game.away[event.side];
       else game.away[event.side] = performance.now() + (event.claim_after ?? 0);
     }
+  }
+
+  // When a first move's window opened at `now`, `plies` into the game, closes (performance.now()
+  // ms): null once both sides have moved, or when the server's offers do not say how long.
+  #firstMoveWindow(now, plies) {
+    const offers = this.connection.welcome?.offers;
+    const window = offers?.first_move_ms;
+    return window == null || plies >= (offers.free_plies ?? FREE_PLIES) ? null : now + window;
   }
 
   #resync() {
@@ -786,12 +813,13 @@ export class GamePage {
   #renderStatus() {
     const game = this.game;
     const mine = this.#mine();
-    let side = game.toMove === "white" ? "White" : "Black";
-    if (game.kind === "bao") side = BAO_SIDES[game.toMove];
-    let status = `${side} to move`;
+    let status = `${this.#sideName(game.toMove)} to move`;
     const pending = this.pendingMove?.ply === game.moves.length ? this.pendingMove.text : null;
-    if (game.status === "ended") status = result(game.winner, game.termination, mine);
-    else if (mine !== null && pending !== null) {
+    if (game.status === "ended") {
+      const windowMs = this.connection.welcome?.offers?.first_move_ms;
+      const aborted = { cause: game.abortCause, side: game.abortSide, windowMs };
+      status = result(game.winner, game.termination, mine, aborted);
+    } else if (mine !== null && pending !== null) {
       status += this.connection.online
         ? ` · sending ${pending}…`
         : ` · offline: ${pending} is sent when the connection is back`;
@@ -801,6 +829,12 @@ export class GamePage {
     this.status.textContent = status;
     this.status.dataset.state = game.status;
     this.moveText.placeholder = this.#example();
+  }
+
+  // A side as the game's board names it: White, or South (white) in Bao.
+  #sideName(colour) {
+    if (this.game.kind === "bao") return BAO_SIDES[colour];
+    return colour === "white" ? "White" : "Black";
   }
 
   // What the player picks next on the board, as the end of the status line.
@@ -941,9 +975,29 @@ export class GamePage {
       }
       const text = clock(ms);
       if (this.clocks[side].textContent !== text) this.clocks[side].textContent = text;
-      this.clocks[side].classList.toggle("low", toMove && ms < 10000);
+      this.clocks[side].classList.toggle("low", toMove && ms < LOW_MS);
     }
+    this.#renderFirstMove(now);
     this.#renderPresence(now);
+  }
+
+  // While the side to move has its first move to make: the seconds left to make it, else the
+  // game is aborted (the clock stands still meanwhile, so nothing else shows the time going).
+  #renderFirstMove(now) {
+    const game = this.game;
+    let text = "";
+    let ms = Infinity;
+    if (game.status === "playing" && game.firstMoveBy !== null) {
+      ms = Math.max(0, game.firstMoveBy - now);
+      const seconds = `${Math.ceil(ms / 1000)} s`;
+      const mine = this.#mine();
+      if (game.toMove === mine) text = `Make your first move within ${seconds}`;
+      else if (mine !== null) text = `Your opponent has ${seconds} to make a first move`;
+      else text = `${this.#sideName(game.toMove)} has ${seconds} to make a first move`;
+      text += ", or the game is aborted";
+    }
+    if (this.firstMove.textContent !== text) this.firstMove.textContent = text;
+    this.firstMove.classList.toggle("low", ms < LOW_MS);
   }
 
   #renderPresence(now) {
