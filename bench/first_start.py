@@ -9,9 +9,12 @@ guest of its own, asked again every POLL_SECONDS while the server says it is not
 game is aborted at once. The machine's load average is printed with the figures: on a shared
 machine they move with it.
 
+With `--bots NAME ...` only those house bots are challenged, as a newcomer who wants one
+bot: the workers prepare a bot someone waits for ahead of the others, so this times that.
+
 Run from the repository root: python -m bench.first_start [--source PATH] [--venv PATH]
-(the venv is made, and removed afterwards, unless given: an existing one measures a start
-with the caches it has).
+[--starts N] [--bots NAME ...] (the venv is made, and removed afterwards, unless given: an
+existing one measures a start with the caches it has).
 """
 
 from __future__ import annotations
@@ -53,11 +56,14 @@ def main() -> None:
     )
     parser.add_argument("--venv", type=Path, help="use this virtual environment as it is")
     parser.add_argument("--starts", type=int, default=2, help="starts to time (default 2)")
+    parser.add_argument(
+        "--bots", nargs="+", metavar="NAME", help="challenge only these house bots (default: all)"
+    )
     args = parser.parse_args()
     with _environment(args.venv, args.source) as venv:
         for number in range(1, args.starts + 1):
             with tempfile.TemporaryDirectory(prefix="arena-first-start-") as data:
-                figures = asyncio.run(_start(venv, Path(data)))
+                figures = asyncio.run(_start(venv, Path(data), args.bots))
             _report(number, figures)
 
 
@@ -80,8 +86,9 @@ def _environment(given: Path | None, source: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _start(venv: Path, data: Path) -> dict[str, float | None]:
-    """Start `arena serve` from `venv` on `data` and time it; stop it."""
+async def _start(venv: Path, data: Path, only: list[str] | None = None) -> dict[str, float | None]:
+    """Start `arena serve` from `venv` on `data` and time it, to each house bot ready (or each
+    of `only`); stop it."""
     figures: dict[str, float | None] = {}
     errors = (data / "serve.log").open("wb")
     started = time.monotonic()
@@ -118,6 +125,7 @@ async def _start(venv: Path, data: Path) -> dict[str, float | None]:
         figures["signed in (guest)"] = time.monotonic() - started
         offers = (await first.request(ListOffers(), OfferList)).offers
         bots = [(game.game, bot) for game in offers.games or () for bot in game.house_bots]
+        bots = [(game, bot) for game, bot in bots if only is None or bot in only]
         async with asyncio.timeout(GIVE_UP_SECONDS):
             readies = await asyncio.gather(*(_ready(url, game, bot) for game, bot in bots))
         for (game, bot), ready in zip(bots, readies, strict=True):
