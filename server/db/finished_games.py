@@ -18,7 +18,8 @@ from engine.records import GameRecord, utc_date
 from server.db.database import Database
 from server.db.schema import GAME_POOL, GAMES, LADDER_RESULTS, MOVES, RATING_HISTORY, RATINGS
 from server.glicko import Rating, rate_game
-from server.protocol import PlayerKind
+from server.protocol import GameStatus, PlayerKind
+from server.stored_game import StoredGame
 
 __all__ = [
     "MAX_PAGE",
@@ -85,6 +86,18 @@ class FinishedGame:
     ended: int
     ladder: str | None = None
     changes: tuple[RatingChange, RatingChange] | None = None
+
+    @classmethod
+    def of(cls, game: StoredGame, ladder: str | None = None) -> FinishedGame:
+        """A game the live store has ended, as the history keeps it (`ladder`: the ladder that
+        started it). A ValueError for a game still played."""
+        if game.status is not GameStatus.ENDED or game.ended is None:
+            raise ValueError(f"game {game.game_id} has not ended")
+        white, black = (
+            Seat(player.name, player.kind, house)
+            for player, house in zip((game.white, game.black), game.house, strict=True)
+        )
+        return cls(game.record(), white, black, game.created, game.ended, ladder)
 
     @property
     def game_id(self) -> str:

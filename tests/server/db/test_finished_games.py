@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from redis.asyncio import Redis
 from sqlalchemy import Table, func, select
 
 from engine.records import GameRecord, utc_date
@@ -23,8 +24,9 @@ from server.db.finished_games import (
     record_finished_game,
 )
 from server.db.schema import GAME_POOL, LADDER_RESULTS, MOVES, RATING_HISTORY, RATINGS
+from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
-from server.protocol import PlayerKind
+from server.protocol import GameStatus, Player, PlayerKind, TimeControl
 
 START = "3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w"
 MOVES_PLAYED = ["d1-d7/g7", "a7-b8/a8", "g1-g4/e6", "j7-j5/h5"]
@@ -275,3 +277,38 @@ def test_a_cursor_reads_back_from_its_text() -> None:
     for text in ("", "123", "x.abc", "123."):
         with pytest.raises(ValueError, match="is not a place in a list of games"):
             GameCursor.parse(text)
+
+
+@pytest.mark.asyncio
+async def test_a_game_the_live_store_ended_reads_back_as_its_record(
+    db: Database, redis: Redis, redis_url: str
+) -> None:
+    store = GameStore(open_redis(redis_url))
+    ann, bob = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
+    try:
+        started = await store.create(
+            ann, bob, time=TimeControl(60, 2), rated=True, now=T0, setup="6x6"
+        )
+        game_id = started.game_id
+        await store.play(game_id, "ann", 0, "b1-b4/d4", T0 + 1_500)
+        await store.play(game_id, "bob", 1, "e6-e3/c3", T0 + 4_250)
+        await store.resign(game_id, "ann", T0 + 9_000)
+        ended = await store.load(game_id)
+    finally:
+        await store.redis.aclose()
+    with pytest.raises(ValueError, match=f"game {game_id} has not ended"):
+        FinishedGame.of(dataclasses.replace(ended, status=GameStatus.PLAYING))
+
+    recorded = await record_finished_game(db, FinishedGame.of(ended))
+
+    assert recorded.changes is not None  # rated: Black won by resignation
+    found = await finished_game(db, game_id)
+    assert found is not None
+    expected = ended.record()
+    # The ratings a rated game was rated from, which the live store's record leaves out.
+    assert found.record == dataclasses.replace(expected, white_rating=1500, black_rating=1500)
+    assert found.record.moves == ["b1-b4/d4", "e6-e3/c3"]
+    assert found.record.seconds == [move_ms / 1000 for move_ms in ended.move_ms]
+    assert found.record.clocks == [list(clocks) for clocks in ended.clocks_after]
+    assert (found.record.winner, found.created, found.ended) == ("black", T0, T0 + 9_000)
+    assert (found.white, found.black) == (Seat("ann", PlayerKind.HUMAN), _human("bob"))
