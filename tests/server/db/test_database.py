@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 
 from server.db.database import DATABASE_FILE, Database
 from server.db.errors import DatabaseError
-from server.db.migrate import head_revision
+from server.db.migrate import HEAD, head_revision
 from server.db.schema import METADATA
 
 
@@ -109,3 +109,7 @@ async def test_a_file_that_is_not_a_sqlite_database_is_named_and_left_as_it_is(
     assert "it is left as it is" in message
     assert path.read_bytes() == content
     assert sorted(tmp_path.iterdir()) == [path]  # no journal or log left beside it either
+
+
+def test_the_program_knows_its_newest_revision_without_loading_alembic() -> None:
+    assert head_revision() == HEAD
