@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import ClassVar, TypeVar
@@ -17,6 +18,7 @@ from typing import ClassVar, TypeVar
 from textual import work
 from textual.app import App
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -169,6 +171,18 @@ class ArenaApp(App[None]):
         self._stopping = False
         # The notices shown, latest last (at most NOTICES_KEPT), as people read them.
         self.notices: deque[str] = deque(maxlen=NOTICES_KEPT)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for the platform, but on POSIX one that leaves a blank alternate
+        screen behind (clients/tui/terminal.py says why)."""
+        driver = super().get_driver_class()
+        if sys.platform == "win32":
+            return driver
+        from textual.drivers.linux_driver import LinuxDriver  # POSIX only
+
+        from clients.tui.terminal import ClearingDriver
+
+        return ClearingDriver if driver is LinuxDriver else driver
 
     def on_mount(self) -> None:
         self.sub_title = self.url or STARTING_TITLE
