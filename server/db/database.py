@@ -186,6 +186,8 @@ def _failure(url: URL, error: BaseException) -> str:
         if isinstance(cause, sqlite3.DatabaseError) and "not a database" in str(cause):
             return _not_sqlite(Path(url.database or ""))
         return f"cannot open the database {url.database}: {_reason(error)}"
+    if isinstance(error, TimeoutError):
+        return f"cannot reach the database at {shown(url)}: no answer in {CONNECT_SECONDS} s"
     return f"cannot reach the database at {shown(url)}: {_reason(error)}"
 
 

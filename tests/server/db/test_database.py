@@ -89,6 +89,24 @@ async def test_a_postgresql_server_that_does_not_answer_is_named() -> None:
     assert "\n" not in message
 
 
+@pytest.mark.asyncio
+async def test_a_database_the_postgresql_server_does_not_have_is_named(postgresql_url: str) -> None:
+    url = postgresql_url.rpartition("/")[0] + "/nowhere"
+    with pytest.raises(DatabaseError) as refused:
+        await Database.open(url, Path("unused"))
+    assert str(refused.value) == (
+        f'cannot reach the database at {url}: database "nowhere" does not exist'
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_sqlite_file_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "no such folder" / "arena.sqlite3"
+    with pytest.raises(DatabaseError) as refused:
+        await Database.open(f"sqlite:///{path}", Path("unused"))
+    assert str(refused.value) == f"cannot open the database {path}: unable to open database file"
+
+
 @pytest.mark.parametrize(
     "content",
     [
