@@ -747,8 +747,15 @@ def think_budget(
     """The engine's budget for the side `colour` to move in `view`, by the remote bot's policy
     (`engine.search.budget.REMOTE_BOT`): its clock as the server last read it, less the time
     since then and a margin for the move's trip back; a move within the first `free_plies` is
-    off the clock and planned by the first-move window `first_move_ms`."""
-    elapsed = max(0.0, (monotonic() if now is None else now) - view.received)
+    off the clock and planned by the first-move window `first_move_ms`, counted from when the
+    window opened (a bot that joins a game mid-window, from its `game_state`, has only what is
+    left of it)."""
+    now = monotonic() if now is None else now
+    elapsed = max(0.0, now - view.received)
+    first_move = view.ply < free_plies
+    window_left = view.first_move_left(now) if first_move else None
+    if window_left is not None:
+        elapsed = max(elapsed, first_move_ms / 1000 - window_left)
     own_ms, other_ms = (
         (view.clocks.white, view.clocks.black)
         if colour is Colour.WHITE
@@ -758,7 +765,7 @@ def think_budget(
         own_ms=own_ms,
         opponent_ms=other_ms,
         increment_ms=view.time.increment * 1000,
-        first_move_ms=first_move_ms if view.ply < free_plies else None,
+        first_move_ms=first_move_ms if first_move else None,
         elapsed=elapsed,
     )
     return REMOTE_BOT.budget(turn)

@@ -34,7 +34,7 @@ from clients.challenges import ChallengePolicy
 from clients.engines import GameSoFar
 from engine.amazons import Position
 from engine.search.bot import Budget
-from engine.search.budget import REMOTE_BOT
+from engine.search.budget import MIN_SECONDS, REMOTE_BOT
 from server.app import Arena
 from server.games import GameStore
 from server.hub import user_channel
@@ -634,6 +634,19 @@ def test_the_budget_is_the_clock_less_the_time_since_it_was_read() -> None:
     late = think_budget(_view(6, 200, 80_000, received=10.0), Colour.WHITE, now=12.0)
     assert late.clock is not None
     assert 0 < late.clock.own < 0.1
+
+
+def test_a_first_move_joined_mid_window_is_planned_on_what_is_left_of_it() -> None:
+    # The bot (re)joins with 10 s of the 30 s window gone: its `game_state` says 20 s are left.
+    joined = replace(_view(0, 300_000, 300_000, received=10.0), first_move_by=30.0)
+    budget = think_budget(joined, Colour.WHITE, now=10.0, first_move_ms=30_000)
+    assert budget.clock is not None
+    share = 30 * REMOTE_BOT.first_move_share
+    assert budget.clock.own == pytest.approx(share - 10 - REMOTE_BOT.margin)
+    # With 25 s gone, less is left than the share it would plan on: it moves at once.
+    late = think_budget(replace(joined, first_move_by=15.0), Colour.WHITE, now=10.0)
+    assert late.clock is not None
+    assert late.clock.own == pytest.approx(MIN_SECONDS)
 
 
 @pytest.mark.parametrize(
