@@ -163,7 +163,9 @@ def _not_sqlite(path: Path) -> str:
 def _take_sqlite_transactions(engine: AsyncEngine) -> None:
     """Have SQLAlchemy begin SQLite's transactions itself (the sqlite3 module's own begin late
     and never before DDL), a writing one with the write lock, and have SQLite enforce foreign
-    keys and let readers read while one writes (write-ahead log)."""
+    keys and let readers read while one writes (write-ahead log). A commit is synced at the
+    log's checkpoints only: it survives the process's death, and a power cut may lose the last
+    ones, as Redis's append-only file syncs once a second; it halves a game's end (3.6 ms)."""
 
     @event.listens_for(engine.sync_engine, "connect")
     def connect(dbapi_connection: Any, _record: object) -> None:
@@ -171,6 +173,7 @@ def _take_sqlite_transactions(engine: AsyncEngine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
