@@ -35,6 +35,7 @@ from clients.tui.status import ConnectionStatus
 from clients.view import COLOURS, GameView
 from server.protocol import (
     Abort,
+    AbortCause,
     ClaimVictory,
     Colour,
     Event,
@@ -211,8 +212,11 @@ class GameScreen(Screen[None]):
         moved = view.ply != self.view.ply or view.status != self.view.status
         if view.ply != self.view.ply:
             self._turn_began = view.received
-        if view.termination is Termination.ABORTED and self.view.status is GameStatus.PLAYING:
-            self._why_aborted = self._abort_reason(view)  # seen as it happened: why is known
+        if view.termination is Termination.ABORTED and (
+            view.abort_cause is not None or self.view.status is GameStatus.PLAYING
+        ):
+            # The server says why; from one that does not, why is known only as it happens.
+            self._why_aborted = self._abort_reason(view)
         self.view = view
         try:
             state = view.position()
@@ -303,20 +307,33 @@ class GameScreen(Screen[None]):
         return window - (monotonic() - self._turn_began)
 
     def _abort_reason(self, ended: GameView) -> str:
-        """Why the game `ended` was aborted: by the user, by the side to move's first move not
-        coming in time, else by the other player. The server does not say which; the user's
-        own abort is known here, and a first move's window is timed here as it is there."""
-        left = self._first_move_left()
-        who = ended.to_move
-        if self._aborted_by_me:
+        """Why the game `ended` was aborted: a side called it off, or the side to move made no
+        first move in time, as the server says (`abort_cause`, `abort_side`). A server that
+        does not say leaves it to be worked out here: the user's own abort is known, a first
+        move's window is timed as the server times it, else the other player called it off."""
+        cause, side = ended.abort_cause, ended.abort_side
+        if cause is None or side is None:
+            cause, side = self._abort_inferred(ended)
+        if side is None:
+            return "a player aborted it"
+        if cause is AbortCause.CALLED_OFF and side is self.me:
             return "you aborted it"
+        who = f"{self._side(side)} {player_text(ended.player(side))}"
+        if cause is AbortCause.CALLED_OFF:
+            return f"{who} aborted it"
+        window = self._first_move_window()
+        within = "in time" if window is None else f"within {window:g} s"
+        return f"{who}{' (you)' if side is self.me else ''} made no first move {within}"
+
+    def _abort_inferred(self, ended: GameView) -> tuple[AbortCause, Colour | None]:
+        """Why the game `ended` was aborted, and by or for which side (None: not known), as
+        this client saw it end."""
+        if self._aborted_by_me:
+            return AbortCause.CALLED_OFF, self.me
+        left = self._first_move_left()
         if left is not None and left <= WINDOW_SLACK_SECONDS:
-            window = self._first_move_window() or 0
-            name = player_text(ended.player(who)) + (" (you)" if who is self.me else "")
-            return f"{self._side(who)} {name} made no first move within {window:g} s"
-        if self.me is not None:
-            return f"{player_text(ended.player(_other(self.me)))} aborted it"
-        return "a player aborted it"
+            return AbortCause.NO_FIRST_MOVE, ended.to_move
+        return AbortCause.CALLED_OFF, None if self.me is None else _other(self.me)
 
     def _side(self, colour: Colour) -> str:
         """The side `colour` as the game's board names it: `white`, or `South (white)`."""

@@ -1,11 +1,13 @@
 """The start of a game between two people, at 80x24: nothing covers either player's name or
 clock, the game's id and terms are shown, each side's first move is counted down, and a game
-called off before both have moved says why."""
+called off before both have moved says why: as the server says, to its players and spectators,
+also to one who comes after; from a server that does not say, as the client saw it end."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -14,13 +16,24 @@ from textual.widgets import Select, Static
 
 from clients import ArenaClient
 from clients.tui import ArenaApp
+from clients.tui import game as game_screen
+from clients.tui.app import open_watching
 from clients.tui.game import GameScreen
 from clients.tui.lobby import LobbyScreen
 from server import offers, referee
 from server.clock import Clock
-from server.protocol import Abort, AcceptSeek, Colour, GameStarted, GameStatus, PlayMove
+from server.protocol import (
+    Abort,
+    AcceptSeek,
+    Colour,
+    GameEnded,
+    GameStarted,
+    GameStatus,
+    PlayMove,
+)
+from server.stored_game import StoredGame
 from tests.clients.tui.test_app import as_guest, rows, until
-from tests.server.endpoint import guest, serving
+from tests.server.endpoint import guest, serving, start_game
 
 SIZE = (80, 24)
 SHORT_WINDOW_MS = 3_000
@@ -36,6 +49,21 @@ def short_first_moves(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(referee, "start_clock", short)
     monkeypatch.setattr(offers, "FIRST_MOVE_MS", SHORT_WINDOW_MS)
+
+
+@pytest.fixture(params=["says why", "does not say why"])
+def server_says_why(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether the server says why a game was aborted (`abort_cause`, `abort_side`): each test
+    runs against one that does and, as before that, one that does not."""
+    if request.param == "says why":
+        return True
+    finish = referee._finish
+
+    def without_why(*args: Any) -> tuple[StoredGame, GameEnded]:
+        return finish(*args[:5])  # not `aborted`, the sixth
+
+    monkeypatch.setattr(referee, "_finish", without_why)
+    return False
 
 
 async def seek_accepted(
@@ -114,7 +142,7 @@ async def test_a_game_starts_with_both_players_in_sight_and_the_first_move_count
 
 @pytest.mark.asyncio
 async def test_a_game_aborted_for_want_of_a_first_move_says_whose(
-    redis_url: str, redis: Redis, short_first_moves: None
+    redis_url: str, redis: Redis, short_first_moves: None, server_says_why: bool
 ) -> None:
     async with serving(redis_url) as url:
         app = ArenaApp(url)
@@ -132,7 +160,9 @@ async def test_a_game_aborted_for_want_of_a_first_move_says_whose(
 
 
 @pytest.mark.asyncio
-async def test_a_game_aborted_by_a_player_says_who(redis_url: str, redis: Redis) -> None:
+async def test_a_game_aborted_by_a_player_says_who(
+    redis_url: str, redis: Redis, server_says_why: bool
+) -> None:
     async with serving(redis_url) as url:
         app = ArenaApp(url)
         async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -142,7 +172,7 @@ async def test_a_game_aborted_by_a_player_says_who(redis_url: str, redis: Redis)
             await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
             await pilot.pause()
             assert other.user is not None
-            assert f"aborted: {other.user.name} aborted it" in text(game, "#turn")
+            assert f"aborted: black {other.user.name} aborted it" in text(game, "#turn")
             await other.close()
 
             # The user's own, with the key pressed twice.
@@ -154,5 +184,61 @@ async def test_a_game_aborted_by_a_player_says_who(redis_url: str, redis: Redis)
             await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
             await pilot.pause()
             assert "aborted: you aborted it" in text(game, "#turn")
+            await other.close()
+            await pilot.press("ctrl+q")
+
+
+@pytest.mark.asyncio
+async def test_a_spectator_is_told_who_aborted_the_game_and_so_is_one_who_comes_later(
+    redis_url: str, redis: Redis, server_says_why: bool
+) -> None:
+    async with serving(redis_url) as url:
+        white, black, game_id = await start_game(url)
+        assert black.user is not None
+        said = f"aborted: black {black.user.name} aborted it"
+        app = ArenaApp(url, await open_watching(url, game_id), game_id)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            await black.request(Abort(game_id))
+            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
+            await pilot.pause()
+            # A server that does not say leaves a spectator only the abort.
+            assert (said if server_says_why else "aborted: a player aborted it") in text(
+                game, "#turn"
+            )
+            await pilot.press("ctrl+q")
+        # Opened after the abort: only the server can say why.
+        app = ArenaApp(url, await open_watching(url, game_id), game_id)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            await until(pilot, lambda: "Game over" in text(game, "#turn"), "the result")
+            words = said if server_says_why else "Game over: no winner (aborted)."
+            assert words in text(game, "#turn")
+            await pilot.press("ctrl+q")
+        for client in (white, black):
+            await client.close()
+
+
+@pytest.mark.asyncio
+async def test_an_abort_as_the_first_move_window_closes_is_told_as_the_server_says(
+    redis_url: str, redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The opponent's abort comes when, by this client's timing, the window has closed (as
+    # one in its last moment does): the server's word is taken, not the timing.
+    monkeypatch.setattr(game_screen, "WINDOW_SLACK_SECONDS", 3600.0)
+    async with serving(redis_url) as url:
+        app = ArenaApp(url)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: app.connection == "connected", "the connection")
+            game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
+            await other.request(Abort(game.game_id))
+            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
+            await pilot.pause()
+            assert other.user is not None
+            assert f"aborted: black {other.user.name} aborted it" in text(game, "#turn")
             await other.close()
             await pilot.press("ctrl+q")
