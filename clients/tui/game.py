@@ -297,12 +297,20 @@ class GameScreen(Screen[None]):
         return offers.first_move_ms / 1000
 
     def _first_move_left(self) -> float | None:
-        """The seconds left for the side to move's first move; None once both have moved."""
+        """The seconds left for the side to move's first move (below zero once its window has
+        passed); None once both have moved. The view has it as the server said (or as its
+        offers have it from the turn's start), for a spectator or a player who comes in the
+        middle of the window too; from a server that does not say, it is timed here from when
+        this client saw the turn begin."""
         view = self.view
+        if view.status is not GameStatus.PLAYING:
+            return None
+        if view.first_move_by is not None:
+            return view.first_move_by - monotonic()
         window = self._first_move_window()
         offers = self.arena.offers
         free = offers.free_plies if offers is not None and offers.free_plies else FREE_PLIES
-        if window is None or view.status is not GameStatus.PLAYING or view.ply >= free:
+        if window is None or view.ply >= free:
             return None
         return window - (monotonic() - self._turn_began)
 

@@ -5,6 +5,7 @@ also to one who comes after; from a server that does not say, as the client saw 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import replace
 from typing import Any
@@ -242,3 +243,23 @@ async def test_an_abort_as_the_first_move_window_closes_is_told_as_the_server_sa
             assert f"aborted: black {other.user.name} aborted it" in text(game, "#turn")
             await other.close()
             await pilot.press("ctrl+q")
+
+
+@pytest.mark.asyncio
+async def test_a_spectator_who_comes_in_the_first_moves_window_sees_what_is_left_of_it(
+    redis_url: str, redis: Redis
+) -> None:
+    async with serving(redis_url) as url:
+        white, black, game_id = await start_game(url)
+        await asyncio.sleep(5)  # of White's 30 s
+        app = ArenaApp(url, await open_watching(url, game_id), game_id)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            await until(pilot, lambda: "first move within" in text(game, "#turn"), "the count")
+            assert "white to move: first move within" in text(game, "#turn")
+            assert first_move_seconds(game) <= 25  # the whole window was shown: 29 or 30 s
+            await pilot.press("ctrl+q")
+        for client in (white, black):
+            await client.close()
