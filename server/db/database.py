@@ -141,7 +141,9 @@ class Database:
 
 def _check_sqlite_file(path: Path) -> None:
     """Refuse a file that is there and is not a SQLite database: SQLite would fail on it, and
-    it must never be written over."""
+    it must never be written over; and one that cannot be made, in a folder that is not there."""
+    if not path.parent.is_dir():
+        raise DatabaseError(f"cannot open the database {path}: there is no folder {path.parent}")
     try:
         with path.open("rb") as file:
             header = file.read(len(SQLITE_HEADER))
@@ -170,11 +172,16 @@ def _take_sqlite_transactions(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def connect(dbapi_connection: Any, _record: object) -> None:
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
+        try:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA journal_mode = WAL")  # the first read of a file
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.close()
+        except Exception:
+            # Not a database: closed here, not left to stop its thread after its event loop.
+            dbapi_connection.close()
+            raise
 
     @event.listens_for(engine.sync_engine, "begin")
     def begin(connection: Connection) -> None:

@@ -104,7 +104,9 @@ async def test_a_sqlite_file_that_cannot_be_made_is_named(tmp_path: Path) -> Non
     path = tmp_path / "no such folder" / "arena.sqlite3"
     with pytest.raises(DatabaseError) as refused:
         await Database.open(f"sqlite:///{path}", Path("unused"))
-    assert str(refused.value) == f"cannot open the database {path}: unable to open database file"
+    assert str(refused.value) == (
+        f"cannot open the database {path}: there is no folder {path.parent}"
+    )
 
 
 @pytest.mark.parametrize(
