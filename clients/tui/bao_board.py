@@ -49,8 +49,8 @@ WIDTH: Final = MARGIN + 8 * PIT_WIDTH
 TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK = 2, 3, 5, 6
 TOP_NUMBERS, MIDDLE, BOTTOM_NUMBERS = 1, 4, 7
 LINES: Final = 10
-# Where the terminal has room, the widget draws each pit seven columns by three lines, its
-# seeds on the middle line: 59 columns by 18 lines.
+# Where the terminal has room, the widget draws each pit in seven columns by three lines, one
+# of each blank between the pits: 59 columns by 18 lines.
 LARGE_PIT_WIDTH: Final = 7
 LARGE_PIT_HEIGHT: Final = 3
 PIT_LINES: Final = (TOP_BACK, TOP_FRONT, BOTTOM_FRONT, BOTTOM_BACK)
@@ -269,7 +269,8 @@ def choice_spans(choices: Sequence[str], picked: int) -> list[tuple[int, int]]:
 
 def enlarged(rows: list[Row]) -> list[Row]:
     """`rows` (as `bao_rows` gives them) with each pit LARGE_PIT_WIDTH columns by
-    LARGE_PIT_HEIGHT lines: its marks, seeds and flag on its middle line, its colour on all."""
+    LARGE_PIT_HEIGHT lines, the last column and a line blank (towards the middle line), so the
+    pits stand apart: its marks, seeds and flag on its first line, its colour on the rest."""
     large: list[Row] = []
     pad = " " * ((LARGE_PIT_WIDTH - PIT_WIDTH) // 2)
     for line, row in enumerate(rows):
@@ -282,14 +283,16 @@ def enlarged(rows: list[Row]) -> list[Row]:
             large.append([(text[:MARGIN] + text[MARGIN] * 8 * LARGE_PIT_WIDTH, kinds)])
         elif line in PIT_LINES:
             (name, name_kinds), *pieces = row
-            middle: Row = [(name, name_kinds)]
+            first: Row = [(name, name_kinds)]
             rest: Row = [(" " * len(name), name_kinds)]
             for at in range(0, len(pieces), 4):
                 (left, kinds), seeds, flag, (right, _) = pieces[at : at + 4]
-                middle += [(left + pad, kinds), seeds, flag, (pad + right, kinds)]
-                rest.append((" " * LARGE_PIT_WIDTH, kinds))
-            above = (LARGE_PIT_HEIGHT - 1) // 2
-            large += [*[rest] * above, middle, *[rest] * (LARGE_PIT_HEIGHT - 1 - above)]
+                first += [(pad + left, kinds), seeds, flag, (right, kinds), (pad, ())]
+                rest += [(" " * (LARGE_PIT_WIDTH - 1), kinds), (pad, ())]
+            pit = [first, *[rest] * (LARGE_PIT_HEIGHT - 2)]
+            # The blank line on the side of the middle line: the two sides' rows stand apart.
+            gap: Row = [(" " * (MARGIN + 8 * LARGE_PIT_WIDTH), ())]
+            large += [*pit, gap] if line in (TOP_BACK, TOP_FRONT) else [gap, *pit]
         else:
             large.append(row)
     return large

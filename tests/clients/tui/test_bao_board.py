@@ -131,17 +131,19 @@ async def test_a_terminal_with_room_draws_the_board_large_and_clicks_find_its_pi
     async with app.run_test(size=(120, 40)) as pilot:
         board = app.query_one(BaoBoard)
         await pilot.pause()
-        # Seven columns by three lines a pit, its seeds on the middle line, under its number.
+        # Seven columns by three lines a pit, one of each blank, its seeds on its first line
+        # under its number; the rows' names beside their seeds.
         assert board.region.size == (59, 18)
         lines = board.render().plain.splitlines()
         numbers = [str(number) for number in range(1, 9)]
         assert lines[1] == "   " + "".join(f"{n:^7}" for n in reversed(numbers))
         assert lines[15] == "   " + "".join(f"{n:^7}" for n in numbers)
         assert [line[:3] for line in lines[2:15]] == [
-            *["   ", " B ", "   ", "   ", " A ", "   "],
+            *[" B ", "   ", "   ", " A ", "   ", "   "],
             "   ",
             *["   ", " A ", "   ", "   ", " B ", "   "],
         ]
+        assert lines[4].strip() == lines[12].strip() == ""  # between the rows
         front = lines[10]
         assert [front[3 + 7 * pit + 2 : 3 + 7 * pit + 4] for pit in range(8)] == [
             f"{seeds:>2}" for seeds in _seeds(board, BOTTOM_FRONT)
