@@ -1,5 +1,6 @@
 """`arena serve` for a benchmark: a server process on a free port with its private Redis in a
-data folder, its URL once it listens, stopped on the way out."""
+data folder, its URL once it listens, stopped on the way out; run from this checkout or from
+another (`source`), whose code `python -m server.cli` then imports."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ SERVING = re.compile(r"serving on (ws://\S+)")
 
 
 @contextlib.contextmanager
-def arena_serve(data: Path, workers: int = 0, log: Path | None = None) -> Iterator[str]:
+def arena_serve(
+    data: Path, workers: int = 0, log: Path | None = None, source: Path | None = None
+) -> Iterator[str]:
     """Run `arena serve` on `data` with `workers` house-bot workers, its log in `log` (else
-    dropped); yields its websocket URL."""
+    dropped), from the checkout `source` (else this one); yields its websocket URL."""
     command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
     with log.open("w") if log is not None else contextlib.nullcontext() as log_file:
         server = subprocess.Popen(
@@ -24,6 +27,7 @@ def arena_serve(data: Path, workers: int = 0, log: Path | None = None) -> Iterat
             stdout=subprocess.PIPE,
             stderr=log_file if log_file is not None else subprocess.DEVNULL,
             text=True,
+            cwd=source,
         )
     try:
         assert server.stdout is not None
@@ -35,3 +39,5 @@ def arena_serve(data: Path, workers: int = 0, log: Path | None = None) -> Iterat
     finally:
         server.terminate()
         server.wait(30)
+        if server.stdout is not None:
+            server.stdout.close()
