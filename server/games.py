@@ -2,8 +2,8 @@
 resigns, aborts, claims and times out games, each as one atomic commit. It puts together the
 stored game (server/stored_game.py), the rules of each action (server/referee.py, pure), the Redis
 keys and commit script (server/storage.py) and attendance (server/presence.py), and keeps the
-cache that lets the next move of a game skip reading Redis. Every clock reading is the caller's
-`now` in ms.
+cache that lets the next move of a game skip reading Redis. A game that ends is handed over to
+the history store (server/db/) once. Every clock reading is the caller's `now` in ms.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 import structlog
@@ -44,6 +44,7 @@ from server.storage import (
     ARCHIVE,
     DEADLINES,
     FINISHED_GAMES,
+    HANDOVER,
     LIVE,
     SPECTATORS,
     GameStorage,
@@ -55,6 +56,9 @@ from server.storage import (
     user_games_key,
 )
 from server.stored_game import StoredGame, rules_of
+
+if TYPE_CHECKING:
+    from server.db import Database, Recorded
 
 __all__ = [
     "AI_STREAM",
@@ -113,11 +117,15 @@ class GameStore:
         claim_grace_ms: int = CLAIM_GRACE_MS,
         attendance_ms: int = ATTENDANCE_MS,
         heartbeat: Heartbeat | None = None,
+        database: Database | None = None,
     ) -> None:
         """A server process's store has a `heartbeat` (server/outage.py): it gives games back
         the time the servers were away before it charges a move, ends a game on time or lets
-        a claim through."""
+        a claim through; and the `database` its ended games are handed over to. A store
+        without one (a house-bot worker's) leaves the games it ends to a server's sweep
+        (`hand_over_leftovers`)."""
         self.redis = redis
+        self.database = database
         self.heartbeat = heartbeat
         self.claim_grace_ms = claim_grace_ms
         self.attendance_ms = attendance_ms
@@ -440,7 +448,43 @@ class GameStore:
             await self._file_ended(game)
             if game.rated:
                 await self.rate(game)
+            if self.database is not None:
+                try:
+                    await self.hand_over(game)
+                except Exception:
+                    # The game stays on the hand-over set: the next sweep hands it over.
+                    log.exception("handover_failed", game_id=game.game_id)
         return done
+
+    async def hand_over(self, game: StoredGame) -> Recorded:
+        """Write the ended `game` to the history store (its record, moves and rating changes in
+        one transaction keyed by its id), then take it off the hand-over set. A process that
+        stops between the two leaves it there, and whichever process hands it over again
+        writes nothing twice."""
+        from server.db import FinishedGame, record_finished_game
+
+        assert self.database is not None, "a store hands games over only to its database"
+        recorded = await record_finished_game(self.database, FinishedGame.of(game))
+        await self.redis.srem(HANDOVER, game.game_id)
+        log.info("game_handed_over", game_id=game.game_id, first=recorded.first)
+        return recorded
+
+    async def hand_over_leftovers(self) -> int:
+        """Hand over the ended games still on the hand-over set: those a process stopped before
+        handing over, or a store without a database (a worker's) ended. How many were."""
+        ids = [g.decode() for g in await self.redis.smembers(HANDOVER)]
+        for game_id in ids:
+            try:
+                game = await self.load(game_id)
+            except ProtocolError as error:
+                if error.code is not ErrorCode.NOT_FOUND:
+                    raise
+                # Deleted from Redis by hand: there is nothing left to hand over.
+                log.warning("handover_game_missing", game_id=game_id)
+                await self.redis.srem(HANDOVER, game_id)
+                continue
+            await self.hand_over(game)
+        return len(ids)
 
     async def _file_ended(self, game: StoredGame) -> None:
         """Put the game, which has just ended, first in each player's finished games. After the

@@ -1,8 +1,8 @@
 """Where live games are kept in Redis: the keys of a game and of the indexes that follow it
-(live games, deadlines, the archive, house-bot requests, players' games), and the one Lua
-script that commits a change to a game. A commit checks the game's event version (optimistic
-concurrency), stores the game, appends and publishes its new events and keeps every index in
-step, all or nothing, in one round trip.
+(live games, deadlines, the archive, house-bot requests, players' games, the ended games not yet
+handed over to the history store), and the one Lua script that commits a change to a game. A
+commit checks the game's event version (optimistic concurrency), stores the game, appends and
+publishes its new events and keeps every index in step, all or nothing, in one round trip.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ __all__ = [
     "COMMIT",
     "DEADLINES",
     "FINISHED_GAMES",
+    "HANDOVER",
     "LIVE",
     "SPECTATORS",
     "CommitArgs",
@@ -42,6 +43,9 @@ __all__ = [
 LIVE = "games:live"  # set of live game ids
 DEADLINES = "games:deadlines"  # sorted set: game id -> server ms when it must be looked at
 ARCHIVE = "games:archive"  # sorted set: game id -> server ms when it ended
+# Set: ended games not yet in the history store (server/db/), put there by the commit that ends
+# a game and taken off once its record is written (`GameStore.hand_over`).
+HANDOVER = "games:handover"
 AI_STREAM = "ai:requests"  # stream of house-bot move requests
 SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
 FINISHED_GAMES = 30  # ended games a player's page lists (`finished_games_key`)
@@ -104,6 +108,7 @@ class CommitKeys(NamedTuple):
     archive: str
     spectators: str
     unrated: str  # set: ended rated games not yet rated
+    handover: str  # set: ended games not yet handed over to the history store
 
 
 class CommitArgs(NamedTuple):
@@ -154,6 +159,7 @@ else
   redis.call('SREM', keys.black_games, game_id)
   redis.call('ZADD', keys.archive, args.now, game_id)
   redis.call('HDEL', keys.spectators, game_id)
+  redis.call('SADD', keys.handover, game_id)
   if args.rated == '1' then redis.call('SADD', keys.unrated, game_id) end
 end
 if args.house_ply ~= '' then
@@ -207,6 +213,7 @@ class GameStorage:
             archive=ARCHIVE,
             spectators=SPECTATORS,
             unrated=UNRATED,
+            handover=HANDOVER,
         )
         args = CommitArgs(
             expected_version=expected,

@@ -76,8 +76,9 @@ class FinishedGame:
     """A finished game as the history keeps it: its record (id, game, start, setup, time
     control, rated, moves with the seconds each took and the clocks after it, winner,
     termination; `docs/records.md`), its players, when it was made and ended (ms since the
-    epoch), the ladder that started it, and the rating changes it made (read back: what
-    `record_finished_game` is given there is not used, it rates the game itself)."""
+    epoch), the ladder that started it, the rating changes it made (read back: what
+    `record_finished_game` is given there is not used, it rates the game itself), and for an
+    aborted game why (`called_off`, `no_first_move`) and the side that did it."""
 
     record: GameRecord
     white: Seat
@@ -86,6 +87,8 @@ class FinishedGame:
     ended: int
     ladder: str | None = None
     changes: tuple[RatingChange, RatingChange] | None = None
+    abort_cause: str | None = None
+    abort_side: str | None = None
 
     @classmethod
     def of(cls, game: StoredGame, ladder: str | None = None) -> FinishedGame:
@@ -97,7 +100,17 @@ class FinishedGame:
             Seat(player.name, player.kind, house)
             for player, house in zip((game.white, game.black), game.house, strict=True)
         )
-        return cls(game.record(), white, black, game.created, game.ended, ladder)
+        cause, side = game.abort_cause, game.abort_side
+        return cls(
+            game.record(),
+            white,
+            black,
+            game.created,
+            game.ended,
+            ladder,
+            abort_cause=None if cause is None else str(cause),
+            abort_side=None if side is None else str(side),
+        )
 
     @property
     def game_id(self) -> str:
@@ -244,6 +257,8 @@ def _game_row(game: FinishedGame) -> dict[str, object]:
         "winner": record.winner,
         "termination": record.termination,
         "plies": len(record.moves),
+        "abort_cause": game.abort_cause,
+        "abort_side": game.abort_side,
     }
     shown = (record.white_rating, record.black_rating)
     for colour, seat, rating in zip(COLOURS, (game.white, game.black), shown, strict=True):
@@ -465,5 +480,13 @@ def _finished(row: Row[Any], moves: Sequence[Row[Any]]) -> FinishedGame:
         for colour in COLOURS
     )
     return FinishedGame(
-        record, white, black, row.created, row.ended, row.ladder, changes=_changes(row)
+        record,
+        white,
+        black,
+        row.created,
+        row.ended,
+        row.ladder,
+        changes=_changes(row),
+        abort_cause=row.abort_cause,
+        abort_side=row.abort_side,
     )

@@ -113,6 +113,10 @@ GAMES = Table(
     Column("winner", Text),  # white or black; None for an aborted game
     Column("termination", Text, nullable=False),
     Column("plies", Integer, nullable=False),
+    # An aborted game's why (called_off, no_first_move) and the side that called it off or
+    # made no first move in time; None for any other game, and for one recorded before 0002.
+    Column("abort_cause", Text),
+    Column("abort_side", Text),
     *(
         column
         for side in ("white", "black")
