@@ -126,6 +126,7 @@ class GameStore:
         (`hand_over_leftovers`)."""
         self.redis = redis
         self.database = database
+        self._ratings_moved = False  # an older data folder's, before the first hand-over
         self.heartbeat = heartbeat
         self.claim_grace_ms = claim_grace_ms
         self.attendance_ms = attendance_ms
@@ -464,6 +465,7 @@ class GameStore:
         from server.db import FinishedGame, record_finished_game
 
         assert self.database is not None, "a store hands games over only to its database"
+        await self._move_ratings()
         recorded = await record_finished_game(self.database, FinishedGame.of(game))
         await self.redis.srem(HANDOVER, game.game_id)
         log.info("game_handed_over", game_id=game.game_id, first=recorded.first)
@@ -472,6 +474,7 @@ class GameStore:
     async def hand_over_leftovers(self) -> int:
         """Hand over the ended games still on the hand-over set: those a process stopped before
         handing over, or a store without a database (a worker's) ended. How many were."""
+        await self._move_ratings()
         ids = [g.decode() for g in await self.redis.smembers(HANDOVER)]
         for game_id in ids:
             try:
@@ -507,6 +510,18 @@ class GameStore:
                 pipe.hget(game_key(game_id.decode()), "doc")
             docs = await pipe.execute()
         return [StoredGame.from_bytes(data) for data in docs if data is not None]
+
+    async def _move_ratings(self) -> None:
+        """Copy the ratings an older data folder keeps in Redis into a database that has none,
+        once, before this process hands over a game (which would rate from nothing)."""
+        if self._ratings_moved or self.database is None:
+            return
+        from server.db.moved_ratings import move_ratings
+
+        moved = await move_ratings(self.database, self.redis)
+        if moved is not None:
+            log.info("ratings_moved", ratings=moved.ratings, history_points=moved.points)
+        self._ratings_moved = True
 
     async def rate(self, game: StoredGame) -> None:
         """Update the players' ratings for an ended rated game, once."""

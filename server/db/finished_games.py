@@ -292,16 +292,30 @@ def _move_rows(game: FinishedGame) -> list[dict[str, object]]:
 
 async def _rate(
     connection: AsyncConnection, game: FinishedGame
-) -> tuple[RatingChange, RatingChange]:
+) -> tuple[RatingChange, RatingChange] | None:
     """Rate the game in its game's pool: both players' ratings read under a lock (rows made
     first for a new player, so two games of one player ending at once both count, one after
-    the other), Glicko-2 applied, the new ratings and their history points written."""
+    the other), Glicko-2 applied, the new ratings and their history points written. None for a
+    game whose history points are there already: the ratings moved from an older data folder
+    (`moved_ratings`) had it counted."""
     record = game.record
     white, black = game.white.holder, game.black.holder
     assert white is not None, "a rated game's players have ratings (moves_ratings)"
     assert black is not None, "a rated game's players have ratings (moves_ratings)"
     holders = (white, black)
     pool = {"game": record.game, "ladder": GAME_POOL}
+    counted = await connection.execute(
+        select(RATING_HISTORY.c.player)
+        .where(
+            RATING_HISTORY.c.game_id == game.game_id,
+            RATING_HISTORY.c.player.in_(holders),
+            RATING_HISTORY.c.game == record.game,
+            RATING_HISTORY.c.ladder == GAME_POOL,
+        )
+        .limit(1)
+    )
+    if counted.first() is not None:
+        return None
     new = Rating()
     await connection.execute(
         _insert(connection, RATINGS).on_conflict_do_nothing(),

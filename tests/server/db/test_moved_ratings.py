@@ -1,0 +1,208 @@
+"""An older data folder's ratings and rating histories, as servers wrote them in Redis, moved into
+the history store on SQLite and PostgreSQL: every value read back, once, before the first game
+handed over rates from them."""
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from sqlalchemy import select
+
+from server.clock import now_ms
+from server.db.database import Database
+from server.db.moved_ratings import MovedRatings, move_ratings
+from server.db.schema import RATING_HISTORY, RATINGS
+from server.games import GameStore, open_redis
+from server.glicko import Rating, rate_game
+from server.protocol import Player, PlayerKind, TimeControl
+
+T0 = 1_790_000_000_000
+
+# Hashes as the servers wrote them (identity.create_account, ratings.settle): rating fields are
+# repr() of floats, one triple a game; the unsuffixed triple is the older servers' for Amazons.
+HASHES: dict[str, dict[str, str]] = {
+    "user:ann": {
+        "name": "Ann",
+        "kind": "human",
+        "id": "0f3a9c1e",
+        "password": "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA",
+        "rating:amazons": "1662.3077478559583",
+        "deviation:amazons": "290.31896371798047",
+        "volatility:amazons": "0.05999967537233814",
+        "rating:hex": "1437.6922521440417",
+        "deviation:hex": "290.31896371798047",
+        "volatility:hex": "0.05999967537233814",
+    },
+    "user:old": {  # rated before ratings were per game
+        "name": "Old",
+        "kind": "bot",
+        "id": "77aa01",
+        "rating": "1711.25",
+        "deviation": "80.5",
+        "volatility": "0.0601",
+    },
+    "user:both": {  # the game's own fields win over the unsuffixed ones
+        "name": "Both",
+        "kind": "human",
+        "id": "b0b0",
+        "rating": "1400.0",
+        "deviation": "100.0",
+        "volatility": "0.06",
+        "rating:amazons": "1555.5",
+        "deviation:amazons": "120.25",
+        "volatility:amazons": "0.0599",
+    },
+    "house:invader@5": {
+        "rating:amazons": "1337.6922521440417",
+        "deviation:amazons": "290.31896371798047",
+        "volatility:amazons": "0.05999967537233814",
+    },
+    "user:guest-7": {"name": "guest-7", "kind": "guest", "id": "9"},  # guests are never rated
+}
+
+# Histories as rating_history.append_point wrote them: RatingPoint.to_json, oldest first.
+HISTORIES: dict[str, list[str]] = {
+    "user:ann:history:amazons": [
+        '{"at": 1789999000000, "game_id": "g1", "rating": 1500.5, "deviation": 340.25, '
+        '"setup": "10x10"}',
+        '{"at": 1789999500000, "game_id": "g2", "rating": 1662.3077478559583, '
+        '"deviation": 290.31896371798047, "setup": null}',
+    ],
+    "user:ann:history:hex": [
+        '{"at": 1789999600000, "game_id": "h1", "rating": 1437.6922521440417, '
+        '"deviation": 290.31896371798047, "setup": "11x11"}',
+    ],
+    "house:invader@5:history:amazons": [
+        '{"at": 1789999500000, "game_id": "g2", "rating": 1337.6922521440417, '
+        '"deviation": 290.31896371798047, "setup": null}',
+    ],
+}
+
+
+@pytest_asyncio.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    database = await Database.open(database_url, Path("unused"))
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+async def _write_older_folder(redis: Redis) -> None:
+    for key, fields in HASHES.items():
+        await redis.hset(key, mapping=fields)
+    for key, points in HISTORIES.items():
+        await redis.rpush(key, *points)
+    # Keys that are not ratings, under the same and near prefixes.
+    await redis.sadd("user-games:ann", "g9")
+    await redis.rpush("user-finished:ann", "g2", "g1")
+    await redis.hset("ladder:main:ratings", "ann", json.dumps({"rating": 1500.0}))
+
+
+async def _ratings(db: Database) -> dict[tuple[str, str], tuple[float, float, float, int]]:
+    async with db.reading() as connection:
+        rows = await connection.execute(select(RATINGS))
+        return {
+            (row.player, row.game): (row.rating, row.deviation, row.volatility, row.updated)
+            for row in rows
+        }
+
+
+async def _history(db: Database) -> list[tuple[str, str, str, int, float, float, str | None]]:
+    async with db.reading() as connection:
+        rows = await connection.execute(select(RATING_HISTORY).order_by(RATING_HISTORY.c.id))
+        return [
+            (row.player, row.game, row.game_id, row.at, row.rating, row.deviation, row.setup)
+            for row in rows
+        ]
+
+
+@pytest.mark.asyncio
+async def test_every_rating_and_history_point_of_an_older_folder_moves_once(
+    redis: Redis, db: Database
+) -> None:
+    await _write_older_folder(redis)
+    before = now_ms()
+
+    assert await move_ratings(db, redis) == MovedRatings(ratings=5, points=4)
+
+    ratings = await _ratings(db)
+    now = ratings.pop(("both", "amazons"))
+    assert now[:3] == (1555.5, 120.25, 0.0599)
+    assert now[3] >= before  # no history: moved now
+    old = ratings.pop(("old", "amazons"))
+    assert old[:3] == (1711.25, 80.5, 0.0601)
+    assert old[3] >= before
+    assert ratings == {
+        ("ann", "amazons"): (
+            1662.3077478559583,
+            290.31896371798047,
+            0.05999967537233814,
+            T0 - 500_000,
+        ),
+        ("ann", "hex"): (1437.6922521440417, 290.31896371798047, 0.05999967537233814, T0 - 400_000),
+        ("invader@5", "amazons"): (
+            1337.6922521440417,
+            290.31896371798047,
+            0.05999967537233814,
+            T0 - 500_000,
+        ),
+    }
+    assert sorted(await _history(db)) == sorted(
+        [
+            ("ann", "amazons", "g1", T0 - 1_000_000, 1500.5, 340.25, "10x10"),
+            ("ann", "amazons", "g2", T0 - 500_000, 1662.3077478559583, 290.31896371798047, None),
+            ("ann", "hex", "h1", T0 - 400_000, 1437.6922521440417, 290.31896371798047, "11x11"),
+            (
+                "invader@5",
+                "amazons",
+                "g2",
+                T0 - 500_000,
+                1337.6922521440417,
+                290.31896371798047,
+                None,
+            ),
+        ]
+    )
+    # Once: a second start finds the ratings there and moves nothing.
+    assert await move_ratings(db, redis) is None
+    assert len(await _history(db)) == 4
+
+
+@pytest.mark.asyncio
+async def test_the_first_game_handed_over_rates_from_the_moved_ratings(
+    redis: Redis, redis_url: str, db: Database
+) -> None:
+    await _write_older_folder(redis)
+    store = GameStore(open_redis(redis_url), database=db)
+    try:
+        ann, both = Player("Ann", PlayerKind.HUMAN), Player("Both", PlayerKind.HUMAN)
+        started = await store.create(
+            ann, both, time=TimeControl(60, 2), rated=True, now=T0, setup="6x6"
+        )
+        await store.play(started.game_id, "Ann", 0, "b1-b4/d4", T0 + 1_000)
+        await store.play(started.game_id, "Both", 1, "e6-e3/c3", T0 + 2_000)
+        await store.resign(started.game_id, "Both", T0 + 3_000)
+    finally:
+        await store.redis.aclose()
+
+    after = rate_game(
+        Rating(1662.3077478559583, 290.31896371798047, 0.05999967537233814),
+        Rating(1555.5, 120.25, 0.0599),
+        white_won=True,
+    )
+    ratings = await _ratings(db)
+    assert ratings[("ann", "amazons")][:3] == (
+        after[0].rating,
+        after[0].deviation,
+        after[0].volatility,
+    )
+    assert ratings[("both", "amazons")][:3] == (
+        after[1].rating,
+        after[1].deviation,
+        after[1].volatility,
+    )
+    assert ratings[("ann", "hex")][0] == 1437.6922521440417
