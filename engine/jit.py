@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-__all__ = ["compiling", "njit", "run_as_python"]
+__all__ = ["bit_scans", "compiling", "njit", "run_as_python"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,3 +45,23 @@ def njit(**options: Any) -> Callable[[F], F]:
 
     compile_: Callable[[F], F] = numba_njit(**options)
     return compile_
+
+
+def bit_scans() -> tuple[Callable[[int], int], Callable[[int], int]]:
+    """(trailing_zeros, leading_zeros) of a 64-bit integer: LLVM's one-instruction intrinsics
+    when kernels are compiled, plain Python otherwise (called by kernel modules at import,
+    after `run_as_python` has had its say)."""
+    if _compile:
+        from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+        return cast(Callable[[int], int], trailing_zeros), cast(Callable[[int], int], leading_zeros)
+    return _trailing_zeros, _leading_zeros
+
+
+def _trailing_zeros(x: int) -> int:
+    x = int(x)
+    return (x & -x).bit_length() - 1 if x else 64
+
+
+def _leading_zeros(x: int) -> int:
+    return 64 - int(x).bit_length()

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.jit import njit
+from engine.jit import bit_scans, njit
+
+trailing_zeros, leading_zeros = bit_scans()
 
 EMPTY = 0
 WHITE = 1
@@ -443,6 +445,240 @@ def draw_move(
     return nth_move(board, mob, amazons, meta, weights, random_below(rng, total))
 
 
+# Random games. A playout needs neither the mobility map nor a move list: each line of the
+# board (ranks, files and both diagonals, a wall bit either end) is one int64 of occupied bits,
+# so the empty run either side of a square along a line is one bit scan. A move is drawn by
+# rejection: an (amazon, queen step) pair uniformly, then an index below `bound` (at least any
+# square's arrow count), kept when it is below the step's arrow count; the kept index is the
+# arrow. Every move is then equally likely, as with draw_move, at a fraction of its cost: the
+# mobility map's upkeep on each make_move was the larger part of a playout (docs/experiments.md).
+
+
+@njit(cache=True)
+def line_masks(
+    board: np.ndarray, stride: int, line_of: np.ndarray, bit_of: np.ndarray, lines: np.ndarray
+) -> None:
+    """Fill line_of[sq, k] and bit_of[sq, k] (1, 2, ... along +step) with the line of each
+    on-board square along axis k (steps 1, stride, stride + 1, stride - 1), and lines[line]
+    with its occupied squares' bits and the two walls'. lines needs 4 * board.shape[0] slots."""
+    height = board.shape[0] // stride - 2
+    width = stride - 2
+    n = 0
+    for k, step in enumerate((1, stride, stride + 1, stride - 1)):
+        for start in range(board.shape[0]):
+            if not _on_board(start, stride, width, height) or _on_board(
+                start - step, stride, width, height
+            ):
+                continue
+            mask = 1
+            bit = 1
+            sq = start
+            while _on_board(sq, stride, width, height):
+                line_of[sq, k] = n
+                bit_of[sq, k] = bit
+                if board[sq] != EMPTY:
+                    mask |= 1 << bit
+                bit += 1
+                sq += step
+            lines[n] = mask | (1 << bit)
+            n += 1
+
+
+@njit(cache=True, inline="always")
+def _on_board(sq: int, stride: int, width: int, height: int) -> bool:
+    rank = sq // stride
+    file = sq % stride
+    return 1 <= rank <= height and 1 <= file <= width
+
+
+@njit(cache=True, inline="always")
+def _runs(
+    lines: np.ndarray, line_of: np.ndarray, bit_of: np.ndarray, sq: int, k: int
+) -> tuple[int, int]:
+    """The empty squares next to sq along axis k: (towards +step, towards -step)."""
+    mask = lines[line_of[sq, k]]
+    bit = bit_of[sq, k]
+    ahead = int(trailing_zeros(mask >> (bit + 1)))
+    behind = bit - 64 + int(leading_zeros(mask & ((1 << bit) - 1)))
+    return ahead, behind
+
+
+@njit(cache=True, inline="always")
+def _flip(lines: np.ndarray, line_of: np.ndarray, bit_of: np.ndarray, sq: int) -> None:
+    """Fill the empty square sq in its four lines, or empty the filled one."""
+    for k in range(4):
+        lines[line_of[sq, k]] ^= 1 << bit_of[sq, k]
+
+
+@njit(cache=True, inline="always")
+def _sight(
+    lines: np.ndarray, line_of: np.ndarray, bit_of: np.ndarray, sq: int, rays: np.ndarray
+) -> int:
+    """Fill rays[2k], rays[2k + 1] with the empty runs from sq along axis k; return their sum
+    (the empty squares a queen on sq sees)."""
+    seen = 0
+    for k in range(4):
+        ahead, behind = _runs(lines, line_of, bit_of, sq, k)
+        rays[2 * k] = ahead
+        rays[2 * k + 1] = behind
+        seen += ahead + behind
+    return seen
+
+
+@njit(cache=True, inline="always")
+def _signed_step(steps: tuple[int, int, int, int], ray: int) -> int:
+    """The step of ray 2k (+) or 2k + 1 (-) along axis k."""
+    return steps[ray // 2] if ray % 2 == 0 else -steps[ray // 2]
+
+
+@njit(cache=True, inline="always")
+def _ray_square(sq: int, rays: np.ndarray, steps: tuple[int, int, int, int], r: int) -> int:
+    """Square number r (from 0) of the runs from sq whose lengths rays holds, in ray order."""
+    ray = 0
+    while r >= rays[ray]:
+        r -= rays[ray]
+        ray += 1
+    return int(sq + _signed_step(steps, ray) * (r + 1))
+
+
+@njit(cache=True)
+def sample_move(
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    rng: np.ndarray,
+    lines: np.ndarray,
+    line_of: np.ndarray,
+    bit_of: np.ndarray,
+    steps_of: np.ndarray,
+    rays: np.ndarray,
+    bound: int,
+) -> int:
+    """A move drawn uniformly from the legal moves of the side to move, or -1 when there is
+    none, from the line masks; `bound` is at least the arrow count of any queen step,
+    steps_of is scratch for 8 per amazon slot and rays for 8."""
+    side = meta[SIDE]
+    stride = meta[STRIDE]
+    steps = (1, stride, stride + 1, stride - 1)
+    count = meta[COUNT + side]
+    total = 0
+    for i in range(count):
+        a = amazons[side, i]
+        for k in range(4):
+            ahead, behind = _runs(lines, line_of, bit_of, a, k)
+            steps_of[8 * i + 2 * k] = ahead
+            steps_of[8 * i + 2 * k + 1] = behind
+            total += ahead + behind
+    if total == 0:
+        return -1
+    # A few rejections, then an exact draw: either way each move has the same chance.
+    for _ in range(4):
+        x = random_below(rng, total * bound)
+        r = x // total
+        j = x % total
+        ray = 0
+        while j >= steps_of[ray]:
+            j -= steps_of[ray]
+            ray += 1
+        origin = amazons[side, ray // 8]
+        target = origin + _signed_step(steps, ray % 8) * (j + 1)
+        _flip(lines, line_of, bit_of, origin)
+        seen = _sight(lines, line_of, bit_of, target, rays)
+        _flip(lines, line_of, bit_of, origin)
+        if r < seen:
+            return encode(origin, target, _ray_square(target, rays, steps, r))
+    total = 0
+    r = -1
+    for _ in range(2):  # count the moves, then find the drawn one
+        for i in range(count):
+            origin = amazons[side, i]
+            _flip(lines, line_of, bit_of, origin)
+            for ray in range(8):
+                step = _signed_step(steps, ray)
+                for j in range(steps_of[8 * i + ray]):
+                    target = origin + step * (j + 1)
+                    seen = _sight(lines, line_of, bit_of, target, rays)
+                    if r < 0:
+                        total += seen
+                    elif r < seen:
+                        _flip(lines, line_of, bit_of, origin)
+                        return encode(origin, target, _ray_square(target, rays, steps, r))
+                    else:
+                        r -= seen
+            _flip(lines, line_of, bit_of, origin)
+        r = random_below(rng, total)
+    return -1  # unreachable: the second pass finds the move
+
+
+@njit(cache=True, inline="always")
+def _play_on_lines(
+    board: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    lines: np.ndarray,
+    line_of: np.ndarray,
+    bit_of: np.ndarray,
+    move: int,
+) -> None:
+    """make_move for the line masks instead of the mobility map (left stale)."""
+    side = meta[SIDE]
+    piece = side + 1
+    origin = move & SQUARE_MASK
+    target = (move >> 10) & SQUARE_MASK
+    arrow = move >> 20
+    for i in range(meta[COUNT + side]):
+        if amazons[side, i] == origin:
+            amazons[side, i] = target
+            break
+    board[origin] = EMPTY
+    board[target] = piece
+    board[arrow] = ARROW
+    _flip(lines, line_of, bit_of, origin)
+    _flip(lines, line_of, bit_of, target)
+    _flip(lines, line_of, bit_of, arrow)
+    meta[HASH] ^= zob[piece, origin] ^ zob[piece, target] ^ zob[ARROW, arrow] ^ zob[EMPTY, 0]
+    meta[SIDE] = 1 - side
+    meta[PLY] += 1
+
+
+@njit(cache=True, inline="always")
+def _empty_squares(board: np.ndarray) -> int:
+    empty = 0
+    for sq in range(board.shape[0]):
+        if board[sq] == EMPTY:
+            empty += 1
+    return empty
+
+
+@njit(cache=True, inline="always")
+def _playout_on_lines(
+    board: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    rng: np.ndarray,
+    lines: np.ndarray,
+    line_of: np.ndarray,
+    bit_of: np.ndarray,
+    steps_of: np.ndarray,
+    rays: np.ndarray,
+) -> int:
+    """random_playout on line masks that match the board, leaving the mobility map stale."""
+    # A queen step has at most a queen's sight on the empty board and at most the empty
+    # squares (a step keeps their number: origin emptied, target filled) as arrows.
+    width = meta[STRIDE] - 2
+    height = board.shape[0] // meta[STRIDE] - 2
+    sight = width + height - 2 + 2 * (min(width, height) - 1)
+    empty = _empty_squares(board)
+    while True:
+        bound = min(sight, empty)
+        move = sample_move(amazons, meta, rng, lines, line_of, bit_of, steps_of, rays, bound)
+        if move < 0:
+            return int(1 - meta[SIDE])
+        _play_on_lines(board, amazons, meta, zob, lines, line_of, bit_of, move)
+        empty -= 1
+
+
 @njit(cache=True)
 def random_playout(
     board: np.ndarray,
@@ -453,12 +689,17 @@ def random_playout(
     rng: np.ndarray,
 ) -> int:
     """Play uniformly random moves to the end (in place); return the winner's side (0 or 1)."""
-    weights = np.empty(8 * amazons.shape[1], dtype=np.int64)
-    while True:
-        move = draw_move(board, mob, amazons, meta, rng, weights)
-        if move < 0:
-            return int(1 - meta[SIDE])
-        make_move(board, mob, amazons, meta, zob, move)
+    line_of = np.zeros((board.shape[0], 4), dtype=np.int64)
+    bit_of = np.zeros((board.shape[0], 4), dtype=np.int64)
+    lines = np.zeros(4 * board.shape[0], dtype=np.int64)
+    line_masks(board, meta[STRIDE], line_of, bit_of, lines)
+    steps_of = np.empty(8 * amazons.shape[1], dtype=np.int64)
+    rays = np.empty(8, dtype=np.int64)
+    winner = _playout_on_lines(
+        board, amazons, meta, zob, rng, lines, line_of, bit_of, steps_of, rays
+    )
+    compute_mobility(board, mob, meta[STRIDE])
+    return winner
 
 
 @njit(cache=True)
@@ -473,15 +714,25 @@ def random_games(
 ) -> tuple[int, int]:
     """Play `games` random games from this position (left unchanged); return (first side's
     wins, total moves played)."""
+    line_of = np.zeros((board.shape[0], 4), dtype=np.int64)
+    bit_of = np.zeros((board.shape[0], 4), dtype=np.int64)
+    start = np.zeros(4 * board.shape[0], dtype=np.int64)
+    line_masks(board, meta[STRIDE], line_of, bit_of, start)
+    lines = start.copy()
+    steps_of = np.empty(8 * amazons.shape[1], dtype=np.int64)
+    rays = np.empty(8, dtype=np.int64)
+    b = board.copy()
+    a = amazons.copy()
+    t = meta.copy()
     wins = 0
     moves = 0
     for _ in range(games):
-        b = board.copy()
-        m = mob.copy()
-        a = amazons.copy()
-        t = meta.copy()
+        b[:] = board
+        a[:] = amazons
+        t[:] = meta
+        lines[:] = start
         first = t[SIDE]
-        if random_playout(b, m, a, t, zob, rng) == first:
+        if _playout_on_lines(b, a, t, zob, rng, lines, line_of, bit_of, steps_of, rays) == first:
             wins += 1
         moves += t[PLY] - meta[PLY]
     return wins, moves

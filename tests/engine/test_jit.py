@@ -11,7 +11,9 @@ import sys
 import textwrap
 from dataclasses import astuple
 
-from engine.amazons import Move, Position
+import numpy as np
+
+from engine.amazons import Move, Position, kernels
 from engine.jit import compiling
 from engine.search.evaluation import evaluation_terms
 
@@ -80,3 +82,24 @@ print(compiling(), "numba" in sys.modules)
 def test_arena_play_runs_the_kernels_as_python() -> None:
     done = subprocess.run([sys.executable, "-c", ARENA_PLAY], capture_output=True, text=True)
     assert done.stdout.split() == ["2", "False", "False"], done.stderr
+
+
+PLAIN_GAMES = """
+import numpy as np
+from engine.jit import run_as_python
+assert run_as_python()
+from engine.amazons import Position, kernels
+board, mob, amazons, meta, zob = Position.setup("8x8").arrays()
+rng = np.array([11], dtype=np.uint64)
+print(*kernels.random_games(board, mob, amazons, meta, zob, rng, 3), rng[0])
+"""
+
+
+def test_plain_python_random_games_play_the_compiled_games() -> None:
+    # The line masks' bit scans are numba intrinsics compiled and Python's int methods plain.
+    done = subprocess.run([sys.executable, "-c", PLAIN_GAMES], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    board, mob, amazons, meta, zob = Position.setup("8x8").arrays()
+    rng = np.array([11], dtype=np.uint64)
+    wins, moves = kernels.random_games(board, mob, amazons, meta, zob, rng, 3)
+    assert done.stdout.split() == [str(wins), str(moves), str(rng[0])]
