@@ -512,15 +512,25 @@ class GameStore:
         return [StoredGame.from_bytes(data) for data in docs if data is not None]
 
     async def _move_ratings(self) -> None:
-        """Copy the ratings an older data folder keeps in Redis into a database that has none,
-        once, before this process hands over a game (which would rate from nothing)."""
+        """Copy the ratings and finished games an older data folder keeps in Redis into a
+        database that has none, once, before this process hands over a game (which would rate
+        from nothing)."""
         if self._ratings_moved or self.database is None:
             return
+        from server.db.moved_games import move_finished_games
         from server.db.moved_ratings import move_ratings
 
+        # An older folder's games ended and not rated yet are rated when handed over, not
+        # copied: marked before the ratings are read, so one rated meanwhile counts once.
+        unrated = await self.redis.smembers(UNRATED)
+        if unrated:
+            await self.redis.sadd(HANDOVER, *unrated)
         moved = await move_ratings(self.database, self.redis)
         if moved is not None:
             log.info("ratings_moved", ratings=moved.ratings, history_points=moved.points)
+        games = await move_finished_games(self.database, self)
+        if games is not None:
+            log.info("finished_games_moved", games=games)
         self._ratings_moved = True
 
     async def rate(self, game: StoredGame) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "RatingChange",
     "Recorded",
     "Seat",
+    "copy_finished_games",
     "finished_game",
     "games",
     "record_finished_game",
@@ -238,6 +239,29 @@ async def record_finished_game(db: Database, game: FinishedGame) -> Recorded:
                 .on_conflict_do_nothing()
             )
     return Recorded(True, changes)
+
+
+async def copy_finished_games(db: Database, found: Sequence[FinishedGame]) -> int:
+    """Write games rated elsewhere (an older data folder's, whose ratings moved with their
+    history points): their records and moves, no rating moved, in one transaction; a game
+    recorded already is left as it is. How many were written."""
+    for game in found:
+        _check(game)
+    written = 0
+    async with db.writing() as connection:
+        for game in found:
+            claim = (
+                _insert(connection, GAMES)
+                .values(_game_row(game))
+                .on_conflict_do_nothing(index_elements=[GAMES.c.game_id])
+                .returning(GAMES.c.game_id)
+            )
+            if (await connection.execute(claim)).first() is None:
+                continue
+            written += 1
+            if game.record.moves:
+                await connection.execute(MOVES.insert(), _move_rows(game))
+    return written
 
 
 def _game_row(game: FinishedGame) -> dict[str, object]:

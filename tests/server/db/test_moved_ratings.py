@@ -13,11 +13,13 @@ from sqlalchemy import select
 
 from server.clock import now_ms
 from server.db.database import Database
+from server.db.finished_games import finished_game
 from server.db.moved_ratings import MovedRatings, move_ratings
 from server.db.schema import RATING_HISTORY, RATINGS
 from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
 from server.protocol import Player, PlayerKind, TimeControl
+from server.storage import HANDOVER
 
 T0 = 1_790_000_000_000
 
@@ -206,3 +208,44 @@ async def test_the_first_game_handed_over_rates_from_the_moved_ratings(
         after[1].volatility,
     )
     assert ratings[("ann", "hex")][0] == 1437.6922521440417
+
+
+@pytest.mark.asyncio
+async def test_an_older_folders_finished_games_move_as_they_were_rated(
+    redis: Redis, redis_url: str, db: Database
+) -> None:
+    older = GameStore(open_redis(redis_url))  # the servers' own writes, before the database
+    try:
+        ann, bob = Player("Ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
+        won = await older.create(ann, bob, time=TimeControl(60, 2), rated=True, now=T0, setup="6x6")
+        await older.play(won.game_id, "Ann", 0, "b1-b4/d4", T0 + 1_250)
+        await older.play(won.game_id, "bob", 1, "e6-e3/c3", T0 + 4_000)
+        await older.resign(won.game_id, "bob", T0 + 9_000)
+        aborted = await older.create(
+            bob, ann, time=TimeControl(180, 0), rated=False, now=T0 + 10_000, setup="8x8"
+        )
+        await older.abort(aborted.game_id, "Ann", T0 + 11_000)
+        stored = [await older.load(won.game_id), await older.load(aborted.game_id)]
+    finally:
+        await older.redis.aclose()
+    await redis.delete(HANDOVER)  # servers before the hand-over kept no such set
+    ratings_before = await redis.hgetall("user:ann")
+
+    store = GameStore(open_redis(redis_url), database=db)
+    try:
+        assert await store.hand_over_leftovers() == 0
+    finally:
+        await store.redis.aclose()
+
+    for game in stored:
+        found = await finished_game(db, game.game_id)
+        assert found is not None
+        assert found.record == game.record()
+        assert (found.created, found.ended) == (game.created, game.ended)
+        assert found.changes is None  # rated in Redis: its ratings moved with the players'
+    aborted_found = await finished_game(db, aborted.game_id)
+    assert aborted_found is not None
+    assert (aborted_found.abort_cause, aborted_found.abort_side) == ("called_off", "black")
+    won_ann = (await _ratings(db))[("ann", "amazons")]
+    assert won_ann[0] == float(ratings_before[b"rating:amazons"])  # rated once, in Redis
+    assert len(await _history(db)) == 2

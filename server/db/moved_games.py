@@ -1,0 +1,46 @@
+"""An older data folder's finished games moved into the history store: the games servers kept in
+Redis after their end (`games:archive`, each `{g:ID}:game`) are copied, records and moves, into
+a database that has no finished game yet, before it is handed over its first game. Their ratings
+moved with the players' (`moved_ratings`), so they are written rated as they were, moving no
+rating; a game still waiting for its hand-over is left to it. Redis keeps its copy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from sqlalchemy import select
+
+from server.db.database import Database
+from server.db.finished_games import FinishedGame, copy_finished_games
+from server.db.schema import GAMES
+from server.protocol import GameStatus
+from server.storage import HANDOVER
+
+if TYPE_CHECKING:
+    from server.games import GameStore
+
+__all__ = ["move_finished_games"]
+
+BATCH: Final = 200  # games written in one transaction
+
+
+async def move_finished_games(db: Database, store: GameStore) -> int | None:
+    """Copy the ended games Redis keeps into `db` when it has none yet; None when it has. How
+    many were copied."""
+    async with db.reading() as connection:
+        if (await connection.execute(select(GAMES.c.game_id).limit(1))).first() is not None:
+            return None
+    waiting = {g.decode() for g in await store.redis.smembers(HANDOVER)}
+    moved = 0
+    batch: list[FinishedGame] = []
+    async for game in store.archived():
+        if game.status is not GameStatus.ENDED or game.game_id in waiting:
+            continue
+        batch.append(FinishedGame.of(game))
+        if len(batch) == BATCH:
+            moved += await copy_finished_games(db, batch)
+            batch = []
+    if batch:
+        moved += await copy_finished_games(db, batch)
+    return moved
