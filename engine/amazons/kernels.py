@@ -504,7 +504,7 @@ def _runs(
 
 
 @njit(cache=True, inline="always")
-def _flip(lines: np.ndarray, line_of: np.ndarray, bit_of: np.ndarray, sq: int) -> None:
+def flip_square(lines: np.ndarray, line_of: np.ndarray, bit_of: np.ndarray, sq: int) -> None:
     """Fill the empty square sq in its four lines, or empty the filled one."""
     for k in range(4):
         lines[line_of[sq, k]] ^= 1 << bit_of[sq, k]
@@ -570,8 +570,9 @@ def sample_move(
             total += ahead + behind
     if total == 0:
         return -1
-    # A few rejections, then an exact draw: either way each move has the same chance.
-    for _ in range(4):
+    # Up to `total` rejections (about what the exact count costs), then the exact count:
+    # either way each move has the same chance.
+    for _ in range(total):
         x = random_below(rng, total * bound)
         r = x // total
         j = x % total
@@ -581,9 +582,9 @@ def sample_move(
             ray += 1
         origin = amazons[side, ray // 8]
         target = origin + _signed_step(steps, ray % 8) * (j + 1)
-        _flip(lines, line_of, bit_of, origin)
+        flip_square(lines, line_of, bit_of, origin)
         seen = _sight(lines, line_of, bit_of, target, rays)
-        _flip(lines, line_of, bit_of, origin)
+        flip_square(lines, line_of, bit_of, origin)
         if r < seen:
             return encode(origin, target, _ray_square(target, rays, steps, r))
     total = 0
@@ -591,7 +592,7 @@ def sample_move(
     for _ in range(2):  # count the moves, then find the drawn one
         for i in range(count):
             origin = amazons[side, i]
-            _flip(lines, line_of, bit_of, origin)
+            flip_square(lines, line_of, bit_of, origin)
             for ray in range(8):
                 step = _signed_step(steps, ray)
                 for j in range(steps_of[8 * i + ray]):
@@ -600,17 +601,17 @@ def sample_move(
                     if r < 0:
                         total += seen
                     elif r < seen:
-                        _flip(lines, line_of, bit_of, origin)
+                        flip_square(lines, line_of, bit_of, origin)
                         return encode(origin, target, _ray_square(target, rays, steps, r))
                     else:
                         r -= seen
-            _flip(lines, line_of, bit_of, origin)
+            flip_square(lines, line_of, bit_of, origin)
         r = random_below(rng, total)
     return -1  # unreachable: the second pass finds the move
 
 
 @njit(cache=True, inline="always")
-def _play_on_lines(
+def play_on_lines(
     board: np.ndarray,
     amazons: np.ndarray,
     meta: np.ndarray,
@@ -633,16 +634,24 @@ def _play_on_lines(
     board[origin] = EMPTY
     board[target] = piece
     board[arrow] = ARROW
-    _flip(lines, line_of, bit_of, origin)
-    _flip(lines, line_of, bit_of, target)
-    _flip(lines, line_of, bit_of, arrow)
+    flip_square(lines, line_of, bit_of, origin)
+    flip_square(lines, line_of, bit_of, target)
+    flip_square(lines, line_of, bit_of, arrow)
     meta[HASH] ^= zob[piece, origin] ^ zob[piece, target] ^ zob[ARROW, arrow] ^ zob[EMPTY, 0]
     meta[SIDE] = 1 - side
     meta[PLY] += 1
 
 
 @njit(cache=True, inline="always")
-def _empty_squares(board: np.ndarray) -> int:
+def empty_sight(board: np.ndarray, stride: int) -> int:
+    """The most squares a queen sees on this board emptied."""
+    width = stride - 2
+    height = len(board) // stride - 2
+    return width + height - 2 + 2 * (min(width, height) - 1)
+
+
+@njit(cache=True, inline="always")
+def empty_squares(board: np.ndarray) -> int:
     empty = 0
     for sq in range(board.shape[0]):
         if board[sq] == EMPTY:
@@ -664,18 +673,16 @@ def _playout_on_lines(
     rays: np.ndarray,
 ) -> int:
     """random_playout on line masks that match the board, leaving the mobility map stale."""
-    # A queen step has at most a queen's sight on the empty board and at most the empty
-    # squares (a step keeps their number: origin emptied, target filled) as arrows.
-    width = meta[STRIDE] - 2
-    height = board.shape[0] // meta[STRIDE] - 2
-    sight = width + height - 2 + 2 * (min(width, height) - 1)
-    empty = _empty_squares(board)
+    # A queen step has at most as many arrows as a queen sees on the empty board, and at
+    # most the empty squares (a step keeps their number: origin emptied, target filled).
+    sight = empty_sight(board, meta[STRIDE])
+    empty = empty_squares(board)
     while True:
         bound = min(sight, empty)
         move = sample_move(amazons, meta, rng, lines, line_of, bit_of, steps_of, rays, bound)
         if move < 0:
             return int(1 - meta[SIDE])
-        _play_on_lines(board, amazons, meta, zob, lines, line_of, bit_of, move)
+        play_on_lines(board, amazons, meta, zob, lines, line_of, bit_of, move)
         empty -= 1
 
 
