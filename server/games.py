@@ -127,6 +127,7 @@ class GameStore:
         self.redis = redis
         self.database = database
         self._ratings_moved = False  # an older data folder's, before the first hand-over
+        self._handing: set[str] = set()  # games this process is handing over now
         self.heartbeat = heartbeat
         self.claim_grace_ms = claim_grace_ms
         self.attendance_ms = attendance_ms
@@ -465,9 +466,13 @@ class GameStore:
         from server.db import FinishedGame, record_finished_game
 
         assert self.database is not None, "a store hands games over only to its database"
-        await self._move_ratings()
-        recorded = await record_finished_game(self.database, FinishedGame.of(game))
-        await self.redis.srem(HANDOVER, game.game_id)
+        self._handing.add(game.game_id)
+        try:
+            await self._move_ratings()
+            recorded = await record_finished_game(self.database, FinishedGame.of(game))
+            await self.redis.srem(HANDOVER, game.game_id)
+        finally:
+            self._handing.discard(game.game_id)
         log.info("game_handed_over", game_id=game.game_id, first=recorded.first)
         return recorded
 
@@ -475,7 +480,10 @@ class GameStore:
         """Hand over the ended games still on the hand-over set: those a process stopped before
         handing over, or a store without a database (a worker's) ended. How many were."""
         await self._move_ratings()
+        # Not those this process is handing over right now: another process's sweep may
+        # hand one over again meanwhile, which writes nothing.
         ids = [g.decode() for g in await self.redis.smembers(HANDOVER)]
+        ids = [game_id for game_id in ids if game_id not in self._handing]
         for game_id in ids:
             try:
                 game = await self.load(game_id)
@@ -526,10 +534,10 @@ class GameStore:
         if unrated:
             await self.redis.sadd(HANDOVER, *unrated)
         moved = await move_ratings(self.database, self.redis)
-        if moved is not None:
+        if moved is not None and moved.ratings + moved.points > 0:
             log.info("ratings_moved", ratings=moved.ratings, history_points=moved.points)
         games = await move_finished_games(self.database, self)
-        if games is not None:
+        if games:
             log.info("finished_games_moved", games=games)
         self._ratings_moved = True
 

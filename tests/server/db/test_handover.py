@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 from sqlalchemy import func, select
 
 from server.db.database import Database
-from server.db.finished_games import finished_game
+from server.db.finished_games import FinishedGame, Recorded, finished_game
 from server.db.schema import GAME_POOL, RATING_HISTORY, RATINGS
 from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
@@ -214,3 +214,23 @@ async def test_an_aborted_game_keeps_its_cause_and_side_in_the_history(
     assert (found.record.termination, found.record.winner) == ("aborted", None)
     assert (found.abort_cause, found.abort_side) == ("called_off", "black")
     assert found.changes is None
+
+
+@pytest.mark.asyncio
+async def test_a_sweep_leaves_alone_a_game_its_process_is_handing_over(
+    store: GameStore, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import server.db
+
+    record = server.db.record_finished_game
+    swept: list[int] = []
+
+    async def slow_record(database: Database, game: FinishedGame) -> Recorded:
+        swept.append(await store.hand_over_leftovers())  # the sweep, while the record is written
+        return await record(database, game)
+
+    monkeypatch.setattr("server.db.record_finished_game", slow_record)
+    game_id = await _end_game(store)
+
+    assert swept == [0]
+    await _rated_once(db, game_id)
