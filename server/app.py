@@ -15,7 +15,7 @@ import time
 import weakref
 from collections.abc import Coroutine, Iterable
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 import structlog
@@ -58,6 +58,9 @@ from server.throttle import LoginLimits, LoginThrottle
 from server.web import Origins, Site
 from server.worker import HOUSE_BOTS
 
+if TYPE_CHECKING:
+    from server.db import Database
+
 __all__ = ["HOUSE_STRENGTH", "Arena", "house_spec"]
 
 log = structlog.get_logger(__name__)
@@ -65,6 +68,9 @@ log = structlog.get_logger(__name__)
 SWEEP_SECONDS = 0.1  # how often this process looks for games whose time is up
 HOUSE_BOTS_SECONDS = 1.0  # how often it reads which house bots are ready, to tell clients
 PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
+# How often it hands over to the database the ended games left on the hand-over set (those a
+# house-bot worker ended, or a stopped process did not hand over): a rating waits at most this.
+HANDOVER_SECONDS = 2.0
 CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
 
@@ -112,12 +118,14 @@ class Arena:
         ladder_round_seconds: float = ROUND_SECONDS,
         ladder_lease_ms: int = LEASE_MS,
         allowed_origins: Iterable[str] = (),
+        database: Database | None = None,
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
         its every setup, the house bots that play it and `time_controls`. The ladders play a
         round every `ladder_round_seconds` under a lease of `ladder_lease_ms`.
         `allowed_origins` are the web pages' origins that may open the websocket; by default
-        the server's own (`server/web/origins.py`)."""
+        the server's own (`server/web/origins.py`). Ended games are handed over to
+        `database` (server/db/); without one they wait in Redis for a process that has it."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -133,11 +141,12 @@ class Arena:
             claim_grace_ms=claim_grace_ms,
             attendance_ms=attendance_ms,
             heartbeat=Heartbeat(redis),
+            database=database,
         )
         self.lobby = Lobby(redis)
         self.login_throttle = LoginThrottle(redis, login_limits)
         self.hub = Hub(redis)
-        self.ladders = LadderStore(redis)
+        self.ladders = LadderStore(redis, database)
         self.scheduler = Scheduler(
             self.ladders,
             self,
@@ -168,6 +177,8 @@ class Arena:
         self.spawn(self._house_bots_loop())
         self.spawn(self._heartbeat_loop())
         self.spawn(self._sweep_loop())
+        if self.store.database is not None:
+            self.spawn(self._handover_loop())
         self.spawn(self._pair_loop())
         self.spawn(self._seek_loop())
         self.spawn(self._presence_loop())
@@ -343,6 +354,15 @@ class Arena:
                         )
             except Exception:
                 log.exception("sweep_failed")
+
+    async def _handover_loop(self) -> None:
+        """Hand over what a stopped process left at start, and what the workers end after."""
+        while True:
+            try:
+                await self.store.hand_over_leftovers()
+            except Exception:
+                log.exception("handover_sweep_failed")
+            await asyncio.sleep(HANDOVER_SECONDS)
 
     async def _heartbeat_loop(self) -> None:
         while True:

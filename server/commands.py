@@ -20,7 +20,7 @@ import sys
 import urllib.parse
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis
 import redis.asyncio as aioredis
@@ -54,6 +54,9 @@ CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stop
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
 GC_YOUNG = 10_000  # allocations between collections of the youngest generation (700 by default)
 REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command gives up
+
+if TYPE_CHECKING:
+    from server.db import Database
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -142,6 +145,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     create.add_argument("name")
     _add_redis_options(create)
+    add_database_option(create)
     create.set_defaults(run=_user_create)
 
     archive = commands.add_parser(
@@ -172,11 +176,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "when nobody else is left (default: the bot owns itself; an owner is not changed)",
     )
     _add_redis_options(make)
+    add_database_option(make)
     make.set_defaults(run=_token_create)
     listing = token_commands.add_parser(
         "list", help="list the bot tokens: id, bot, when made (the tokens themselves are not kept)"
     )
     _add_redis_options(listing)
+    add_database_option(listing)
     listing.set_defaults(run=_token_list)
     revoke = token_commands.add_parser(
         "revoke",
@@ -184,6 +190,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     revoke.add_argument("id", metavar="ID", help="the token's id, as `arena token list` shows it")
     _add_redis_options(revoke)
+    add_database_option(revoke)
     revoke.set_defaults(run=_token_revoke)
 
     _add_ladder_commands(commands)
@@ -233,6 +240,7 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         help="also the cross table: each bot's wins-losses against each other, columns by rank",
     )
     _add_redis_options(table)
+    add_database_option(table)
     table.set_defaults(run=_ladder_standings)
 
 
@@ -438,12 +446,18 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         # The private Redis is this server's own: it starts with the default ladders.
         for ladder in await LadderStore(redis).ensure_defaults():
             log.info("ladder_created", ladder=ladder.name, terms=ladder.terms)
+    from server.db import Database  # its libraries load only for the commands that use it
+
+    # Made or upgraded already (`_serve`): at its schema's head, this opens without Alembic.
+    database = await Database.open(args.database_url, args.data_dir)
+    await _move_accounts(args, redis, database)
     arena = Arena(
         redis,
         time_controls=args.time_controls,
         claim_grace_ms=round(args.claim_grace * 1000),
         attendance_ms=round(args.presence_lapse * 1000),
         allowed_origins=args.allowed_origin,
+        database=database,
     )
     await arena.start()
     server = await websockets.asyncio.server.serve(
@@ -476,6 +490,8 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
             await asyncio.wait_for(arena.close(), CLOSE_SECONDS)
         with contextlib.suppress(TimeoutError, OSError):
             await asyncio.wait_for(redis.aclose(), CLOSE_SECONDS)
+        with contextlib.suppress(TimeoutError, OSError):
+            await asyncio.wait_for(database.close(), CLOSE_SECONDS)
         log.info("stopped")
 
 
@@ -564,7 +580,11 @@ def _user_create(args: argparse.Namespace) -> int:
     configure_logging()
     password = os.environ.get("ARENA_PASSWORD") or _read_password(args.name)
     with _redis_url(args) as url:
-        asyncio.run(_with_redis(url, lambda r: identity.create_account(r, args.name, password)))
+        asyncio.run(
+            _with_accounts(
+                url, args, lambda _, db: identity.create_account(db, args.name, password)
+            )
+        )
     print(f"created account {args.name}")
     return 0
 
@@ -583,7 +603,9 @@ def _token_create(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
         token = asyncio.run(
-            _with_redis(url, lambda r: identity.create_bot_token(r, args.name, args.owner))
+            _with_accounts(
+                url, args, lambda _, db: identity.create_bot_token(db, args.name, args.owner)
+            )
         )
     print(token)
     return 0
@@ -592,7 +614,7 @@ def _token_create(args: argparse.Namespace) -> int:
 def _token_list(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
-        tokens = asyncio.run(_with_redis(url, identity.list_bot_tokens))
+        tokens = asyncio.run(_with_accounts(url, args, lambda _, db: identity.list_bot_tokens(db)))
     if not tokens:
         _note(args, "no bot tokens")
     width = max((len(token.bot) for token in tokens), default=0)
@@ -607,7 +629,9 @@ def _token_list(args: argparse.Namespace) -> int:
 def _token_revoke(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
-        token = asyncio.run(_with_redis(url, lambda r: identity.revoke_bot_token(r, args.id)))
+        token = asyncio.run(
+            _with_accounts(url, args, lambda r, db: identity.revoke_bot_token(r, db, args.id))
+        )
     print(f"revoked bot token {token.id} of {token.bot}")
     return 0
 
@@ -654,8 +678,8 @@ def _ladder_remove(args: argparse.Namespace) -> int:
 
 
 def _ladder_standings(args: argparse.Namespace) -> int:
-    async def table(redis: aioredis.Redis) -> Table:
-        return await LadderStore(redis).table(args.name, now_ms())
+    async def table(redis: aioredis.Redis, database: Database) -> Table:
+        return await LadderStore(redis, database).table(args.name, now_ms())
 
     async def asked(url: str) -> Table:
         async with connected(url) as client:
@@ -671,7 +695,7 @@ def _ladder_standings(args: argparse.Namespace) -> int:
         shown = asyncio.run(asked(args.server))
     else:
         with _redis_url(args) as url:
-            shown = asyncio.run(_with_redis(url, table))
+            shown = asyncio.run(_with_accounts(url, args, table))
     print(shown.render(now_ms()), end="")
     if args.cross:
         print("\n" + shown.render_cross(), end="")
@@ -717,6 +741,38 @@ async def _ladder_games(redis: aioredis.Redis, name: str) -> list[StoredGame]:
             if game.status is GameStatus.ENDED:
                 ended.append(game)
     return sorted(ended, key=lambda game: game.ended or 0)
+
+
+async def _with_accounts(
+    url: str, args: argparse.Namespace, action: Callable[[aioredis.Redis, Database], Awaitable[T]]
+) -> T:
+    """`action` on the Redis at `url` and the database of `args`, the accounts of an older data
+    folder moved into it first (`_move_accounts`)."""
+    from server.db import Database
+
+    database = await Database.open(args.database_url, args.data_dir)
+    try:
+
+        async def moved_first(redis: aioredis.Redis) -> T:
+            await _move_accounts(args, redis, database)
+            return await action(redis, database)
+
+        return await _with_redis(url, moved_first)
+    finally:
+        await database.close()
+
+
+async def _move_accounts(args: argparse.Namespace, redis: aioredis.Redis, db: Database) -> None:
+    """Move the accounts and bot tokens a data folder kept in Redis before the database into
+    it, on the first start against a database without accounts, and say so."""
+    moved = await identity.move_to_database(redis, db)
+    if moved is not None and any(moved):
+        log.info("accounts_moved", accounts=moved[0], bot_tokens=moved[1], database=db.where)
+        accounts, tokens = (
+            f"{n} {what}{'' if n == 1 else 's'}"
+            for n, what in zip(moved, ("account", "bot token"), strict=True)
+        )
+        _note(args, f"moved {accounts} and {tokens} from Redis to {db.where}")
 
 
 async def _with_redis(url: str, action: Callable[[aioredis.Redis], Awaitable[T]]) -> T:

@@ -1,6 +1,7 @@
-"""Who a connection is: accounts with argon2 password hashes, bot tokens, resumable sessions and
-guests, all kept in Redis. Tokens are stored only as SHA-256 digests and passwords only as argon2
-hashes, so a copy of the store lets nobody log in.
+"""Who a connection is: accounts with argon2 password hashes and bot tokens, kept in the
+database (server/db/accounts.py); resumable sessions and guests, which are live and kept in
+Redis. Tokens are stored only as SHA-256 digests and passwords only as argon2 hashes, so a copy
+of either store lets nobody log in.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 import secrets
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import msgpack
@@ -22,6 +23,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from redis.asyncio.client import Pipeline
 
 from engine.search.registry import bot_names
+from server.db import Database, accounts
 from server.hub import user_channel
 from server.protocol.limits import MAX_NAME_LENGTH, MAX_TOKEN_LENGTH
 from server.protocol.values import DEFAULT_GAME, Player, PlayerKind
@@ -47,8 +49,10 @@ __all__ = [
     "create_bot_token",
     "find",
     "list_bot_tokens",
+    "move_to_database",
     "new_guest",
     "open_session",
+    "owner_of",
     "owners",
     "player_in",
     "rating_fields",
@@ -64,19 +68,21 @@ __all__ = [
     "user_key",
 ]
 
-# Keys in Redis. Names are case-insensitive, so accounts are keyed by the lowercase name.
+# Keys in Redis. Names are case-insensitive, so players are keyed by the lowercase name.
 # An account's `id` is random: tokens and sessions hold "<lowercase name> <id>", so a name that
 # is freed and taken again does not inherit them.
-# Hash by lowercase name: name (as typed), kind, id, password (argon2), the Glicko-2 rating in
-# each game played rated (`rating_fields`), and for a bot made with one its `owner` (the human
-# account's name as typed).
+# Hash by lowercase name: a guest's name (as typed), kind and id; an account's Glicko-2 rating in
+# each game played rated (`rating_fields`). Servers before the database also kept an account
+# here: name, kind, id, password (argon2) and a bot's `owner` (`move_to_database` reads them).
 USER_KEY = "user:{}"
 # Hash by a house bot's spec (`invader@5`): its Glicko-2 rating in each game it played rated, in
 # the fields of an account's; each strength of a house bot is a player of its own.
 HOUSE_KEY = "house:{}"
-TOKEN_KEY = "token:{}"  # bot token's SHA-256 hex -> "<lowercase name> <id>" of the bot
+# Bot tokens as servers before the database kept them, read by `move_to_database` only: a
+# token's SHA-256 hex -> "<lowercase name> <id>" of its bot; their creation times, ns.
+TOKEN_KEY = "token:{}"
 TOKEN_PREFIX = TOKEN_KEY.format("")
-TOKEN_CREATED_KEY = "token-created"  # hash: bot token's SHA-256 hex -> ns since the epoch
+TOKEN_CREATED_KEY = "token-created"
 # Session token's SHA-256 hex -> "<lowercase name> <id>", and " <bot token's SHA-256 hex>" when
 # a bot token opened it (the session ends with that token); expires.
 SESSION_KEY = "session:{}"
@@ -152,11 +158,13 @@ class UnknownTokenError(AccountError):
 @dataclass(frozen=True)
 class Account:
     """An account as the server knows it; `rating`, its rating in the default game (Amazons), is
-    None for guests and unrated accounts."""
+    None for guests and unrated accounts. `id`, when the account was just read from its store,
+    lets a session be opened for it without reading it again (a login's second read)."""
 
     name: str
     kind: PlayerKind
     rating: int | None = None
+    id: str | None = field(default=None, compare=False, repr=False)
 
     def player(self) -> Player:
         """The account as other players see it on the wire."""
@@ -178,9 +186,9 @@ def token_digest(token: str) -> str:
     return _digest(token)
 
 
-async def token_known(r: aioredis.Redis, digest: str) -> bool:
+async def token_known(db: Database, digest: str) -> bool:
     """Whether the bot token with this digest is still valid (not revoked)."""
-    return bool(await r.exists(TOKEN_KEY.format(digest)))
+    return await accounts.token_account(db, digest) is not None
 
 
 def token_id(token: str) -> str:
@@ -252,7 +260,7 @@ def check_name(name: str) -> None:
 
 
 async def create_account(
-    r: aioredis.Redis,
+    db: Database,
     name: str,
     password: str,
     kind: PlayerKind = PlayerKind.HUMAN,
@@ -269,117 +277,100 @@ async def create_account(
         raise AccountError(f"an account with a password is human or bot, not {kind}")
     if not password:
         raise InvalidPasswordError("the password is empty")
-    key = user_key(name)
     # Fail fast before spending the hashing time on a name that is plainly taken.
-    if await r.exists(key):
+    if await accounts.account(db, name) is not None:
         raise NameTakenError(f"user name {name!r} is taken")
     hashed = await asyncio.to_thread(hasher.hash, password)
-    if not await _create(r, name, kind, password=hashed):
+    if not await accounts.add_account(db, _new_row(name, kind, hashed)):
         raise NameTakenError(f"user name {name!r} is taken")
     return Account(name, kind)
 
 
 async def authenticate(
-    r: aioredis.Redis, name: str, password: str, *, hasher: PasswordHasher = _HASHER
+    r: aioredis.Redis,
+    db: Database,
+    name: str,
+    password: str,
+    *,
+    hasher: PasswordHasher = _HASHER,
 ) -> Account | None:
     """The account if `password` is its password, else None.
 
     A name with no account costs one hash verification all the same, so the time taken does not
     tell which names exist. A hash made with weaker parameters than `hasher`'s is replaced.
     """
-    fields = await _fields(r, user_key(name)) if name else {}
-    stored = fields.get("password")
-    if stored is None:
+    row = await accounts.account(db, name) if name else None
+    stored = None if row is None else row.password
+    if row is None or stored is None:
         await _verify(hasher, await asyncio.to_thread(_dummy_hash, hasher), password)
         return None
     if not await _verify(hasher, stored, password):
         return None
     if hasher.check_needs_rehash(stored):
         rehashed = await asyncio.to_thread(hasher.hash, password)
-        await r.eval(_REHASH, 1, user_key(name), stored, rehashed)
-    return _account(fields)
+        await accounts.replace_password(db, row.id, stored, rehashed)
+    return await _rated(r, row)
 
 
-async def find(r: aioredis.Redis, name: str) -> Account | None:
-    """The account called `name` (any case), or None."""
-    if not name:
-        return None
-    fields = await _fields(r, user_key(name))
-    return _account(fields) if fields else None
+async def find(r: aioredis.Redis, db: Database | None, name: str) -> Account | None:
+    """The account called `name` (any case), or None; only guests without a database."""
+    found = await _holder_account(r, db, name) if name else None
+    return None if found is None else found[0]
 
 
-async def create_bot_token(r: aioredis.Redis, name: str, owner: str | None = None) -> str:
+async def create_bot_token(db: Database, name: str, owner: str | None = None) -> str:
     """A new login token for bot `name`, creating the bot account if there is none.
 
-    The token is shown only now: Redis keeps its SHA-256 digest. A bot may hold several tokens.
-    `owner`, a human account, is recorded as the bot's owner (the ladders pair two bots of one
-    owner only when nobody else is left); a bot made without one owns itself until it is given
-    one, and an owner once recorded is not changed. Raises InvalidNameError, NameTakenError if
-    `name` belongs to a human, UnknownAccountError if `owner` is no human account, or
-    AccountError if the bot has another owner.
+    The token is shown only now: the database keeps its SHA-256 digest. A bot may hold several
+    tokens. `owner`, a human account, is recorded as the bot's owner (the ladders pair two bots
+    of one owner only when nobody else is left); a bot made without one owns itself until it is
+    given one, and an owner once recorded is not changed. Raises InvalidNameError,
+    NameTakenError if `name` belongs to a human, UnknownAccountError if `owner` is no human
+    account, or AccountError if the bot has another owner.
     """
     check_name(name)
-    owner_fields = None if owner is None else await _fields(r, user_key(owner))
-    if owner_fields is not None and owner_fields.get("kind") != PlayerKind.HUMAN.value:
-        problem = "there is no account" if not owner_fields else "that is not a human account"
+    owner_row = None if owner is None else await accounts.account(db, owner)
+    if owner is not None and (owner_row is None or owner_row.kind != PlayerKind.HUMAN.value):
+        problem = "there is no account" if owner_row is None else "that is not a human account"
         raise UnknownAccountError(f"a bot's owner is a human account: {problem} {owner!r}")
-    await _create(r, name, PlayerKind.BOT)
-    fields = await _fields(r, user_key(name))
-    if fields.get("kind") != PlayerKind.BOT.value:
+    await accounts.add_account(db, _new_row(name, PlayerKind.BOT))
+    bot = await accounts.account(db, name)
+    if bot is None or bot.kind != PlayerKind.BOT.value:
         raise NameTakenError(f"user name {name!r} belongs to an account that is not a bot")
-    if owner_fields is not None:
-        owner = owner_fields["name"]
-        # HSETNX: two commands giving the bot different owners at once cannot both record one.
-        await r.hsetnx(user_key(name), "owner", owner)
-        recorded = _text(await r.hget(user_key(name), "owner") or owner)
-        if recorded.lower() != owner.lower():
+    if owner_row is not None:
+        # Recorded only where there is none: two commands giving the bot different owners at
+        # once cannot both record one.
+        recorded = await accounts.record_owner(db, bot.id, owner_row.name) or owner_row.name
+        if recorded.lower() != owner_row.name.lower():
             raise AccountError(
-                f"bot {fields['name']!r} is owned by {recorded!r}, not {owner!r}; "
+                f"bot {bot.name!r} is owned by {recorded!r}, not {owner_row.name!r}; "
                 "an owner is not changed"
             )
     token = BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
-    digest = _digest(token)
-    await r.set(TOKEN_KEY.format(digest), _holder(fields))
     # In ns, so that tokens made one after the other list in that order.
-    await r.hset(TOKEN_CREATED_KEY, digest, time.time_ns())
+    await accounts.add_token(db, _digest(token), bot.id, time.time_ns())
     return token
 
 
-async def owners(r: aioredis.Redis, bots: Iterable[str]) -> dict[str, str]:
+async def owners(db: Database | None, bots: Iterable[str]) -> dict[str, str]:
     """Each of `bots`' owner as recorded (the human account's name as typed), or the bot's own
-    name for a bot that has none."""
+    name for a bot that has none (every bot, without a database)."""
     names = list(bots)
-    async with r.pipeline(transaction=False) as pipe:
-        for bot in names:
-            pipe.hget(user_key(bot), "owner")
-        found = await pipe.execute()
-    return {
-        bot: bot if owner is None else _text(owner) for bot, owner in zip(names, found, strict=True)
-    }
+    found = {} if db is None else await accounts.owners(db, names)
+    return {bot: found.get(bot.lower()) or bot for bot in names}
 
 
-async def list_bot_tokens(r: aioredis.Redis) -> list[BotToken]:
+async def owner_of(db: Database | None, name: str) -> str | None:
+    """The recorded owner of the account `name` (the human account's name as typed), if any."""
+    return None if db is None else (await accounts.owners(db, [name])).get(name.lower())
+
+
+async def list_bot_tokens(db: Database) -> list[BotToken]:
     """Every bot token, by bot name and then age, oldest first."""
-    digests = sorted(
-        [_text(key).removeprefix(TOKEN_PREFIX) async for key in r.scan_iter(TOKEN_PREFIX + "*")]
-    )
-    if not digests:
-        return []
-    holders = await r.mget([TOKEN_KEY.format(digest) for digest in digests])
-    created = await r.hmget(TOKEN_CREATED_KEY, digests)
-    tokens = []
-    for digest, holder, stamp in zip(digests, holders, created, strict=True):
-        if holder is None:
-            continue  # revoked while listing
-        tokens.append(
-            BotToken(digest[:TOKEN_ID_LENGTH], await _bot_name(r, _text(holder)), _time(stamp))
-        )
-    return sorted(
-        tokens, key=lambda t: (t.bot.lower(), t.created or datetime.min.replace(tzinfo=UTC))
-    )
+    return [_bot_token(row) for row in await accounts.tokens(db)]
 
 
-async def revoke_bot_token(r: aioredis.Redis, id: str) -> BotToken:
+async def revoke_bot_token(r: aioredis.Redis, db: Database, id: str) -> BotToken:
     """Revoke the bot token whose id is `id`: it logs in no more, nor do the sessions it opened,
     and the connections logged in with it are told to close (on the bot's user channel).
 
@@ -389,58 +380,69 @@ async def revoke_bot_token(r: aioredis.Redis, id: str) -> BotToken:
         raise UnknownTokenError(
             f"a token id is {TOKEN_ID_LENGTH} hex digits (as `arena token list` shows), not {id!r}"
         )
-    keys = [_text(key) async for key in r.scan_iter(TOKEN_KEY.format(id + "*"))]
-    if len(keys) != 1:
-        found = "no bot token" if not keys else f"{len(keys)} bot tokens"
-        raise UnknownTokenError(f"{found} with id {id}; `arena token list` shows them")
-    digest = keys[0].removeprefix(TOKEN_PREFIX)
-    holder, stamp = await r.getdel(keys[0]), await r.hget(TOKEN_CREATED_KEY, digest)
-    if holder is None:
-        raise UnknownTokenError(f"no bot token with id {id}; `arena token list` shows them")
-    await r.hdel(TOKEN_CREATED_KEY, digest)
-    name = _text(holder).partition(" ")[0]
-    await r.publish(user_channel(name), msgpack.packb({"t": TOKEN_REVOKED, "token": digest}))
-    return BotToken(id, await _bot_name(r, _text(holder)), _time(stamp))
+    found = await accounts.revoke_token(db, id, time.time_ns() // 1_000_000)
+    if len(found) != 1:
+        many = "no bot token" if not found else f"{len(found)} bot tokens"
+        raise UnknownTokenError(f"{many} with id {id}; `arena token list` shows them")
+    row = found[0]
+    await r.publish(user_channel(row.bot), msgpack.packb({"t": TOKEN_REVOKED, "token": row.digest}))
+    return _bot_token(row)
 
 
-async def bot_for_token(r: aioredis.Redis, token: str) -> Account | None:
-    """The bot that `token` logs in, or None for a token never issued."""
+async def bot_for_token(r: aioredis.Redis, db: Database, token: str) -> Account | None:
+    """The bot that `token` logs in, or None for a token never issued or revoked."""
+    if not 1 <= len(token) <= MAX_TOKEN_LENGTH:
+        return None
     # Looking up by digest needs no constant-time compare: the timing of the lookup can only
     # tell an attacker about digests, and a digest does not lead back to a token.
-    account = await _account_of(r, await _holder_of(r, TOKEN_KEY, token))
-    return account if account is not None and account.kind is PlayerKind.BOT else None
+    row = await accounts.token_account(db, _digest(token))
+    if row is None or row.kind != PlayerKind.BOT.value:
+        return None
+    return await _rated(r, row)
 
 
 async def open_session(
-    r: aioredis.Redis, name: str, *, ttl: timedelta = SESSION_TTL, origin: str | None = None
+    r: aioredis.Redis,
+    db: Database | None,
+    name: str | Account,
+    *,
+    ttl: timedelta = SESSION_TTL,
+    origin: str | None = None,
 ) -> str:
-    """A new session token for account `name`, valid for `ttl` after its last use; `origin` is
-    the digest of the bot token it was opened with, if any, and the session ends with it.
+    """A new session token for account `name` (or the account just found, read again only if
+    it has no `id`), valid for `ttl` after its last use; `origin` is the digest of the bot
+    token it was opened with, if any, and the session ends with it.
 
     Raises UnknownAccountError if there is no such account.
     """
-    fields = await _fields(r, user_key(name)) if name else {}
-    account = _account(fields)
-    if account is None:
+    if isinstance(name, Account) and name.id is not None:
+        found: tuple[Account, str] | None = (name, name.id)
+    else:
+        spelled = name.name if isinstance(name, Account) else name
+        found = await _holder_account(r, db, spelled) if spelled else None
+    if found is None:
         raise UnknownAccountError(f"no account {name!r}")
+    account, account_id = found
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    holder = _holder(fields) if origin is None else f"{_holder(fields)} {origin}"
+    holder = f"{account.name.lower()} {account_id}"
+    holder = holder if origin is None else f"{holder} {origin}"
     await r.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
     await _keep_guest(r, account, ttl)
     return token
 
 
 async def resume_session(
-    r: aioredis.Redis, token: str, *, ttl: timedelta = SESSION_TTL
+    r: aioredis.Redis, db: Database | None, token: str, *, ttl: timedelta = SESSION_TTL
 ) -> Account | None:
     """The account of a live session, whose life starts again at `ttl`; None if it has expired,
     was never opened, or its account is gone."""
     holder = await _holder_of(r, SESSION_KEY, token, refresh=ttl)
     if holder is None:
         return None
-    account = await _account_of(r, holder)
+    account = await _account_of(r, db, holder)
     origin = _origin(holder)
-    if account is None or (origin is not None and not await token_known(r, origin)):
+    revoked = origin is not None and (db is None or not await token_known(db, origin))
+    if account is None or revoked:
         await r.delete(SESSION_KEY.format(_digest(token)))
         return None
     await _keep_guest(r, account, ttl)
@@ -460,34 +462,55 @@ async def new_guest(r: aioredis.Redis, *, ttl: timedelta = SESSION_TTL) -> Accou
         # Only a counter reset (data lost, guests kept) can make a name collide; the next
         # number is then tried, and guests are finitely many.
         name = f"{GUEST_PREFIX}{await r.incr(GUEST_COUNTER_KEY)}"
-        if await _create(r, name, PlayerKind.GUEST, ttl=ttl):
+        if await _create_guest(r, name, ttl):
             return Account(name, PlayerKind.GUEST)
 
 
-async def _create(
-    r: aioredis.Redis,
-    name: str,
-    kind: PlayerKind,
-    *,
-    password: str | None = None,
-    ttl: timedelta | None = None,
-) -> bool:
-    """Store a new account unless the name is taken; True if it was stored."""
-    fields = {"name": name, "kind": kind.value, "id": secrets.token_hex(8)}
-    if password is not None:
-        fields["password"] = password
-    millis = 0 if ttl is None else max(1, int(ttl.total_seconds() * 1000))
+async def move_to_database(r: aioredis.Redis, db: Database) -> tuple[int, int] | None:
+    """Copy the accounts and bot tokens that servers before the database kept in Redis into
+    `db`, if it has no accounts yet (its first start on an older data folder): how many accounts
+    and tokens were copied, or None if it had accounts. Ids are kept, so sessions open before go
+    on; a token whose bot account is gone (it logged in no more) is left. The Redis keys are
+    left as they were (docs/server.md says why)."""
+    if await accounts.account_count(db):
+        return None
+    rows = []
+    async for key in r.scan_iter(USER_KEY.format("*"), _type="HASH"):
+        fields = await _fields(r, _text(key))
+        kind = fields.get("kind")
+        # Guests stay live in Redis; a hash with only ratings (a house bot's) is no account.
+        if kind in (PlayerKind.HUMAN.value, PlayerKind.BOT.value) and "id" in fields:
+            row = accounts.AccountRow(
+                fields["id"], fields["name"], kind, fields.get("password"), fields.get("owner")
+            )
+            rows.append(row)
+    created = {_text(k): _text(v) for k, v in (await r.hgetall(TOKEN_CREATED_KEY)).items()}
+    tokens = []
+    async for key in r.scan_iter(TOKEN_PREFIX + "*", _type="STRING"):
+        digest = _text(key).removeprefix(TOKEN_PREFIX)
+        holder = await r.get(key)
+        if holder is None:
+            continue  # revoked meanwhile
+        name, _, rest = _text(holder).partition(" ")
+        stamp = created.get(digest)
+        tokens.append(
+            accounts.TokenRow(
+                digest, rest.partition(" ")[0], name, None if stamp is None else int(stamp)
+            )
+        )
+    return await accounts.copy_accounts(db, rows, tokens)
+
+
+async def _create_guest(r: aioredis.Redis, name: str, ttl: timedelta) -> bool:
+    """Store a new guest unless the name is taken; True if it was stored."""
+    fields = {"name": name, "kind": PlayerKind.GUEST.value, "id": _new_id()}
+    millis = max(1, int(ttl.total_seconds() * 1000))
     pairs = [item for pair in fields.items() for item in pair]
     return bool(await r.eval(_CREATE, 1, user_key(name), millis, *pairs))
 
 
 async def _fields(r: aioredis.Redis | Pipeline, key: str) -> dict[str, str]:
     return {_text(k): _text(v) for k, v in (await r.hgetall(key)).items()}
-
-
-def _holder(fields: dict[str, str]) -> str:
-    """What a token or session holds to name its account."""
-    return f"{fields['name'].lower()} {fields['id']}"
 
 
 async def _holder_of(
@@ -501,14 +524,50 @@ async def _holder_of(
     return None if holder is None else _text(holder)
 
 
-async def _account_of(r: aioredis.Redis, holder: str | None) -> Account | None:
-    """The account a holder names, if that account still exists."""
-    if holder is None:
-        return None
+async def _account_of(r: aioredis.Redis, db: Database | None, holder: str) -> Account | None:
+    """The account a session's holder names, if that account still exists."""
     name, _, rest = holder.partition(" ")
     account_id = rest.partition(" ")[0]
-    fields = await _fields(r, user_key(name))
-    return _account(fields) if account_id and fields.get("id") == account_id else None
+    found = await _holder_account(r, db, name) if name else None
+    return found[0] if found is not None and account_id and found[1] == account_id else None
+
+
+async def _holder_account(
+    r: aioredis.Redis, db: Database | None, name: str
+) -> tuple[Account, str] | None:
+    """The account called `name` and its id: a guest in Redis, else in the database (none
+    without one)."""
+    if _is_guest(name):
+        fields = await _fields(r, user_key(name))
+        account = _account(fields)
+        return None if account is None or "id" not in fields else (account, fields["id"])
+    row = None if db is None else await accounts.account(db, name)
+    return None if row is None else (await _rated(r, row), row.id)
+
+
+async def _rated(r: aioredis.Redis, row: accounts.AccountRow) -> Account:
+    """An account kept in the database with its rating in the default game, kept in Redis."""
+    rating = await rating_in(r, row.name, DEFAULT_GAME)
+    return Account(row.name, PlayerKind(row.kind), rating, row.id)
+
+
+def _is_guest(name: str) -> bool:
+    # No account's name starts so (check_name): guests live in Redis, accounts in the database.
+    return name.lower().startswith(GUEST_PREFIX)
+
+
+def _new_id() -> str:
+    return secrets.token_hex(8)
+
+
+def _new_row(name: str, kind: PlayerKind, password: str | None = None) -> accounts.AccountRow:
+    return accounts.AccountRow(
+        _new_id(), name, kind.value, password, created=time.time_ns() // 1_000_000
+    )
+
+
+def _bot_token(row: accounts.TokenRow) -> BotToken:
+    return BotToken(row.digest[:TOKEN_ID_LENGTH], row.bot, _time(row.created))
 
 
 def _origin(holder: str) -> str | None:
@@ -517,13 +576,7 @@ def _origin(holder: str) -> str | None:
     return parts[2] if len(parts) > 2 else None
 
 
-async def _bot_name(r: aioredis.Redis, holder: str) -> str:
-    """A token holder's bot as its account spells it (lowercase if the account is gone)."""
-    account = await _account_of(r, holder)
-    return holder.partition(" ")[0] if account is None else account.name
-
-
-def _time(stamp: bytes | str | None) -> datetime | None:
+def _time(stamp: bytes | str | int | None) -> datetime | None:
     return None if stamp is None else datetime.fromtimestamp(int(stamp) / 1e9, UTC)
 
 
@@ -540,7 +593,9 @@ def _account(fields: dict[str, str]) -> Account | None:
     except (KeyError, ValueError):
         return None
     rating = _stored_rating(fields, DEFAULT_GAME)[0]
-    return Account(name, kind, None if kind is PlayerKind.GUEST else _rating(rating))
+    return Account(
+        name, kind, None if kind is PlayerKind.GUEST else _rating(rating), fields.get("id")
+    )
 
 
 def _stored_rating(fields: dict[str, str], game: str) -> list[str | None]:

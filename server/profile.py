@@ -42,10 +42,10 @@ async def player_profile(
 ) -> PlayerProfile:
     """The profile of the player called `name` (any case); a `not_found` ProtocolError naming
     it when there is no such account or house bot."""
-    account = await identity.find(redis, name)
+    account = await identity.find(redis, store.database, name)
     if account is not None:
         kind, spelled = account.kind, account.name
-        owner = await redis.hget(identity.user_key(name), "owner")
+        owner = await identity.owner_of(store.database, name)
     elif name.lower() in house_bots:
         kind, spelled, owner = PlayerKind.HOUSE, name.lower(), None
     else:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import structlog
 from hypothesis import settings
 
 import engine.amazons.kernels  # noqa: F401  (see below)
 from engine.game import register
 from engine.search.registry import bot_names, make_bot
+from server.db import Database
 from tests.games.takeaway import TAKEAWAY
 
 # The engine's kernels are compiled in the test process from the start, so a client command
@@ -69,3 +73,32 @@ settings.load_profile("arena")
 
 # A second game, registered here only, so every layer is tested on a game other than Amazons.
 register(TAKEAWAY)
+
+
+@pytest.fixture(scope="session")
+def database_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database with the schema made, once a session: a test's copy opens at the
+    schema's head, without running the migrations again."""
+    path = tmp_path_factory.mktemp("database") / "arena.sqlite3"
+
+    async def made() -> None:
+        await (await Database.open(f"sqlite:///{path}", path.parent)).close()
+
+    asyncio.run(made())
+    return path
+
+
+@pytest_asyncio.fixture
+async def database(database_template: Path, tmp_path: Path) -> AsyncIterator[Database]:
+    """The history store of a test's servers: a SQLite file of its own (accounts, tokens)."""
+    from tests.server.endpoint import TEST_DATABASE  # the servers a test starts use it
+
+    path = tmp_path / "arena.sqlite3"
+    shutil.copyfile(database_template, path)
+    opened = await Database.open(f"sqlite:///{path}", tmp_path)
+    TEST_DATABASE.append(opened)
+    try:
+        yield opened
+    finally:
+        TEST_DATABASE.remove(opened)
+        await opened.close()

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 
 from server import identity
+from server.db import Database
 from server.games import GameStore
 from server.hub import user_channel
 from server.lobby import Lobby
@@ -42,9 +43,9 @@ __all__ = ["ROUTES", "AccountConnection", "AccountServices"]
 class AccountServices:
     """What logging in uses."""
 
-    redis: aioredis.Redis  # accounts, bot tokens and sessions (server.identity)
+    redis: aioredis.Redis  # sessions and guests (server.identity)
     throttle: LoginThrottle
-    store: GameStore  # the player's games in play
+    store: GameStore  # the player's games in play; its database keeps accounts and bot tokens
     lobby: Lobby  # challenges waiting for the player
     offers: Offers  # what the welcome says the server offers
 
@@ -79,7 +80,9 @@ async def login(services: AccountServices, connection: AccountConnection, reques
             f"too many failed logins for {request.user}: try again in {wait} s",
             retry_after=wait,
         )
-    account = await identity.authenticate(services.redis, request.user, request.password)
+    account = await identity.authenticate(
+        services.redis, _database(services), request.user, request.password
+    )
     if account is None:
         await throttle.failed(request.user, address)
         raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
@@ -90,7 +93,7 @@ async def login(services: AccountServices, connection: AccountConnection, reques
 async def bot_login(
     services: AccountServices, connection: AccountConnection, request: BotLogin
 ) -> None:
-    account = await identity.bot_for_token(services.redis, request.token)
+    account = await identity.bot_for_token(services.redis, _database(services), request.token)
     if account is None:
         raise ProtocolError(
             ErrorCode.BAD_CREDENTIALS,
@@ -106,7 +109,9 @@ async def guest(services: AccountServices, connection: AccountConnection, reques
 
 
 async def resume(services: AccountServices, connection: AccountConnection, request: Resume) -> None:
-    account = await identity.resume_session(services.redis, request.session)
+    account = await identity.resume_session(
+        services.redis, services.store.database, request.session
+    )
     if account is None:
         raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
     connection.bot_token = await identity.session_origin(services.redis, request.session)
@@ -123,13 +128,13 @@ async def _welcome(
     player = Player(account.name, PlayerKind(account.kind), account.rating)
     if session is None:
         session = await identity.open_session(
-            services.redis, account.name, origin=connection.bot_token
+            services.redis, services.store.database, account, origin=connection.bot_token
         )
     connection.user = player
     connection.log = connection.log.bind(user=player.name)
     await connection.follow(user_channel(player.name))
     if connection.bot_token is not None and not await identity.token_known(
-        services.redis, connection.bot_token
+        _database(services), connection.bot_token
     ):
         # Revoked after the token was checked and before the follow, which missed the news.
         connection.user = None
@@ -159,3 +164,12 @@ ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
     on(Guest, guest),
     on(Resume, resume),
 )
+
+
+def _database(services: AccountServices) -> Database:
+    """The database of accounts; a server started without one (some tests) knows only guests."""
+    if services.store.database is None:
+        raise ProtocolError(
+            ErrorCode.BAD_CREDENTIALS, "this server keeps no accounts: log in as a guest"
+        )
+    return services.store.database

@@ -80,7 +80,7 @@ class LobbyServices:
 
     lobby: Lobby
     store: GameStore  # the live games
-    redis: aioredis.Redis  # accounts to challenge (server.identity), workers ready
+    redis: aioredis.Redis  # guests to challenge (server.identity), workers ready
     offered: Offered  # game by game: setups, time controls, house bots
     offers: Offers  # what `welcome` shows, which `list_offers` completes
     matchmaker: Matchmaker
@@ -225,7 +225,7 @@ async def challenge(
         raise ProtocolError(
             ErrorCode.BAD_FIELD, "strength is for house bots only", field="strength"
         )
-    account = await identity.find(services.redis, request.opponent)
+    account = await identity.find(services.redis, services.store.database, request.opponent)
     if account is None:
         raise ProtocolError(ErrorCode.NOT_FOUND, f"no user or house bot {request.opponent}")
     if account.name.lower() == me.name.lower():

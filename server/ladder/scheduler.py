@@ -179,7 +179,7 @@ class Scheduler:
             return []
         ratings = await self.store.ratings(ladder.name)
         limits = await self.store.members(ladder.name, now_ms())
-        owner = await owners(self.store.redis, limits)
+        owner = await owners(self.store.database, limits)
         waited = self._waited.setdefault(ladder.name, Counter())
         members = []
         for bot, limit in limits.items():

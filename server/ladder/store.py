@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
@@ -28,6 +29,9 @@ from server.protocol import DEFAULT_GAME, ProtocolError, TimeControl
 from server.protocol.limits import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MAX_NAME_LENGTH
 from server.rating_history import RatingPoint, append_point, read_history
 from server.worker import workers_ready
+
+if TYPE_CHECKING:
+    from server.db import Database
 
 __all__ = [
     "DEFAULT_LADDERS",
@@ -238,10 +242,12 @@ DEFAULT_LADDERS = (
 
 
 class LadderStore:
-    """The ladders of one Redis."""
+    """The ladders of one Redis; the bots' owners are the `database`'s (server/db/), and
+    without one each bot owns itself."""
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, database: Database | None = None) -> None:
         self.redis = redis
+        self.database = database
         self._release = redis.register_script(_RELEASE)
         self._renew = redis.register_script(_RENEW)
         self._leave = redis.register_script(_LEAVE)
@@ -462,7 +468,7 @@ class LadderStore:
         if await workers_ready(self.redis, now):
             online |= {row.name for row in rows if row.name in anchors}
         bots = [row.name for row in rows if row.name not in anchors]
-        owners = {bot: ANCHOR_OWNER for bot in anchors} | await identity.owners(self.redis, bots)
+        owners = {bot: ANCHOR_OWNER for bot in anchors} | await identity.owners(self.database, bots)
         engines = {bot: anchor.spec for bot, anchor in anchors.items()}
         found = await self.redis.hgetall(engines_key(name))
         engines |= {_text(bot): _text(engine) for bot, engine in found.items()}

@@ -36,6 +36,7 @@ from engine.amazons import Position
 from engine.search.bot import Budget
 from engine.search.budget import MIN_SECONDS, REMOTE_BOT
 from server.app import Arena
+from server.db import Database
 from server.games import GameStore
 from server.hub import user_channel
 from server.identity import create_bot_token, revoke_bot_token, token_id
@@ -81,8 +82,8 @@ class Server:
 
 
 @pytest_asyncio.fixture
-async def server(redis: Redis) -> AsyncIterator[Server]:
-    arena = Arena(redis)
+async def server(redis: Redis, database: Database) -> AsyncIterator[Server]:
+    arena = Arena(redis, database=database)
     await arena.start()
     try:
         async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as ws:
@@ -134,9 +135,9 @@ async def _challenge(guest: ArenaClient, colour: str, base: int = 60) -> str:
 
 @pytest.mark.asyncio
 async def test_a_bot_accepts_a_challenge_and_plays_a_6x6_game_to_the_end(
-    server: Server, redis: Redis
+    server: Server, redis: Redis, database: Database
 ) -> None:
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     async with asyncio.timeout(TIMEOUT):
         bot = asyncio.create_task(run_bot(server.url, token, "greedy", stop=stop))
@@ -157,9 +158,9 @@ async def test_a_bot_accepts_a_challenge_and_plays_a_6x6_game_to_the_end(
 
 @pytest.mark.asyncio
 async def test_a_bot_finishes_its_game_after_its_connection_drops_while_it_thinks(
-    server: Server, redis: Redis
+    server: Server, redis: Redis, database: Database
 ) -> None:
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     drops = {2, 6}  # plies after which the bot's connection is cut while it thinks of a reply
     with structlog.testing.capture_logs() as logs:
@@ -214,9 +215,9 @@ class _FirstMoveEngine:
 
 @pytest.mark.asyncio
 async def test_the_runner_plays_any_engine_through_the_interface(
-    server: Server, redis: Redis
+    server: Server, redis: Redis, database: Database
 ) -> None:
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     made: list[_FirstMoveEngine] = []
     async with asyncio.timeout(TIMEOUT):
@@ -242,11 +243,11 @@ async def test_the_runner_plays_any_engine_through_the_interface(
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("engine", "plays"), [("random", True), ("greedy", False)])
 async def test_a_bot_plays_take_away_when_its_engine_does(
-    server: Server, redis: Redis, engine: str, plays: bool
+    server: Server, redis: Redis, engine: str, plays: bool, database: Database
 ) -> None:
     """The runner knows a game only through the registry: a bot whose engine plays any game
     plays the test suite's take-away game to its end; one that plays Amazons only declines."""
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     async with asyncio.timeout(TIMEOUT):
         bot = asyncio.create_task(run_bot(server.url, token, engine, stop=stop))
@@ -281,8 +282,10 @@ async def test_a_bot_plays_take_away_when_its_engine_does(
 
 
 @pytest.mark.asyncio
-async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis: Redis) -> None:
-    token = await create_bot_token(redis, BOT)
+async def test_a_bot_declines_challenges_it_will_not_play(
+    server: Server, redis: Redis, database: Database
+) -> None:
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     policy = ChallengePolicy(setups=frozenset({"8x8"}), min_game_seconds=30, rated=False)
     async with asyncio.timeout(TIMEOUT):
@@ -315,7 +318,7 @@ async def test_a_bot_declines_challenges_it_will_not_play(server: Server, redis:
 
 @pytest.mark.asyncio
 async def test_the_challenger_hears_game_started_first_when_the_bot_moves_at_once(
-    server: Server, redis: Redis, monkeypatch: pytest.MonkeyPatch
+    server: Server, redis: Redis, monkeypatch: pytest.MonkeyPatch, database: Database
 ) -> None:
     store = server.arena.store
     read_log = store.events_since
@@ -328,7 +331,7 @@ async def test_the_challenger_hears_game_started_first_when_the_bot_moves_at_onc
         return await read_log(game_id, version)
 
     monkeypatch.setattr(store, "events_since", slow_read_from_the_start)
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     async with asyncio.timeout(TIMEOUT):
         bot = asyncio.create_task(run_bot(server.url, token, "random", stop=stop))
@@ -348,7 +351,9 @@ async def test_the_challenger_hears_game_started_first_when_the_bot_moves_at_onc
 
 
 @pytest.mark.asyncio
-async def test_a_refused_token_stops_the_bot_with_a_clear_error(server: Server) -> None:
+async def test_a_refused_token_stops_the_bot_with_a_clear_error(
+    server: Server, database: Database
+) -> None:
     async with asyncio.timeout(TIMEOUT):
         # The likely cause is named: a token made on another database (another data folder).
         with pytest.raises(BotError, match="refused the bot token") as refused:
@@ -358,13 +363,15 @@ async def test_a_refused_token_stops_the_bot_with_a_clear_error(server: Server) 
 
 
 @pytest.mark.asyncio
-async def test_a_bot_whose_token_is_revoked_stops_at_once(server: Server, redis: Redis) -> None:
-    token = await create_bot_token(redis, BOT)
+async def test_a_bot_whose_token_is_revoked_stops_at_once(
+    server: Server, redis: Redis, database: Database
+) -> None:
+    token = await create_bot_token(database, BOT)
     bot = asyncio.create_task(run_bot(server.url, token, "random"))
     try:
         async with asyncio.timeout(TIMEOUT):
             await _until_online(server)
-            await revoke_bot_token(redis, token_id(token))
+            await revoke_bot_token(redis, database, token_id(token))
             with pytest.raises(BotError, match="refused the bot token"):
                 await bot
     finally:
@@ -374,9 +381,9 @@ async def test_a_bot_whose_token_is_revoked_stops_at_once(server: Server, redis:
 
 @pytest.mark.asyncio
 async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
-    server: Server, redis: Redis, tmp_path: Path
+    server: Server, redis: Redis, tmp_path: Path, database: Database
 ) -> None:
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     log = tmp_path / "bot.log"
     async with (
         _bot_command(
@@ -396,10 +403,10 @@ async def test_the_command_plays_a_game_and_stops_cleanly_on_ctrl_c(
 
 @pytest.mark.asyncio
 async def test_the_command_reads_its_token_from_a_file(
-    server: Server, redis: Redis, tmp_path: Path
+    server: Server, redis: Redis, tmp_path: Path, database: Database
 ) -> None:
     token_file = tmp_path / "token"
-    token_file.write_text(await create_bot_token(redis, BOT) + "\n")
+    token_file.write_text(await create_bot_token(database, BOT) + "\n")
     log = tmp_path / "bot.log"
     async with (
         _bot_command(
@@ -509,12 +516,12 @@ async def test_the_command_says_plainly_when_nothing_answers_and_keeps_trying(
 
 @pytest.mark.asyncio
 async def test_the_bot_says_when_a_server_that_did_not_answer_is_reached(
-    server: Server, redis: Redis
+    server: Server, redis: Redis, database: Database
 ) -> None:
     port = _free_port()
     said: list[str] = []
     stop = asyncio.Event()
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     bot = asyncio.create_task(
         run_bot(f"ws://127.0.0.1:{port}", token, "random", stop=stop, report=said.append)
     )
@@ -711,11 +718,11 @@ def test_the_command_line_names_what_is_wrong(
 
 @pytest.mark.asyncio
 async def test_a_bot_plans_its_first_moves_by_the_window_the_server_announces(
-    server: Server, redis: Redis
+    server: Server, redis: Redis, database: Database
 ) -> None:
     server.arena.offers = replace(server.arena.offers, first_move_ms=8_000)
     server.arena.dispatch = server.arena.bind_handlers()  # a welcome now announces them
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     player = BotPlayer(server.url, token, "random")
     assert player.first_move_ms == DEFAULT_FIRST_MOVE_MS  # before it has heard the server

@@ -15,6 +15,7 @@ from redis.asyncio import Redis
 from clients.bot import BotError, BotPlayer, run_bot
 from clients.challenges import ChallengePolicy
 from server.clock import now_ms
+from server.db import Database
 from server.identity import create_bot_token
 from server.ladder.store import LadderStore
 from tests.server.endpoint import arena_serving
@@ -24,11 +25,11 @@ TIMEOUT = 60  # seconds any one test may take before it is failed rather than le
 
 @pytest.mark.asyncio
 async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
     store = LadderStore(redis)
     await store.ensure_defaults()
-    token = await create_bot_token(redis, "Climber")
+    token = await create_bot_token(database, "Climber")
     player = BotPlayer("ws://127.0.0.1:1", token, "random", ladders=["fast", "MAIN"])
     async with arena_serving(redis_url) as (arena, url):
         player.url = url
@@ -59,10 +60,10 @@ async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
 
 @pytest.mark.asyncio
 async def test_a_ladder_the_bot_may_not_join_or_cannot_play_stops_it_with_one_line(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
     await LadderStore(redis).ensure_defaults()
-    token = await create_bot_token(redis, "Lost")
+    token = await create_bot_token(database, "Lost")
     refusals = []
     async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
         # The server knows no `nowhere`; greedy plays Amazons only, and the last bot plays
@@ -85,12 +86,12 @@ async def test_a_ladder_the_bot_may_not_join_or_cannot_play_stops_it_with_one_li
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("options", "limit"), [((), 1), (("--games", "3"), 3)])
 async def test_arena_bot_games_n_is_its_game_limit_on_each_ladder(
-    redis: Redis, redis_url: str, options: tuple[str, ...], limit: int
+    redis: Redis, redis_url: str, options: tuple[str, ...], limit: int, database: Database
 ) -> None:
     store = LadderStore(redis)
     await store.ensure_defaults()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env["ARENA_BOT_TOKEN"] = await create_bot_token(redis, "Many")
+    env["ARENA_BOT_TOKEN"] = await create_bot_token(database, "Many")
     async with arena_serving(redis_url) as (_, url):
         bot = await asyncio.create_subprocess_exec(
             *(sys.executable, "-m", "clients.bot_cli", "--server", url, "--engine", "random"),

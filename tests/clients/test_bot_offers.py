@@ -19,6 +19,7 @@ from clients.bot import BotError, BotPlayer
 from clients.bot_cli import main
 from clients.challenges import ChallengePolicy
 from clients.offers import Offer, OfferKind
+from server.db import Database
 from server.identity import create_account, create_bot_token
 from server.offers import TimeControls
 from server.protocol import (
@@ -42,20 +43,20 @@ AMAZONS = {"amazons"}
 
 
 @pytest_asyncio.fixture
-async def url(redis_url: str) -> AsyncIterator[str]:
+async def url(redis_url: str, database: Database) -> AsyncIterator[str]:
     async with serving(redis_url, time_controls=TimeControls.parse("1-600+10")) as served:
         yield served
 
 
 @contextlib.asynccontextmanager
 async def _bot(
-    redis: Redis, url: str, name: str, offers: Sequence[Offer], said: list[str] | None = None
+    database: Database, url: str, name: str, offers: Sequence[Offer], said: list[str] | None = None
 ) -> AsyncIterator[asyncio.Task[None]]:
     """A random bot playing one game at a time that makes `offers`; what it reports goes in
     `said`."""
     player = BotPlayer(
         url,
-        await create_bot_token(redis, name),
+        await create_bot_token(database, name),
         "random",
         accept=ChallengePolicy(games=frozenset(AMAZONS), max_games=1),
         offers=offers,
@@ -78,10 +79,10 @@ async def _seeks_of(client: ArenaClient, name: str) -> list[SeekInfo]:
 
 @pytest.mark.asyncio
 async def test_a_seeking_bot_keeps_its_seek_open_and_seeks_again_after_a_game(
-    url: str, redis: Redis
+    url: str, redis: Redis, database: Database
 ) -> None:
     offer = Offer.parse(OfferKind.SEEK, "6x6:60+1", AMAZONS)
-    async with _bot(redis, url, "seeker", [offer]):
+    async with _bot(database, url, "seeker", [offer]):
         person = await guest(url)
         async with asyncio.timeout(TIMEOUT):
             while not (seeks := await _seeks_of(person, "seeker")):
@@ -102,10 +103,10 @@ async def test_a_seeking_bot_keeps_its_seek_open_and_seeks_again_after_a_game(
 
 @pytest.mark.asyncio
 async def test_two_bots_in_quick_pairing_play_each_other_again_and_again(
-    url: str, redis: Redis
+    url: str, redis: Redis, database: Database
 ) -> None:
     offer = Offer.parse(OfferKind.QUICK_PAIR, "6x6:5+0", AMAZONS)
-    async with _bot(redis, url, "one", [offer]), _bot(redis, url, "two", [offer]):
+    async with _bot(database, url, "one", [offer]), _bot(database, url, "two", [offer]):
         watcher = await guest(url)
         seen: set[str] = set()
         async with asyncio.timeout(TIMEOUT):
@@ -121,15 +122,15 @@ async def test_two_bots_in_quick_pairing_play_each_other_again_and_again(
 
 @pytest.mark.asyncio
 async def test_a_declined_challenge_is_said_and_made_again_after_the_pause(
-    url: str, redis: Redis, monkeypatch: pytest.MonkeyPatch
+    url: str, redis: Redis, monkeypatch: pytest.MonkeyPatch, database: Database
 ) -> None:
     monkeypatch.setattr(clients.bot, "DECLINED_PAUSE_SECONDS", 4.0)
-    await create_account(redis, "ann", "ann-password")
+    await create_account(database, "ann", "ann-password")
     ann = await ArenaClient.connect(url)
     await ann.login("ann", "ann-password")
     said: list[str] = []
     offer = Offer.parse(OfferKind.CHALLENGE, "ann:6x6:60+1", AMAZONS)
-    async with _bot(redis, url, "challenger", [offer], said):
+    async with _bot(database, url, "challenger", [offer], said):
         first = await ann.next_news(ChallengeAdded, timeout=TIMEOUT)
         assert first.challenge.challenger.name == "challenger"
         await ann.request(DeclineChallenge(first.challenge.challenge_id, "not now"))
@@ -146,10 +147,10 @@ async def test_a_declined_challenge_is_said_and_made_again_after_the_pause(
 
 @pytest.mark.asyncio
 async def test_a_challenge_the_server_refuses_stops_the_bot_with_one_line(
-    url: str, redis: Redis
+    url: str, redis: Redis, database: Database
 ) -> None:
     offer = Offer.parse(OfferKind.CHALLENGE, "nobody:6x6:60+1", AMAZONS)
-    async with _bot(redis, url, "lonely", [offer]) as task:
+    async with _bot(database, url, "lonely", [offer]) as task:
         with pytest.raises(BotError) as stopped:
             await asyncio.wait_for(task, TIMEOUT)
     assert str(stopped.value) == (

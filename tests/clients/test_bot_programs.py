@@ -24,6 +24,7 @@ from clients.bot_cli import main
 from clients.program import ProgramEngine
 from engine.amazons import Position
 from server.app import Arena
+from server.db import Database
 from server.hub import user_channel
 from server.identity import create_bot_token
 from server.offers import TimeControls
@@ -47,7 +48,7 @@ FIRST_LEGAL = ["sh", str(EXAMPLES / "first_legal.sh")]
 
 
 @pytest_asyncio.fixture
-async def server(redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
+async def server(redis_url: str, database: Database) -> AsyncIterator[tuple[Arena, str]]:
     # Bases from 1 s, so a program that never answers loses on time within a test.
     async with arena_serving(redis_url, time_controls=TimeControls.parse("1-600+10")) as served:
         yield served
@@ -82,10 +83,10 @@ def _check_played_out(view: GameView) -> None:
 
 @pytest.mark.asyncio
 async def test_the_shell_example_plays_a_whole_game_through_the_runner(
-    server: tuple[Arena, str], redis: Redis
+    server: tuple[Arena, str], redis: Redis, database: Database
 ) -> None:
     arena, url = server
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     async with asyncio.timeout(TIMEOUT):
         player = BotPlayer(url, token, lambda: ProgramEngine(FIRST_LEGAL))
@@ -101,12 +102,12 @@ async def test_the_shell_example_plays_a_whole_game_through_the_runner(
 
 @pytest.mark.asyncio
 async def test_the_command_plays_a_whole_game_with_the_python_example(
-    server: tuple[Arena, str], redis: Redis, tmp_path: Path
+    server: tuple[Arena, str], redis: Redis, tmp_path: Path, database: Database
 ) -> None:
     arena, url = server
     log = tmp_path / "bot.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env["ARENA_BOT_TOKEN"] = await create_bot_token(redis, BOT)
+    env["ARENA_BOT_TOKEN"] = await create_bot_token(database, BOT)
     with log.open("wb") as err:
         command = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -215,6 +216,7 @@ async def test_a_program_that_goes_wrong_loses_that_game_and_the_bot_plays_on(
     misdeed: str,
     reason: str | tuple[str, ...],
     terminations: set[Termination],
+    database: Database,
 ) -> None:
     arena, url = server
     source = tmp_path / "misbehaving.py"
@@ -222,7 +224,7 @@ async def test_a_program_that_goes_wrong_loses_that_game_and_the_bot_plays_on(
     source.write_text(
         MISBEHAVING.format(examples=str(EXAMPLES), marker=str(marker), misdeed=misdeed)
     )
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     with structlog.testing.capture_logs() as logs:
         async with asyncio.timeout(TIMEOUT):

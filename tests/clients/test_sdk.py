@@ -29,6 +29,7 @@ from clients.sdk import Bot, BotEngine, Turn, engines, load_bot, play_bot, polic
 from engine.amazons import Position
 from engine.search.bot import Budget, ClockReading
 from server.app import Arena
+from server.db import Database
 from server.hub import user_channel
 from server.identity import create_bot_token
 from server.protocol import (
@@ -52,7 +53,7 @@ FewestReplies = load_bot(EXAMPLE)
 
 
 @pytest_asyncio.fixture
-async def server(redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
+async def server(redis_url: str, database: Database) -> AsyncIterator[tuple[Arena, str]]:
     async with arena_serving(redis_url) as served:
         yield served
 
@@ -96,10 +97,10 @@ class Recorder(FewestReplies):  # type: ignore[valid-type, misc]
 
 @pytest.mark.asyncio
 async def test_an_sdk_bot_accepts_a_challenge_and_plays_a_game_to_its_end(
-    server: tuple[Arena, str], redis: Redis
+    server: tuple[Arena, str], redis: Redis, database: Database
 ) -> None:
     arena, url = server
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     Recorder.turns.clear()
     async with asyncio.timeout(TIMEOUT):
@@ -134,12 +135,12 @@ async def test_an_sdk_bot_accepts_a_challenge_and_plays_a_game_to_its_end(
 
 @pytest.mark.asyncio
 async def test_the_command_plays_two_games_at_once_with_games_2_and_declines_a_third(
-    server: tuple[Arena, str], redis: Redis, tmp_path: Path
+    server: tuple[Arena, str], redis: Redis, tmp_path: Path, database: Database
 ) -> None:
     arena, url = server
     log = tmp_path / "bot.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env["ARENA_BOT_TOKEN"] = await create_bot_token(redis, BOT)
+    env["ARENA_BOT_TOKEN"] = await create_bot_token(database, BOT)
     with log.open("wb") as err:
         command = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -205,10 +206,10 @@ class Raiser(Bot):
 
 @pytest.mark.asyncio
 async def test_a_method_that_raises_resigns_its_game_and_the_bot_plays_on(
-    server: tuple[Arena, str], redis: Redis
+    server: tuple[Arena, str], redis: Redis, database: Database
 ) -> None:
     arena, url = server
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     with structlog.testing.capture_logs() as logs:
         async with asyncio.timeout(TIMEOUT):
@@ -249,10 +250,10 @@ class Waiter(Bot):
 
 @pytest.mark.asyncio
 async def test_a_connection_cut_mid_game_is_resumed_and_the_game_finished(
-    server: tuple[Arena, str], redis: Redis
+    server: tuple[Arena, str], redis: Redis, database: Database
 ) -> None:
     arena, url = server
-    token = await create_bot_token(redis, BOT)
+    token = await create_bot_token(database, BOT)
     stop = asyncio.Event()
     Waiter.go_on.clear()
     with structlog.testing.capture_logs() as logs:

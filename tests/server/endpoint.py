@@ -16,6 +16,7 @@ from websockets.asyncio.server import serve
 from clients import ArenaClient, GameView
 from engine.amazons import Position
 from server.app import Arena, stop_serving
+from server.db import Database
 from server.games import open_redis
 from server.protocol import (
     AcceptSeek,
@@ -28,15 +29,22 @@ from server.protocol import (
 )
 from server.worker import Worker
 
+# The database of the test under way, while the `database` fixture (tests/conftest.py) has it
+# open: the servers the test starts keep their accounts there, as `arena serve` keeps them in
+# its data folder's, and the test makes accounts there.
+TEST_DATABASE: list[Database] = []
+
 
 @contextlib.asynccontextmanager
 async def arena_serving(
     redis_url: str, port: int = 0, **options: Any
 ) -> AsyncIterator[tuple[Arena, str]]:
     """A server process's endpoint, in this process on `port` (0: a free one), with its own
-    Redis client as `arena serve` has it; `options` go to the Arena. Yields the Arena and the
-    URL."""
+    Redis client as `arena serve` has it; `options` go to the Arena, whose database is by
+    default the test's (TEST_DATABASE), if it has one. Yields the Arena and the URL."""
     client = open_redis(redis_url)
+    if TEST_DATABASE:
+        options.setdefault("database", TEST_DATABASE[-1])
     arena = Arena(client, **options)
     await arena.start()
     try:

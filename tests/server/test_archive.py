@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 from clients import ArenaClient
 from engine.records import read_records
 from server.cli import main
+from server.db import Database
 from server.games import GameStore
 from server.identity import create_account
 from server.ladder.pairing import Pairing
@@ -36,7 +37,7 @@ from tests.server.endpoint import guest, serving
 
 
 @pytest_asyncio.fixture
-async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+async def arena_url(redis: Redis, redis_url: str, database: Database) -> AsyncIterator[str]:
     async with serving(redis_url) as url:
         yield url
 
@@ -72,10 +73,15 @@ async def _archive(
 
 @pytest.mark.asyncio
 async def test_archived_records_carry_id_date_rating_and_are_written_once(
-    arena_url: str, redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    arena_url: str,
+    redis: Redis,
+    redis_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    database: Database,
 ) -> None:
     for name in ("ann", "bob"):
-        await create_account(redis, name, f"{name}-password")
+        await create_account(database, name, f"{name}-password")
     before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     (ann, _), (bob, _) = await _login(arena_url, "ann"), await _login(arena_url, "bob")
     first = await _resigned_game(ann, bob, rated=True)  # neither has a rating yet

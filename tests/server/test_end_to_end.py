@@ -11,6 +11,7 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
+from server.db import Database
 from server.games import GameStore, channel
 from server.glicko import Rating
 from server.identity import create_account
@@ -48,7 +49,7 @@ CLAIM_GRACE_MS = 300
 
 
 @pytest_asyncio.fixture
-async def arena_url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+async def arena_url(redis: Redis, redis_url: str, database: Database) -> AsyncIterator[str]:
     # A 1 s base, below what a server offers by default, lets a clock run out within a test.
     time_controls = TimeControls.parse("1-10800+180")
     async with serving(
@@ -157,10 +158,10 @@ async def test_a_game_against_a_house_bot_is_played_through_a_worker(
 
 @pytest.mark.asyncio
 async def test_a_rated_game_against_a_house_bot_rates_both_and_the_bot_at_its_strength(
-    arena_url: str, redis: Redis
+    arena_url: str, redis: Redis, database: Database
 ) -> None:
     async with house_worker(redis, "test-worker"):
-        human = await _account(arena_url, redis, "ann")
+        human = await _account(arena_url, database, "ann")
         rated = Challenge("random", TimeControl(60, 1), "6x6", True, "white", strength=10)
         started: GameStarted = await human.request(rated, GameStarted)
         assert started.rated
@@ -271,8 +272,8 @@ async def test_a_clock_that_runs_out_loses_the_game_on_time(arena_url: str) -> N
     await black.close()
 
 
-async def _account(url: str, redis: Redis, name: str) -> ArenaClient:
-    await create_account(redis, name, f"{name}-password")
+async def _account(url: str, database: Database, name: str) -> ArenaClient:
+    await create_account(database, name, f"{name}-password")
     client = await ArenaClient.connect(url)
     await client.login(name, f"{name}-password")
     return client
@@ -280,9 +281,12 @@ async def _account(url: str, redis: Redis, name: str) -> ArenaClient:
 
 @pytest.mark.asyncio
 async def test_a_rated_game_between_accounts_moves_both_ratings(
-    arena_url: str, redis: Redis
+    arena_url: str, redis: Redis, database: Database
 ) -> None:
-    ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
+    ann, bob = (
+        await _account(arena_url, database, "ann"),
+        await _account(arena_url, database, "bob"),
+    )
     visitor = await guest(arena_url)
     with pytest.raises(ArenaError) as refused:
         await visitor.request(Seek(TimeControl(300, 0), setup="6x6", rated=True))
@@ -305,9 +309,12 @@ async def test_a_rated_game_between_accounts_moves_both_ratings(
 
 @pytest.mark.asyncio
 async def test_a_challenge_is_accepted_and_quick_pairing_pairs_two_players(
-    arena_url: str, redis: Redis
+    arena_url: str, redis: Redis, database: Database
 ) -> None:
-    ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
+    ann, bob = (
+        await _account(arena_url, database, "ann"),
+        await _account(arena_url, database, "bob"),
+    )
     made = await ann.request(Challenge("bob", TimeControl(60, 0), setup="8x8"), ChallengeAdded)
     incoming = await bob.next_news(ChallengeAdded)
     assert incoming.challenge == made.challenge
@@ -353,9 +360,12 @@ async def test_the_opponent_of_a_player_who_left_may_claim_after_the_grace_perio
 
 @pytest.mark.asyncio
 async def test_a_declined_or_cancelled_challenge_is_gone_for_both_sides(
-    arena_url: str, redis: Redis
+    arena_url: str, redis: Redis, database: Database
 ) -> None:
-    ann, bob = await _account(arena_url, redis, "ann"), await _account(arena_url, redis, "bob")
+    ann, bob = (
+        await _account(arena_url, database, "ann"),
+        await _account(arena_url, database, "bob"),
+    )
     first = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
     await bob.next_news(ChallengeAdded)
     declined = await bob.request(
@@ -381,10 +391,10 @@ async def test_a_declined_or_cancelled_challenge_is_gone_for_both_sides(
 
 @pytest.mark.asyncio
 async def test_a_challenge_made_while_the_user_was_away_is_sent_after_welcome(
-    arena_url: str, redis: Redis
+    arena_url: str, redis: Redis, database: Database
 ) -> None:
-    ann = await _account(arena_url, redis, "ann")
-    await create_account(redis, "bob", "bob-password")
+    ann = await _account(arena_url, database, "ann")
+    await create_account(database, "bob", "bob-password")
     made = await ann.request(Challenge("bob", TimeControl(60, 0)), ChallengeAdded)
     bob = await ArenaClient.connect(arena_url)
     await bob.login("bob", "bob-password")

@@ -7,8 +7,11 @@ from typing import Literal
 import pytest
 from argon2 import PasswordHasher
 from redis.asyncio import Redis, from_url
+from sqlalchemy import delete, select
 
 from server import identity
+from server.db import Database
+from server.db.schema import ACCOUNTS, BOT_TOKENS
 from server.identity import (
     Account,
     InvalidNameError,
@@ -27,9 +30,14 @@ PASSWORD = "correct horse battery staple"
 FAST = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 
-async def _every_value(r: Redis) -> bytes:
-    """Every key, field and value in the store, joined."""
+async def _every_value(r: Redis, database: Database) -> bytes:
+    """Every key, field and value in Redis and every value of the database's accounts and
+    tokens, joined."""
     parts: list[bytes] = []
+    async with database.reading() as connection:
+        for table in (ACCOUNTS, BOT_TOKENS):
+            for row in await connection.execute(select(table)):
+                parts += [str(value).encode() for value in row]
     async for key in r.scan_iter():
         parts.append(key)
         kind = await r.type(key)
@@ -43,30 +51,40 @@ async def _every_value(r: Redis) -> bytes:
     return b"\n".join(parts)
 
 
-async def _stored_hashes(r: Redis) -> list[str]:
-    return re.findall(r"\$argon2id\$[^\n]+", (await _every_value(r)).decode())
+async def _stored_hashes(r: Redis, database: Database) -> list[str]:
+    return re.findall(r"\$argon2id\$[^\n]+", (await _every_value(r, database)).decode())
+
+
+async def _remove(database: Database, name: str) -> None:
+    """Remove the account `name` and its bot tokens, as an operator would in the database."""
+    async with database.writing() as connection:
+        ids = select(ACCOUNTS.c.id).where(ACCOUNTS.c.name_key == name.lower())
+        await connection.execute(delete(BOT_TOKENS).where(BOT_TOKENS.c.account_id.in_(ids)))
+        await connection.execute(delete(ACCOUNTS).where(ACCOUNTS.c.name_key == name.lower()))
 
 
 @pytest.mark.asyncio
-async def test_an_account_logs_in_with_its_password_only(redis: Redis) -> None:
+async def test_an_account_logs_in_with_its_password_only(redis: Redis, database: Database) -> None:
     ann = Account("Ann", PlayerKind.HUMAN)
-    assert await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, "Ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, "ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, "Ann", PASSWORD + " ", hasher=FAST) is None
-    assert await identity.authenticate(redis, "Ann", "", hasher=FAST) is None
-    assert await identity.authenticate(redis, "Bob", PASSWORD, hasher=FAST) is None
-    assert await identity.authenticate(redis, "", PASSWORD, hasher=FAST) is None
+    assert await identity.create_account(database, "Ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(redis, database, "Ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(redis, database, "ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(redis, database, "Ann", PASSWORD + " ", hasher=FAST) is None
+    assert await identity.authenticate(redis, database, "Ann", "", hasher=FAST) is None
+    assert await identity.authenticate(redis, database, "Bob", PASSWORD, hasher=FAST) is None
+    assert await identity.authenticate(redis, database, "", PASSWORD, hasher=FAST) is None
 
 
 @pytest.mark.asyncio
-async def test_the_password_is_kept_only_as_an_argon2_hash(redis: Redis) -> None:
-    await identity.create_account(redis, "ann", PASSWORD)
-    await identity.authenticate(redis, "ann", PASSWORD)
-    store = await _every_value(redis)
+async def test_the_password_is_kept_only_as_an_argon2_hash(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "ann", PASSWORD)
+    await identity.authenticate(redis, database, "ann", PASSWORD)
+    store = await _every_value(redis, database)
     assert PASSWORD.encode() not in store
     assert b"battery" not in store
-    assert len(await _stored_hashes(redis)) == 1
+    assert len(await _stored_hashes(redis, database)) == 1
 
 
 class CountingHasher(PasswordHasher):
@@ -82,13 +100,15 @@ class CountingHasher(PasswordHasher):
 
 
 @pytest.mark.asyncio
-async def test_a_login_costs_one_hash_whether_or_not_the_name_exists(redis: Redis) -> None:
+async def test_a_login_costs_one_hash_whether_or_not_the_name_exists(
+    redis: Redis, database: Database
+) -> None:
     # The cost, not a stopwatch, is what must not tell names apart: timing on a shared
     # machine is noise (bench figures, not tests, measure time).
     hasher = CountingHasher()
-    await identity.create_account(redis, "ann", PASSWORD, hasher=hasher)
-    assert await identity.authenticate(redis, "ann", "wrong", hasher=hasher) is None
-    assert await identity.authenticate(redis, "nobody", "wrong", hasher=hasher) is None
+    await identity.create_account(database, "ann", PASSWORD, hasher=hasher)
+    assert await identity.authenticate(redis, database, "ann", "wrong", hasher=hasher) is None
+    assert await identity.authenticate(redis, database, "nobody", "wrong", hasher=hasher) is None
     known, unknown = hasher.verified
     assert known.startswith("$argon2")
     assert unknown.startswith("$argon2")
@@ -96,41 +116,48 @@ async def test_a_login_costs_one_hash_whether_or_not_the_name_exists(redis: Redi
 
 
 @pytest.mark.asyncio
-async def test_a_weak_hash_is_upgraded_at_login(redis: Redis) -> None:
-    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
-    [weak] = await _stored_hashes(redis)
+async def test_a_weak_hash_is_upgraded_at_login(redis: Redis, database: Database) -> None:
+    await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
+    [weak] = await _stored_hashes(redis, database)
     assert "m=8," in weak
-    assert await identity.authenticate(redis, "ann", PASSWORD) == Account("ann", PlayerKind.HUMAN)
-    [strong] = await _stored_hashes(redis)
+    assert await identity.authenticate(redis, database, "ann", PASSWORD) == Account(
+        "ann", PlayerKind.HUMAN
+    )
+    [strong] = await _stored_hashes(redis, database)
     assert not PasswordHasher().check_needs_rehash(strong)
-    assert await identity.authenticate(redis, "ann", PASSWORD, hasher=FAST) is not None
-    assert await identity.authenticate(redis, "ann", "wrong") is None
+    assert await identity.authenticate(redis, database, "ann", PASSWORD, hasher=FAST) is not None
+    assert await identity.authenticate(redis, database, "ann", "wrong") is None
 
 
 @pytest.mark.asyncio
-async def test_names_are_unique_whatever_their_case(redis: Redis) -> None:
-    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
+async def test_names_are_unique_whatever_their_case(redis: Redis, database: Database) -> None:
+    await identity.create_account(database, "Ann", PASSWORD, hasher=FAST)
     for taken in ("Ann", "ann", "ANN", "aNn"):
         with pytest.raises(NameTakenError, match=f"user name '{taken}' is taken"):
-            await identity.create_account(redis, taken, "other", hasher=FAST)
+            await identity.create_account(database, taken, "other", hasher=FAST)
     # The first owner keeps the name as typed and the password.
-    assert await identity.find(redis, "ANN") == Account("Ann", PlayerKind.HUMAN)
-    assert await identity.authenticate(redis, "ANN", "other", hasher=FAST) is None
+    assert await identity.find(redis, database, "ANN") == Account("Ann", PlayerKind.HUMAN)
+    assert await identity.authenticate(redis, database, "ANN", "other", hasher=FAST) is None
 
 
 @pytest.mark.asyncio
-async def test_concurrent_registrations_of_one_name_let_one_win(redis: Redis) -> None:
+async def test_concurrent_registrations_of_one_name_let_one_win(
+    redis: Redis, database: Database
+) -> None:
     # Hashing slower than the name check, so every registration passes the check before any
     # stores its account: only the store itself can keep the name unique.
     hasher = PasswordHasher(time_cost=2, memory_cost=16 * 1024, parallelism=1)
     results = await asyncio.gather(
-        *(identity.create_account(redis, "Ann", f"pw{i}", hasher=hasher) for i in range(8)),
+        *(identity.create_account(database, "Ann", f"pw{i}", hasher=hasher) for i in range(8)),
         return_exceptions=True,
     )
     assert sum(isinstance(result, Account) for result in results) == 1
     assert sum(isinstance(result, NameTakenError) for result in results) == 7
     winner = next(i for i, result in enumerate(results) if isinstance(result, Account))
-    assert await identity.authenticate(redis, "ann", f"pw{winner}", hasher=hasher) is not None
+    assert (
+        await identity.authenticate(redis, database, "ann", f"pw{winner}", hasher=hasher)
+        is not None
+    )
 
 
 @pytest.mark.parametrize(
@@ -147,170 +174,182 @@ async def test_concurrent_registrations_of_one_name_let_one_win(redis: Redis) ->
 )
 @pytest.mark.asyncio
 async def test_invalid_names_are_refused_with_the_reason(
-    redis: Redis, name: str, problem: str
+    redis: Redis, name: str, problem: str, database: Database
 ) -> None:
     with pytest.raises(InvalidNameError, match=re.escape(problem)):
-        await identity.create_account(redis, name, PASSWORD, hasher=FAST)
+        await identity.create_account(database, name, PASSWORD, hasher=FAST)
     assert [key async for key in redis.scan_iter()] == []
 
 
 @pytest.mark.asyncio
-async def test_names_at_the_limits_are_accepted(redis: Redis) -> None:
+async def test_names_at_the_limits_are_accepted(redis: Redis, database: Database) -> None:
     for name in ("a", "Z" * 32, "ann_smith-2", "guest", "-_-"):
-        assert (await identity.create_account(redis, name, PASSWORD, hasher=FAST)).name == name
+        assert (await identity.create_account(database, name, PASSWORD, hasher=FAST)).name == name
 
 
 @pytest.mark.asyncio
-async def test_an_empty_password_is_refused(redis: Redis) -> None:
+async def test_an_empty_password_is_refused(redis: Redis, database: Database) -> None:
     with pytest.raises(InvalidPasswordError, match="empty"):
-        await identity.create_account(redis, "ann", "", hasher=FAST)
-    assert await identity.find(redis, "ann") is None
+        await identity.create_account(database, "ann", "", hasher=FAST)
+    assert await identity.find(redis, database, "ann") is None
 
 
 @pytest.mark.asyncio
-async def test_a_bot_token_logs_in_its_bot(redis: Redis) -> None:
-    token = await identity.create_bot_token(redis, "MyBot")
-    assert await identity.bot_for_token(redis, token) == Account("MyBot", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, token[:-1]) is None
-    assert await identity.bot_for_token(redis, token + "x") is None
-    assert await identity.bot_for_token(redis, "") is None
-    assert await identity.bot_for_token(redis, "x" * 10_000) is None
+async def test_a_bot_token_logs_in_its_bot(redis: Redis, database: Database) -> None:
+    token = await identity.create_bot_token(database, "MyBot")
+    assert await identity.bot_for_token(redis, database, token) == Account("MyBot", PlayerKind.BOT)
+    assert await identity.bot_for_token(redis, database, token[:-1]) is None
+    assert await identity.bot_for_token(redis, database, token + "x") is None
+    assert await identity.bot_for_token(redis, database, "") is None
+    assert await identity.bot_for_token(redis, database, "x" * 10_000) is None
     # A token bot has no password to log in with.
-    assert await identity.authenticate(redis, "MyBot", "", hasher=FAST) is None
-    assert await identity.authenticate(redis, "MyBot", token, hasher=FAST) is None
+    assert await identity.authenticate(redis, database, "MyBot", "", hasher=FAST) is None
+    assert await identity.authenticate(redis, database, "MyBot", token, hasher=FAST) is None
 
 
 @pytest.mark.asyncio
-async def test_bot_tokens_are_long_random_and_stored_only_as_digests(redis: Redis) -> None:
-    tokens = [await identity.create_bot_token(redis, "mybot") for _ in range(20)]
+async def test_bot_tokens_are_long_random_and_stored_only_as_digests(
+    redis: Redis, database: Database
+) -> None:
+    tokens = [await identity.create_bot_token(database, "mybot") for _ in range(20)]
     assert len(set(tokens)) == 20
     for token in tokens:
         # token_urlsafe(32): 43 characters of base64url, 6 bits each, so 256 bits.
         assert re.fullmatch(r"bot_[A-Za-z0-9_-]{43}", token)
-        assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
-    store = await _every_value(redis)
+        assert await identity.bot_for_token(redis, database, token) == Account(
+            "mybot", PlayerKind.BOT
+        )
+    store = await _every_value(redis, database)
     assert not any(token.encode() in store for token in tokens)
 
 
 @pytest.mark.asyncio
 async def test_a_bot_token_never_starts_with_a_dash(
-    redis: Redis, monkeypatch: pytest.MonkeyPatch
+    redis: Redis, monkeypatch: pytest.MonkeyPatch, database: Database
 ) -> None:
     # One random token in 64 would start with "-", which a command line takes for an option.
     monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda size: "-" + "A" * 42)
-    token = await identity.create_bot_token(redis, "mybot")
+    token = await identity.create_bot_token(database, "mybot")
     assert not token.startswith("-")
-    assert await identity.bot_for_token(redis, token) == Account("mybot", PlayerKind.BOT)
+    assert await identity.bot_for_token(redis, database, token) == Account("mybot", PlayerKind.BOT)
 
 
 @pytest.mark.asyncio
-async def test_a_bot_token_is_refused_for_a_human_name(redis: Redis) -> None:
-    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+async def test_a_bot_token_is_refused_for_a_human_name(redis: Redis, database: Database) -> None:
+    await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
     with pytest.raises(NameTakenError, match="not a bot"):
-        await identity.create_bot_token(redis, "ANN")
+        await identity.create_bot_token(database, "ANN")
     with pytest.raises(InvalidNameError):
-        await identity.create_bot_token(redis, "my bot")
+        await identity.create_bot_token(database, "my bot")
 
 
 @pytest.mark.asyncio
-async def test_a_bot_has_the_owner_it_was_made_with_or_owns_itself(redis: Redis) -> None:
-    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
-    await identity.create_bot_token(redis, "crawler", owner="ann")
-    await identity.create_bot_token(redis, "loner")
-    await identity.create_bot_token(redis, "late")
-    await identity.create_bot_token(redis, "late", owner="ann")  # it had none: it takes one
-    found = await identity.owners(redis, ["crawler", "loner", "LATE"])
+async def test_a_bot_has_the_owner_it_was_made_with_or_owns_itself(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "Ann", PASSWORD, hasher=FAST)
+    await identity.create_bot_token(database, "crawler", owner="ann")
+    await identity.create_bot_token(database, "loner")
+    await identity.create_bot_token(database, "late")
+    await identity.create_bot_token(database, "late", owner="ann")  # it had none: it takes one
+    found = await identity.owners(database, ["crawler", "loner", "LATE"])
     assert found == {"crawler": "Ann", "loner": "loner", "LATE": "Ann"}
-    await identity.create_account(redis, "Bo", PASSWORD, hasher=FAST)
+    await identity.create_account(database, "Bo", PASSWORD, hasher=FAST)
     with pytest.raises(identity.AccountError, match="owned by 'Ann', not 'Bo'"):
-        await identity.create_bot_token(redis, "crawler", owner="bo")
+        await identity.create_bot_token(database, "crawler", owner="bo")
     with pytest.raises(identity.UnknownAccountError, match="that is not a human account"):
-        await identity.create_bot_token(redis, "loner", owner="crawler")
+        await identity.create_bot_token(database, "loner", owner="crawler")
 
 
 @pytest.mark.asyncio
 async def test_a_removed_bots_tokens_do_not_pass_to_the_next_owner_of_its_name(
     redis: Redis,
+    database: Database,
 ) -> None:
-    token = await identity.create_bot_token(redis, "mybot")
-    await redis.delete(identity.user_key("mybot"))
-    assert await identity.bot_for_token(redis, token) is None
-    fresh = await identity.create_bot_token(redis, "MyBot")
-    assert await identity.bot_for_token(redis, fresh) == Account("MyBot", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, token) is None
-    await redis.delete(identity.user_key("mybot"))
-    await identity.create_account(redis, "mybot", PASSWORD, hasher=FAST)
-    assert await identity.bot_for_token(redis, fresh) is None
+    token = await identity.create_bot_token(database, "mybot")
+    await _remove(database, "mybot")
+    assert await identity.bot_for_token(redis, database, token) is None
+    fresh = await identity.create_bot_token(database, "MyBot")
+    assert await identity.bot_for_token(redis, database, fresh) == Account("MyBot", PlayerKind.BOT)
+    assert await identity.bot_for_token(redis, database, token) is None
+    await _remove(database, "mybot")
+    await identity.create_account(database, "mybot", PASSWORD, hasher=FAST)
+    assert await identity.bot_for_token(redis, database, fresh) is None
 
 
 @pytest.mark.asyncio
-async def test_a_bot_account_with_a_password_can_also_have_tokens(redis: Redis) -> None:
-    await identity.create_account(redis, "Crawler", PASSWORD, PlayerKind.BOT, hasher=FAST)
-    token = await identity.create_bot_token(redis, "crawler")
+async def test_a_bot_account_with_a_password_can_also_have_tokens(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "Crawler", PASSWORD, PlayerKind.BOT, hasher=FAST)
+    token = await identity.create_bot_token(database, "crawler")
     crawler = Account("Crawler", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, token) == crawler
-    assert await identity.authenticate(redis, "crawler", PASSWORD, hasher=FAST) == crawler
+    assert await identity.bot_for_token(redis, database, token) == crawler
+    assert await identity.authenticate(redis, database, "crawler", PASSWORD, hasher=FAST) == crawler
 
 
 @pytest.mark.asyncio
-async def test_a_session_resumes_its_account(redis: Redis) -> None:
-    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
-    session = await identity.open_session(redis, "ann")
-    other = await identity.open_session(redis, "ANN")
+async def test_a_session_resumes_its_account(redis: Redis, database: Database) -> None:
+    await identity.create_account(database, "Ann", PASSWORD, hasher=FAST)
+    session = await identity.open_session(redis, database, "ann")
+    other = await identity.open_session(redis, database, "ANN")
     assert session != other
     assert len(session) >= 43
-    assert await identity.resume_session(redis, session) == Account("Ann", PlayerKind.HUMAN)
-    assert await identity.resume_session(redis, other) == Account("Ann", PlayerKind.HUMAN)
-    assert await identity.resume_session(redis, session[:-1]) is None
-    assert await identity.resume_session(redis, "") is None
-    assert session.encode() not in await _every_value(redis)
+    assert await identity.resume_session(redis, database, session) == Account(
+        "Ann", PlayerKind.HUMAN
+    )
+    assert await identity.resume_session(redis, database, other) == Account("Ann", PlayerKind.HUMAN)
+    assert await identity.resume_session(redis, database, session[:-1]) is None
+    assert await identity.resume_session(redis, database, "") is None
+    assert session.encode() not in await _every_value(redis, database)
 
 
 @pytest.mark.asyncio
 async def test_a_removed_accounts_sessions_do_not_pass_to_the_next_owner_of_its_name(
     redis: Redis,
+    database: Database,
 ) -> None:
-    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
-    session = await identity.open_session(redis, "ann")
-    await redis.delete(identity.user_key("ann"))
-    await identity.create_account(redis, "Ann", "another password", hasher=FAST)
-    assert await identity.resume_session(redis, session) is None
-    fresh = await identity.open_session(redis, "ann")
-    assert await identity.resume_session(redis, fresh) == Account("Ann", PlayerKind.HUMAN)
+    await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
+    session = await identity.open_session(redis, database, "ann")
+    await _remove(database, "ann")
+    await identity.create_account(database, "Ann", "another password", hasher=FAST)
+    assert await identity.resume_session(redis, database, session) is None
+    fresh = await identity.open_session(redis, database, "ann")
+    assert await identity.resume_session(redis, database, fresh) == Account("Ann", PlayerKind.HUMAN)
 
 
 @pytest.mark.asyncio
-async def test_a_session_for_no_account_is_refused(redis: Redis) -> None:
+async def test_a_session_for_no_account_is_refused(redis: Redis, database: Database) -> None:
     with pytest.raises(UnknownAccountError, match="no account 'nobody'"):
-        await identity.open_session(redis, "nobody")
+        await identity.open_session(redis, database, "nobody")
     with pytest.raises(UnknownAccountError):
-        await identity.open_session(redis, "")
+        await identity.open_session(redis, database, "")
 
 
 @pytest.mark.asyncio
-async def test_an_unused_session_expires(redis: Redis) -> None:
-    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+async def test_an_unused_session_expires(redis: Redis, database: Database) -> None:
+    await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
     ttl = timedelta(seconds=3 * TICK)
-    session = await identity.open_session(redis, "ann", ttl=ttl)
+    session = await identity.open_session(redis, database, "ann", ttl=ttl)
     await asyncio.sleep(4 * TICK)
-    assert await identity.resume_session(redis, session, ttl=ttl) is None
+    assert await identity.resume_session(redis, database, session, ttl=ttl) is None
 
 
 @pytest.mark.asyncio
-async def test_resuming_a_session_extends_its_life(redis: Redis) -> None:
-    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
+async def test_resuming_a_session_extends_its_life(redis: Redis, database: Database) -> None:
+    await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
     ttl = timedelta(seconds=4 * TICK)
-    session = await identity.open_session(redis, "ann", ttl=ttl)
+    session = await identity.open_session(redis, database, "ann", ttl=ttl)
     for _ in range(3):
         await asyncio.sleep(2 * TICK)
-        assert await identity.resume_session(redis, session, ttl=ttl) is not None
+        assert await identity.resume_session(redis, database, session, ttl=ttl) is not None
     # 6 ticks after it opened, past its first 4; now unused for 5.
     await asyncio.sleep(5 * TICK)
-    assert await identity.resume_session(redis, session, ttl=ttl) is None
+    assert await identity.resume_session(redis, database, session, ttl=ttl) is None
 
 
 @pytest.mark.asyncio
-async def test_guests_get_distinct_names(redis: Redis) -> None:
+async def test_guests_get_distinct_names(redis: Redis, database: Database) -> None:
     guests = await asyncio.gather(*(identity.new_guest(redis) for _ in range(50)))
     names = {guest.name for guest in guests}
     assert len(names) == 50
@@ -318,80 +357,86 @@ async def test_guests_get_distinct_names(redis: Redis) -> None:
         assert re.fullmatch(r"guest-[0-9]+", guest.name)
         assert guest.kind is PlayerKind.GUEST
         assert guest.rating is None
-        assert await identity.find(redis, guest.name) == guest
+        assert await identity.find(redis, database, guest.name) == guest
 
 
 @pytest.mark.asyncio
-async def test_a_guest_name_left_from_before_is_not_given_again(redis: Redis) -> None:
+async def test_a_guest_name_left_from_before_is_not_given_again(
+    redis: Redis, database: Database
+) -> None:
     first = await identity.new_guest(redis)
     # As if the counter had been lost while the guest stayed.
     await redis.delete(identity.GUEST_COUNTER_KEY)
     second = await identity.new_guest(redis)
     assert second.name != first.name
-    assert await identity.find(redis, first.name) == first
+    assert await identity.find(redis, database, first.name) == first
 
 
 @pytest.mark.asyncio
-async def test_a_guest_lives_while_its_session_is_used(redis: Redis) -> None:
+async def test_a_guest_lives_while_its_session_is_used(redis: Redis, database: Database) -> None:
     ttl = timedelta(seconds=4 * TICK)
     guest = await identity.new_guest(redis, ttl=ttl)
-    session = await identity.open_session(redis, guest.name, ttl=ttl)
+    session = await identity.open_session(redis, database, guest.name, ttl=ttl)
     for _ in range(3):
         await asyncio.sleep(2 * TICK)
-        assert await identity.resume_session(redis, session, ttl=ttl) == guest
+        assert await identity.resume_session(redis, database, session, ttl=ttl) == guest
     await asyncio.sleep(5 * TICK)
-    assert await identity.resume_session(redis, session, ttl=ttl) is None
-    assert await identity.find(redis, guest.name) is None
-    assert await identity.authenticate(redis, guest.name, "", hasher=FAST) is None
+    assert await identity.resume_session(redis, database, session, ttl=ttl) is None
+    assert await identity.find(redis, database, guest.name) is None
+    assert await identity.authenticate(redis, database, guest.name, "", hasher=FAST) is None
 
 
 @pytest.mark.asyncio
-async def test_a_guest_has_no_password_and_no_rating(redis: Redis) -> None:
+async def test_a_guest_has_no_password_and_no_rating(redis: Redis, database: Database) -> None:
     guest = await identity.new_guest(redis)
     await redis.hset(identity.user_key(guest.name), "rating", "1500")
-    assert await identity.find(redis, guest.name) == Account(guest.name, PlayerKind.GUEST)
-    assert await identity.authenticate(redis, guest.name, "", hasher=FAST) is None
+    assert await identity.find(redis, database, guest.name) == Account(guest.name, PlayerKind.GUEST)
+    assert await identity.authenticate(redis, database, guest.name, "", hasher=FAST) is None
 
 
 @pytest.mark.asyncio
-async def test_a_rating_in_the_account_is_shown_in_whole_points(redis: Redis) -> None:
-    await identity.create_account(redis, "ann", PASSWORD, hasher=FAST)
-    assert (await identity.find(redis, "ann")) == Account("ann", PlayerKind.HUMAN, None)
+async def test_a_rating_in_the_account_is_shown_in_whole_points(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
+    assert (await identity.find(redis, database, "ann")) == Account("ann", PlayerKind.HUMAN, None)
     await redis.hset(identity.user_key("ann"), "rating", "1712.6")
-    ann = await identity.authenticate(redis, "ann", PASSWORD, hasher=FAST)
+    ann = await identity.authenticate(redis, database, "ann", PASSWORD, hasher=FAST)
     assert ann == Account("ann", PlayerKind.HUMAN, 1713)
     assert ann.player() == Player("ann", PlayerKind.HUMAN, 1713)
 
 
 @pytest.mark.asyncio
 async def test_clients_that_decode_responses_see_the_same_accounts(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
-    await identity.create_account(redis, "Ann", PASSWORD, hasher=FAST)
-    token = await identity.create_bot_token(redis, "bot")
+    await identity.create_account(database, "Ann", PASSWORD, hasher=FAST)
+    token = await identity.create_bot_token(database, "bot")
     decoding = from_url(redis_url, decode_responses=True)
     try:
         ann = Account("Ann", PlayerKind.HUMAN)
-        assert await identity.authenticate(decoding, "ann", PASSWORD, hasher=FAST) == ann
-        assert await identity.bot_for_token(decoding, token) == Account("bot", PlayerKind.BOT)
-        session = await identity.open_session(decoding, "ann")
-        assert await identity.resume_session(redis, session) == ann
+        assert await identity.authenticate(decoding, database, "ann", PASSWORD, hasher=FAST) == ann
+        assert await identity.bot_for_token(decoding, database, token) == Account(
+            "bot", PlayerKind.BOT
+        )
+        session = await identity.open_session(decoding, database, "ann")
+        assert await identity.resume_session(redis, database, session) == ann
     finally:
         await decoding.aclose()
 
 
 @pytest.mark.asyncio
-async def test_a_house_bot_name_cannot_be_registered(redis: Redis) -> None:
+async def test_a_house_bot_name_cannot_be_registered(redis: Redis, database: Database) -> None:
     with pytest.raises(InvalidNameError, match="house bot"):
-        await identity.create_account(redis, "Greedy", "pw")
+        await identity.create_account(database, "Greedy", "pw")
 
 
 @pytest.mark.asyncio
-async def test_bot_tokens_are_listed_by_id_and_bot(redis: Redis) -> None:
-    first = await identity.create_bot_token(redis, "MyBot")
-    second = await identity.create_bot_token(redis, "mybot")
-    other = await identity.create_bot_token(redis, "Crawler")
-    listed = await identity.list_bot_tokens(redis)
+async def test_bot_tokens_are_listed_by_id_and_bot(redis: Redis, database: Database) -> None:
+    first = await identity.create_bot_token(database, "MyBot")
+    second = await identity.create_bot_token(database, "mybot")
+    other = await identity.create_bot_token(database, "Crawler")
+    listed = await identity.list_bot_tokens(database)
     assert [(t.id, t.bot) for t in listed] == [
         (identity.token_id(other), "Crawler"),
         (identity.token_id(first), "MyBot"),
@@ -404,24 +449,34 @@ async def test_bot_tokens_are_listed_by_id_and_bot(redis: Redis) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_revoked_token_and_its_sessions_no_longer_log_in(redis: Redis) -> None:
-    revoked = await identity.create_bot_token(redis, "mybot")
-    kept = await identity.create_bot_token(redis, "mybot")
-    session = await identity.open_session(redis, "mybot", origin=identity.token_digest(revoked))
-    other_session = await identity.open_session(redis, "mybot", origin=identity.token_digest(kept))
+async def test_a_revoked_token_and_its_sessions_no_longer_log_in(
+    redis: Redis, database: Database
+) -> None:
+    revoked = await identity.create_bot_token(database, "mybot")
+    kept = await identity.create_bot_token(database, "mybot")
+    session = await identity.open_session(
+        redis, database, "mybot", origin=identity.token_digest(revoked)
+    )
+    other_session = await identity.open_session(
+        redis, database, "mybot", origin=identity.token_digest(kept)
+    )
     assert await identity.session_origin(redis, session) == identity.token_digest(revoked)
-    gone = await identity.revoke_bot_token(redis, identity.token_id(revoked))
+    gone = await identity.revoke_bot_token(redis, database, identity.token_id(revoked))
     assert (gone.id, gone.bot) == (identity.token_id(revoked), "mybot")
-    assert await identity.bot_for_token(redis, revoked) is None
-    assert await identity.resume_session(redis, session) is None
-    assert await identity.bot_for_token(redis, kept) == Account("mybot", PlayerKind.BOT)
-    assert await identity.resume_session(redis, other_session) == Account("mybot", PlayerKind.BOT)
-    assert [t.id for t in await identity.list_bot_tokens(redis)] == [identity.token_id(kept)]
+    assert await identity.bot_for_token(redis, database, revoked) is None
+    assert await identity.resume_session(redis, database, session) is None
+    assert await identity.bot_for_token(redis, database, kept) == Account("mybot", PlayerKind.BOT)
+    assert await identity.resume_session(redis, database, other_session) == Account(
+        "mybot", PlayerKind.BOT
+    )
+    assert [t.id for t in await identity.list_bot_tokens(database)] == [identity.token_id(kept)]
 
 
 @pytest.mark.asyncio
-async def test_revoking_an_unknown_or_ambiguous_id_names_the_problem(redis: Redis) -> None:
+async def test_revoking_an_unknown_or_ambiguous_id_names_the_problem(
+    redis: Redis, database: Database
+) -> None:
     with pytest.raises(identity.UnknownTokenError, match="no bot token with id 0123456789ab"):
-        await identity.revoke_bot_token(redis, "0123456789ab")
+        await identity.revoke_bot_token(redis, database, "0123456789ab")
     with pytest.raises(identity.UnknownTokenError, match="a token id is 12 hex digits"):
-        await identity.revoke_bot_token(redis, "xyz")
+        await identity.revoke_bot_token(redis, database, "xyz")

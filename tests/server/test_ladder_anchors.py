@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 from clients.bot import BotPlayer
 from server.app import Arena
 from server.clock import now_ms
+from server.db import Database
 from server.games import GameStore, StoredGame
 from server.glicko import Rating
 from server.identity import create_bot_token
@@ -48,8 +49,8 @@ async def _ladder_games(redis: Redis) -> list[StoredGame]:
 
 
 @contextlib.asynccontextmanager
-async def _bot(redis: Redis, url: str, name: str) -> AsyncIterator[None]:
-    player = BotPlayer(url, await create_bot_token(redis, name), "random", ladders=["fast"])
+async def _bot(database: Database, url: str, name: str) -> AsyncIterator[None]:
+    player = BotPlayer(url, await create_bot_token(database, name), "random", ladders=["fast"])
     stop = asyncio.Event()
     task = asyncio.create_task(player.run(stop))
     try:
@@ -75,7 +76,7 @@ def _at_most_limit_at_once(games: list[StoredGame]) -> None:
 
 @pytest.mark.asyncio
 async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fixed(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
     await LadderStore(redis).ensure_defaults()
     async with (
@@ -84,7 +85,7 @@ async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fi
             _,
             url,
         ),
-        _bot(redis, url, "Ada"),
+        _bot(database, url, "Ada"),
     ):
 
         async def played_and_rated() -> bool:

@@ -23,6 +23,7 @@ from redis.asyncio import Redis
 
 from clients.bot import BotPlayer
 from server.clock import now_ms
+from server.db import Database
 from server.games import GameStore, StoredGame
 from server.identity import create_bot_token
 from server.ladder.anchors import ANCHORS, anchors_of, fixed_ratings
@@ -49,9 +50,9 @@ async def _games(redis: Redis) -> list[StoredGame]:
 
 
 @contextlib.asynccontextmanager
-async def _in_process(redis: Redis, url: str, name: str, engine: str) -> AsyncIterator[None]:
+async def _in_process(database: Database, url: str, name: str, engine: str) -> AsyncIterator[None]:
     """A `BotPlayer` on the ladder, as `arena bot --engine ENGINE --ladder` plays."""
-    player = BotPlayer(url, await create_bot_token(redis, name), engine, ladders=[LADDER])
+    player = BotPlayer(url, await create_bot_token(database, name), engine, ladders=[LADDER])
     stop = asyncio.Event()
     task = asyncio.create_task(player.run(stop))
     try:
@@ -63,11 +64,11 @@ async def _in_process(redis: Redis, url: str, name: str, engine: str) -> AsyncIt
 
 @contextlib.asynccontextmanager
 async def _program(
-    redis: Redis, url: str, name: str, folder: Path, program: str = RANDOM_BOT
+    database: Database, url: str, name: str, folder: Path, program: str = RANDOM_BOT
 ) -> AsyncIterator[None]:
     """`arena bot --engine-cmd` with an example program, one game at a time, as a process."""
     token = folder / f"{name}.token"
-    token.write_text(await create_bot_token(redis, name) + "\n")
+    token.write_text(await create_bot_token(database, name) + "\n")
     command = ["bot", "--server", url, "--token-file", str(token), "--engine-cmd", program]
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     process = await asyncio.create_subprocess_exec(
@@ -134,7 +135,7 @@ async def _all_rated(redis: Redis, store: LadderStore) -> None:
 
 @pytest.mark.asyncio
 async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_them(
-    redis: Redis, redis_url: str, tmp_path: Path
+    redis: Redis, redis_url: str, tmp_path: Path, database: Database
 ) -> None:
     store = LadderStore(redis)
     await store.create(Ladder(LADDER, "6x6", parse_time("2+0")))
@@ -149,9 +150,9 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
         ) as (_, url),
     ):
         async with (
-            _in_process(redis, url, "Ada", "random"),
-            _in_process(redis, url, "Bea", "greedy"),
-            _program(redis, url, "Cy", tmp_path),
+            _in_process(database, url, "Ada", "random"),
+            _in_process(database, url, "Bea", "greedy"),
+            _program(database, url, "Cy", tmp_path),
         ):
             await _rounds_played(redis, bots, ANCHOR_NAMES)
 
@@ -191,7 +192,7 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
 
 @pytest.mark.asyncio
 async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_bao_anchors(
-    redis: Redis, redis_url: str, tmp_path: Path
+    redis: Redis, redis_url: str, tmp_path: Path, database: Database
 ) -> None:
     store = LadderStore(redis)
     await store.ensure_defaults()
@@ -212,8 +213,8 @@ async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_ba
         ) as (_, url),
     ):
         async with (
-            _in_process(redis, url, "Ada", "bao-alphabeta"),
-            _program(redis, url, "Cy", tmp_path, RANDOM_LEGAL),
+            _in_process(database, url, "Ada", "bao-alphabeta"),
+            _program(database, url, "Cy", tmp_path, RANDOM_LEGAL),
         ):
             await _rounds_played(redis, bots, BAO_ANCHORS)
 

@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 from clients.bot import BotPlayer
 from server.app import Arena
 from server.clock import now_ms
+from server.db import Database
 from server.games import GameStore, StoredGame
 from server.identity import create_account, create_bot_token
 from server.ladder.pairing import FAR_GAP, PATIENCE
@@ -54,11 +55,11 @@ async def _arena(redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
 
 
 @contextlib.asynccontextmanager
-async def _bots(redis: Redis, urls: list[str]) -> AsyncIterator[list[BotPlayer]]:
+async def _bots(database: Database, urls: list[str]) -> AsyncIterator[list[BotPlayer]]:
     """The three bots on the `fast` ladder, the i-th connected to `urls[i % len(urls)]`."""
     players = [
         BotPlayer(
-            urls[i % len(urls)], await create_bot_token(redis, name), "random", ladders=["fast"]
+            urls[i % len(urls)], await create_bot_token(database, name), "random", ladders=["fast"]
         )
         for i, name in enumerate(BOTS)
     ]
@@ -98,10 +99,10 @@ def _ended(games: list[StoredGame]) -> int:
 
 @pytest.mark.asyncio
 async def test_three_bots_play_round_after_round_one_game_at_a_time(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
     await LadderStore(redis).ensure_defaults()
-    async with _arena(redis_url) as (_, url), _bots(redis, [url]):
+    async with _arena(redis_url) as (_, url), _bots(database, [url]):
 
         async def rounds_played() -> bool:
             games = await _ladder_games(redis)
@@ -139,7 +140,7 @@ async def test_three_bots_play_round_after_round_one_game_at_a_time(
 
 @pytest.mark.asyncio
 async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_takes_over(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
     await LadderStore(redis).ensure_defaults()
     async with contextlib.AsyncExitStack() as first_stack:
@@ -149,7 +150,7 @@ async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_tak
             return first.scheduler.holding
 
         await _until(first_holds, "the first server to take the lease")
-        async with _arena(redis_url) as (second, second_url), _bots(redis, [second_url]):
+        async with _arena(redis_url) as (second, second_url), _bots(database, [second_url]):
 
             async def played() -> bool:
                 return _ended(await _ladder_games(redis)) >= 3
@@ -174,13 +175,13 @@ async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_tak
 
 @pytest.mark.asyncio
 async def test_two_servers_started_together_never_pair_a_bot_twice_at_once(
-    redis: Redis, redis_url: str
+    redis: Redis, redis_url: str, database: Database
 ) -> None:
     await LadderStore(redis).ensure_defaults()
     async with (
         _arena(redis_url) as (first, first_url),
         _arena(redis_url) as (second, second_url),
-        _bots(redis, [first_url, second_url]),
+        _bots(database, [first_url, second_url]),
     ):
 
         async def played() -> bool:
@@ -225,14 +226,16 @@ class _NoGames:
 
 
 @pytest.mark.asyncio
-async def test_two_bots_of_one_owner_meet_only_when_the_third_is_busy(redis: Redis) -> None:
+async def test_two_bots_of_one_owner_meet_only_when_the_third_is_busy(
+    redis: Redis, database: Database
+) -> None:
     """Ada and Bea belong to ann, Cy to cid: each round pairs Cy with one of them; Ada and Bea
     play each other only once Cy has no free place left and both still have one."""
     for human in ("ann", "cid"):
-        await create_account(redis, human, f"{human}-password")
+        await create_account(database, human, f"{human}-password")
     for bot, owner in (("Ada", "ann"), ("Bea", "ann"), ("Cy", "cid")):
-        await create_bot_token(redis, bot, owner)
-    store = LadderStore(redis)
+        await create_bot_token(database, bot, owner)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
     starter = _Recorder()
@@ -265,13 +268,14 @@ class _NoLuck(random.Random):
 @pytest.mark.asyncio
 async def test_a_bot_waits_a_few_rounds_before_it_plays_one_far_from_its_rating(
     redis: Redis,
+    database: Database,
 ) -> None:
     """Low and High are more than FAR_GAP apart: each round they are the only two free, and
     they meet once one of them has waited PATIENCE rounds; the count starts again after."""
     store = LadderStore(redis)
     await store.ensure_defaults()
     for bot, rating in (("Low", 1500.0), ("High", 1501.0 + FAR_GAP)):
-        await create_bot_token(redis, bot)
+        await create_bot_token(database, bot)
         await redis.hset(ratings_key("fast"), bot, json.dumps([rating, 60.0, 0.06]))
         await store.join("fast", bot, 1, now_ms())
     offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)

@@ -14,6 +14,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.clock import now_ms
+from server.db import Database
 from server.identity import create_account, create_bot_token
 from server.ladder.pairing import Pairing
 from server.ladder.standing import Table
@@ -25,7 +26,7 @@ from tests.server.wire import Wire
 
 
 @pytest_asyncio.fixture
-async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+async def url(redis: Redis, redis_url: str, database: Database) -> AsyncIterator[str]:
     store = LadderStore(redis)
     await store.ensure_defaults()
     await store.create(Ladder("slow", "10x10", TimeControl(3600, 30)))
@@ -34,19 +35,19 @@ async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
         yield found
 
 
-async def _bot(url: str, redis: Redis, name: str) -> Wire:
+async def _bot(url: str, database: Database, name: str) -> Wire:
     wire = await Wire.connect(url)
     await wire.call("hello", version=1)
-    welcome = await wire.call("bot_login", token=await create_bot_token(redis, name))
+    welcome = await wire.call("bot_login", token=await create_bot_token(database, name))
     assert welcome["t"] == "welcome", welcome
     return wire
 
 
 @pytest.mark.asyncio
 async def test_a_bot_joins_and_leaves_and_each_reply_says_what_happened(
-    url: str, redis: Redis
+    url: str, redis: Redis, database: Database
 ) -> None:
-    wire = await _bot(url, redis, "Ladderbot")
+    wire = await _bot(url, database, "Ladderbot")
     store = LadderStore(redis)
     joined = await wire.call("join_ladder", ladder="FAST")
     assert joined == {
@@ -84,9 +85,11 @@ async def test_a_bot_joins_and_leaves_and_each_reply_says_what_happened(
 
 
 @pytest.mark.asyncio
-async def test_a_membership_ends_with_the_connection_that_joined(url: str, redis: Redis) -> None:
+async def test_a_membership_ends_with_the_connection_that_joined(
+    url: str, redis: Redis, database: Database
+) -> None:
     store = LadderStore(redis)
-    wire = await _bot(url, redis, "Goner")
+    wire = await _bot(url, database, "Goner")
     await wire.call("join_ladder", ladder="fast")
     await wire.close()
     async with asyncio.timeout(30):
@@ -127,9 +130,14 @@ async def test_a_membership_ends_with_the_connection_that_joined(url: str, redis
     ],
 )
 async def test_bad_requests_are_refused_with_one_clear_line(
-    url: str, redis: Redis, request_fields: dict[str, object], code: str, message: str
+    url: str,
+    redis: Redis,
+    request_fields: dict[str, object],
+    code: str,
+    message: str,
+    database: Database,
 ) -> None:
-    wire = await _bot(url, redis, "Refused")
+    wire = await _bot(url, database, "Refused")
     tag = str(request_fields.pop("t"))
     reply = await wire.call(tag, **request_fields)
     assert (reply["t"], reply["code"], reply["message"]) == ("error", code, message)
@@ -150,11 +158,13 @@ async def test_only_bot_accounts_join_ladders(url: str, redis: Redis) -> None:
 
 
 @pytest.mark.asyncio
-async def test_anyone_may_ask_for_a_ladders_standings(redis: Redis, redis_url: str) -> None:
-    store = LadderStore(redis)
+async def test_anyone_may_ask_for_a_ladders_standings(
+    redis: Redis, redis_url: str, database: Database
+) -> None:
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
-    await create_account(redis, "ann", "ann-password")
-    await create_bot_token(redis, "ace", owner="ann")
+    await create_account(database, "ann", "ann-password")
+    await create_bot_token(database, "ace", owner="ann")
     # Rated before the server starts: its scheduler would settle these made-up game ids first
     # (as games it cannot find) if it ran between `started` and `rate`.
     for number, (white, black) in enumerate([("ace", "bee"), ("bee", "ace"), ("cid", "bee")]):
@@ -162,13 +172,13 @@ async def test_anyone_may_ask_for_a_ladders_standings(redis: Redis, redis_url: s
         won = white != "bee"
         assert await store.rate("fast", f"g{number}", white, black, won, ended=1_000 * number)
     async with serving(redis_url) as url:
-        await _ask_for_the_standings(url, store)
+        await _ask_for_the_standings(url, store, database)
 
 
-async def _ask_for_the_standings(url: str, store: LadderStore) -> None:
+async def _ask_for_the_standings(url: str, store: LadderStore, database: Database) -> None:
     bot = await Wire.connect(url)
     await bot.call("hello", version=1)
-    await bot.call("bot_login", token=await create_bot_token(store.redis, "cid"))
+    await bot.call("bot_login", token=await create_bot_token(database, "cid"))
     await bot.call("join_ladder", ladder="fast", engine="cid's own engine 1.0")
     wire = await Wire.connect(url)
     await wire.call("hello", version=1)

@@ -8,6 +8,7 @@ import pytest_asyncio
 from argon2 import PasswordHasher
 from redis.asyncio import Redis
 
+from server.db import Database
 from server.identity import create_account, user_key
 from server.lobby import CHALLENGES, POOLS, SEEK_EXPIRY, SEEKS, Lobby, Pairing
 from server.protocol import ChallengeInfo, ColourPreference, Player, PlayerKind, TimeControl
@@ -21,11 +22,11 @@ NOW = 1_000_000
 
 
 @pytest_asyncio.fixture(autouse=True)
-async def accounts(redis: Redis) -> None:
+async def accounts(redis: Redis, database: Database) -> None:
     """Ann with an Amazons rating (kept as servers before ratings per game kept it), Bob none."""
     fast = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
     for name in ("ann", "bob"):
-        await create_account(redis, name, f"{name}-password", hasher=fast)
+        await create_account(database, name, f"{name}-password", hasher=fast)
     await redis.hset(user_key("ann"), "rating", "1712.4")
 
 

@@ -19,6 +19,7 @@ from websockets.asyncio.server import serve
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
 from server.app import Arena
+from server.db import Database
 from server.games import AI_STREAM, game_key, open_redis
 from server.identity import create_account, create_bot_token
 from server.metrics import serve_metrics
@@ -42,10 +43,12 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
 @pytest_asyncio.fixture
-async def served(redis: Redis, redis_url: str) -> AsyncIterator[tuple[Arena, int]]:
+async def served(
+    redis: Redis, redis_url: str, database: Database
+) -> AsyncIterator[tuple[Arena, int]]:
     """A server process's Arena on a free port, as `arena serve` has it: (arena, port)."""
     client = open_redis(redis_url)
-    arena = Arena(client)
+    arena = Arena(client, database=database)
     await arena.start()
     try:
         async with serve(arena.handle, "127.0.0.1", 0, process_request=arena.health) as server:
@@ -78,7 +81,7 @@ async def scrape(port: int) -> Samples:
 
 @pytest.mark.asyncio
 async def test_a_scrape_counts_connections_sessions_games_moves_and_redis_round_trips(
-    served: tuple[Arena, int], redis: Redis
+    served: tuple[Arena, int], redis: Redis, database: Database
 ) -> None:
     _, port = served
     url = f"ws://127.0.0.1:{port}"
@@ -91,11 +94,11 @@ async def test_a_scrape_counts_connections_sessions_games_moves_and_redis_round_
     assert before[("arena_live_games", ())] == 0
     assert before[("arena_moves_total", ())] == 0
 
-    await create_account(redis, "ann", "secret-pass")
+    await create_account(database, "ann", "secret-pass")
     human = await ArenaClient.connect(url)
     await human.login("ann", "secret-pass")
     bot = await ArenaClient.connect(url)
-    await bot.bot_login(await create_bot_token(redis, "robot"))
+    await bot.bot_login(await create_bot_token(database, "robot"))
     anonymous = await ArenaClient.connect(url)  # connected, not logged in
     a, b, spectator = await guest(url), await guest(url), await guest(url)
     added = await a.request(Seek(TimeControl(300, 0), setup="6x6"))

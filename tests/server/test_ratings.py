@@ -8,6 +8,7 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from server.db import Database
 from server.games import open_redis
 from server.glicko import Rating, rate_game
 from server.identity import Account, create_account, find, rating_in, user_key
@@ -29,9 +30,11 @@ async def store(redis: Redis, redis_url: str) -> AsyncIterator[Redis]:
 
 
 @pytest.mark.asyncio
-async def test_two_games_of_one_player_ending_at_once_both_count(store: Redis) -> None:
+async def test_two_games_of_one_player_ending_at_once_both_count(
+    store: Redis, database: Database
+) -> None:
     for name in ("ann", "bob", "cat"):
-        await create_account(store, name, f"{name}-password")
+        await create_account(database, name, f"{name}-password")
     await store.sadd(UNRATED, "g1", "g2")
     await asyncio.gather(
         settle(store, "g1", "ann", "bob", Colour.WHITE, HUMANS),
@@ -49,9 +52,11 @@ async def test_two_games_of_one_player_ending_at_once_both_count(store: Redis) -
 
 
 @pytest.mark.asyncio
-async def test_a_game_is_rated_once_however_many_settle_it(store: Redis) -> None:
+async def test_a_game_is_rated_once_however_many_settle_it(
+    store: Redis, database: Database
+) -> None:
     for name in ("ann", "bob"):
-        await create_account(store, name, f"{name}-password")
+        await create_account(database, name, f"{name}-password")
     await store.sadd(UNRATED, "g1")
     results = await asyncio.gather(
         *(settle(store, "g1", "ann", "bob", Colour.BLACK, HUMANS) for _ in range(3))
@@ -66,9 +71,10 @@ async def test_a_game_is_rated_once_however_many_settle_it(store: Redis) -> None
 @pytest.mark.asyncio
 async def test_ratings_are_kept_per_game_and_those_of_earlier_servers_are_amazons(
     store: Redis,
+    database: Database,
 ) -> None:
     for name in ("ann", "bob"):
-        await create_account(store, name, f"{name}-password")
+        await create_account(database, name, f"{name}-password")
     # Exactly as the server kept a rating before ratings were per game.
     await store.hset(
         user_key("ann"),
@@ -78,7 +84,7 @@ async def test_ratings_are_kept_per_game_and_those_of_earlier_servers_are_amazon
     assert await rating_of(store, "ann") == ann
     assert await rating_of(store, "ann", "amazons") == ann
     assert await rating_of(store, "ann", "toy") == Rating()
-    assert (await find(store, "ann"), await rating_in(store, "ann", "toy")) == (
+    assert (await find(store, database, "ann"), await rating_in(store, "ann", "toy")) == (
         Account("ann", PlayerKind.HUMAN, 1712),
         None,
     )

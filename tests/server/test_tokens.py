@@ -13,6 +13,7 @@ from redis.asyncio import Redis
 from clients import ArenaClient, ArenaError
 from server import identity
 from server.app import Arena
+from server.db import Database
 from server.hub import user_channel
 from server.protocol import ErrorCode, ListGames
 from tests.server.endpoint import arena_serving
@@ -21,7 +22,9 @@ TIMEOUT = 20  # seconds any one test may take
 
 
 @pytest_asyncio.fixture
-async def arena(redis: Redis, redis_url: str) -> AsyncIterator[tuple[Arena, str]]:
+async def arena(
+    redis: Redis, redis_url: str, database: Database
+) -> AsyncIterator[tuple[Arena, str]]:
     async with arena_serving(redis_url) as served:
         yield served
 
@@ -34,11 +37,11 @@ async def _bot(url: str, token: str) -> ArenaClient:
 
 @pytest.mark.asyncio
 async def test_a_revoked_token_ends_the_connections_that_use_it_at_once(
-    arena: tuple[Arena, str], redis: Redis
+    arena: tuple[Arena, str], redis: Redis, database: Database
 ) -> None:
     server, url = arena
-    revoked = await identity.create_bot_token(redis, "mybot")
-    kept = await identity.create_bot_token(redis, "mybot")
+    revoked = await identity.create_bot_token(database, "mybot")
+    kept = await identity.create_bot_token(database, "mybot")
     async with asyncio.timeout(TIMEOUT):
         by_login = await _bot(url, revoked)
         by_resume = await ArenaClient.connect(url)
@@ -48,7 +51,7 @@ async def test_a_revoked_token_ends_the_connections_that_use_it_at_once(
         while server.hub.followers(user_channel("mybot")) < 3:
             await asyncio.sleep(0.01)
 
-        await identity.revoke_bot_token(redis, identity.token_id(revoked))
+        await identity.revoke_bot_token(redis, database, identity.token_id(revoked))
         for client in (by_login, by_resume):
             await client.wait_closed()
             assert client.socket.close_code == 1008
@@ -67,17 +70,17 @@ async def test_a_revoked_token_ends_the_connections_that_use_it_at_once(
 
 @pytest.mark.asyncio
 async def test_a_token_revoked_while_its_login_is_under_way_is_refused(
-    arena: tuple[Arena, str], redis: Redis, monkeypatch: pytest.MonkeyPatch
+    arena: tuple[Arena, str], redis: Redis, monkeypatch: pytest.MonkeyPatch, database: Database
 ) -> None:
     """Revoked after the server found the token and before the connection followed the bot's
     news: the news of the revocation is missed, so the login itself must see it."""
     _, url = arena
-    token = await identity.create_bot_token(redis, "mybot")
+    token = await identity.create_bot_token(database, "mybot")
     found = identity.bot_for_token
 
-    async def found_then_revoked(r: Redis, given: str) -> identity.Account | None:
-        account = await found(r, given)
-        await identity.revoke_bot_token(redis, identity.token_id(given))
+    async def found_then_revoked(r: Redis, db: Database, given: str) -> identity.Account | None:
+        account = await found(r, db, given)
+        await identity.revoke_bot_token(redis, database, identity.token_id(given))
         return account
 
     monkeypatch.setattr(identity, "bot_for_token", found_then_revoked)

@@ -14,6 +14,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from engine.amazons import Position
+from server.db import Database
 from server.identity import create_account, find
 from server.offers import TimeControls
 from tests.server.endpoint import serving
@@ -24,7 +25,7 @@ SIX = {"base": 300, "increment": 0}
 
 
 @pytest_asyncio.fixture
-async def url(redis: Redis, redis_url: str) -> AsyncIterator[str]:
+async def url(redis: Redis, redis_url: str, database: Database) -> AsyncIterator[str]:
     async with serving(redis_url) as found:
         yield found
 
@@ -230,9 +231,9 @@ async def _login_from(url: str, address: str, user: str, password: str) -> Frame
 
 @pytest.mark.asyncio
 async def test_password_guessing_is_throttled_per_account_and_address(
-    url: str, redis: Redis
+    url: str, redis: Redis, database: Database
 ) -> None:
-    await create_account(redis, "ann", "right-password")
+    await create_account(database, "ann", "right-password")
     here = "127.0.0.2"
     for _ in range(5):
         assert (await _login_from(url, here, "ann", "guess"))["code"] == "bad_credentials"
@@ -270,19 +271,19 @@ async def test_one_address_guessing_at_many_accounts_is_throttled(url: str) -> N
     )
 
 
-async def _rated(redis: Redis, *names: str) -> tuple[int, ...]:
+async def _rated(redis: Redis, database: Database, *names: str) -> tuple[int, ...]:
     """The players' ratings, once each has one."""
     async with asyncio.timeout(REPLY_SECONDS):
         while True:
-            accounts = [await find(redis, name) for name in names]
+            accounts = [await find(redis, database, name) for name in names]
             ratings = tuple(a.rating for a in accounts if a is not None and a.rating is not None)
             if len(ratings) == len(names):
                 return ratings
             await asyncio.sleep(0.02)
 
 
-async def _account(url: str, redis: Redis, name: str) -> Wire:
-    await create_account(redis, name, f"{name}-password")
+async def _account(url: str, database: Database, name: str) -> Wire:
+    await create_account(database, name, f"{name}-password")
     wire = await Wire.connect(url)
     await wire.call("hello", version=1)
     assert (await wire.call("login", user=name, password=f"{name}-password"))["t"] == "welcome"
@@ -291,9 +292,9 @@ async def _account(url: str, redis: Redis, name: str) -> Wire:
 
 @pytest.mark.asyncio
 async def test_a_second_rated_game_on_one_connection_starts_with_the_new_ratings(
-    url: str, redis: Redis
+    url: str, redis: Redis, database: Database
 ) -> None:
-    ann, bob = await _account(url, redis, "ann"), await _account(url, redis, "bob")
+    ann, bob = await _account(url, database, "ann"), await _account(url, database, "bob")
     ratings, settled = [], []
     for _ in range(2):
         added = await ann.call("seek", time=SIX, setup="6x6", rated=True, colour="white")
@@ -303,7 +304,7 @@ async def test_a_second_rated_game_on_one_connection_starts_with_the_new_ratings
         await ann.call("move", game_id=game_id, ply=0, move=_moves("6x6", 1)[0])
         ended = await bob.call("resign", game_id=game_id)
         assert ended["t"] == "game_ended"
-        settled.append(await _rated(redis, "ann", "bob"))  # settled after the game ends
+        settled.append(await _rated(redis, database, "ann", "bob"))  # settled after the game ends
     assert ratings[0] == (None, None)  # neither had a rated game yet
     white, black = ratings[1]
     assert (white, black) == settled[0]

@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient
 from engine.amazons import Move, Position
+from server.db import Database
 from server.identity import create_account
 from server.protocol import ColourPreference, PlayMove, Seek, SeekAdded, TimeControl
 from tests.server.endpoint import arena_serving, guest, house_worker, random_game, serving
@@ -265,9 +266,9 @@ async def test_a_player_whose_connection_drops_keeps_the_game_and_the_move_made_
 
 @pytest.mark.asyncio
 async def test_the_lobby_pairs_challenges_and_shows_the_servers_refusals(
-    browser: Browser, redis: Redis, redis_url: str, artifacts: Path
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path, database: Database
 ) -> None:
-    await create_account(redis, "ann", "ann-password")
+    await create_account(database, "ann", "ann-password")
     async with serving(redis_url) as url:
         ann, ann_errors = await open_page(browser, http_url(url) + "/")
         bob, bob_errors = await open_page(browser, http_url(url) + "/", "phone")

@@ -13,6 +13,7 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient
 from server import identity
+from server.db import Database
 from server.protocol import (
     AcceptSeek,
     GameStarted,
@@ -28,8 +29,8 @@ from tests.web.test_pages import SIZES, WAIT_MS, http_url, open_page
 RATED_GAMES = 3
 
 
-async def _account(url: str, redis: Redis, name: str) -> ArenaClient:
-    await identity.create_account(redis, name, f"{name}-secret")
+async def _account(url: str, database: Database, name: str) -> ArenaClient:
+    await identity.create_account(database, name, f"{name}-secret")
     client = await ArenaClient.connect(url)
     await client.login(name, f"{name}-secret")
     return client
@@ -54,10 +55,10 @@ async def _game(seeker: ArenaClient, taker: ArenaClient, *, rated: bool, seed: i
 
 @pytest.mark.asyncio
 async def test_a_players_page_lists_its_games_and_charts_its_rating(
-    browser: Browser, redis: Redis, redis_url: str, artifacts: Path
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path, database: Database
 ) -> None:
     async with serving(redis_url) as url:
-        ann, bob = await _account(url, redis, "Ann"), await _account(url, redis, "Bob")
+        ann, bob = await _account(url, database, "Ann"), await _account(url, database, "Bob")
         games = [await _game(ann, bob, rated=True, seed=seed) for seed in range(RATED_GAMES)]
         games.append(await _game(bob, ann, rated=False, seed=9))
 

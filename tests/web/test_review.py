@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 
 from engine.amazons import Position
 from engine.records import GameRecord
+from server.db import Database
 from server.identity import create_bot_token
 from server.ladder.store import LadderStore
 from server.protocol import Analysis, Analyze, PlayMove, Seek, TimeControl
@@ -245,13 +246,13 @@ async def test_a_spectator_sees_the_watchers_and_turns_on_the_region_values(
 
 @pytest.mark.asyncio
 async def test_the_standings_page_lists_a_ladders_bots(
-    browser: Browser, redis: Redis, redis_url: str, artifacts: Path
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path, database: Database
 ) -> None:
     await LadderStore(redis).ensure_defaults()
     async with serving(redis_url) as url:
         wire = await Wire.connect(url)
         await wire.call("hello", version=1)
-        await wire.call("bot_login", token=await create_bot_token(redis, "Webladderbot"))
+        await wire.call("bot_login", token=await create_bot_token(database, "Webladderbot"))
         joined = await wire.call("join_ladder", ladder="fast")
         assert joined["member"] is True
         page, errors = await open_page(browser, http_url(url) + "/")

@@ -23,6 +23,7 @@ from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen, LobbyTable
 from clients.tui.signin import SignInScreen
 from server import identity
+from server.db import Database
 from server.protocol import (
     CancelSeek,
     Challenge,
@@ -114,8 +115,10 @@ async def test_a_guest_signs_in_to_the_lobby(redis_url: str, redis: Redis) -> No
 
 
 @pytest.mark.asyncio
-async def test_a_wrong_password_shows_the_servers_words(redis_url: str, redis: Redis) -> None:
-    await identity.create_account(redis, "ann", "right horse")
+async def test_a_wrong_password_shows_the_servers_words(
+    redis_url: str, redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "ann", "right horse")
     async with serving(redis_url) as url, playing(url) as (app, pilot):
         await pilot.click("#name")
         await pilot.press(*"ann")

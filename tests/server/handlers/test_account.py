@@ -12,6 +12,7 @@ import structlog
 from redis.asyncio import Redis
 
 from server import identity
+from server.db import Database
 from server.games import GameStore
 from server.handlers.account import AccountServices, bot_login
 from server.lobby import Lobby
@@ -62,16 +63,19 @@ class Standin:
         raise AssertionError("a new bot has no games")
 
 
-def _services(redis: Redis) -> AccountServices:
+def _services(redis: Redis, database: Database) -> AccountServices:
     offers = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS).offers()
-    return AccountServices(redis, LoginThrottle(redis), GameStore(redis), Lobby(redis), offers)
+    store = GameStore(redis, database=database)
+    return AccountServices(redis, LoginThrottle(redis), store, Lobby(redis), offers)
 
 
 @pytest.mark.asyncio
-async def test_a_bot_is_welcomed_into_a_session_of_its_token(redis: Redis) -> None:
-    token = await identity.create_bot_token(redis, "mybot")
+async def test_a_bot_is_welcomed_into_a_session_of_its_token(
+    redis: Redis, database: Database
+) -> None:
+    token = await identity.create_bot_token(database, "mybot")
     connection = Standin()
-    services = _services(redis)
+    services = _services(redis, database)
     await bot_login(services, connection, BotLogin(token, id=7))
     [welcome] = connection.replies
     assert isinstance(welcome, Welcome)
@@ -89,15 +93,16 @@ async def test_a_bot_is_welcomed_into_a_session_of_its_token(redis: Redis) -> No
 @pytest.mark.asyncio
 async def test_a_token_revoked_while_its_bot_logs_in_leaves_the_connection_logged_out(
     redis: Redis,
+    database: Database,
 ) -> None:
     """The revocation's news is published on the bot's channel: one that lands after the token
     was checked and before the channel is followed is missed, so the login checks again."""
-    token = await identity.create_bot_token(redis, "mybot")
+    token = await identity.create_bot_token(database, "mybot")
     connection = Standin(
-        on_follow=lambda: identity.revoke_bot_token(redis, identity.token_id(token))
+        on_follow=lambda: identity.revoke_bot_token(redis, database, identity.token_id(token))
     )
     with pytest.raises(ProtocolError) as refused:
-        await bot_login(_services(redis), connection, BotLogin(token, id=7))
+        await bot_login(_services(redis, database), connection, BotLogin(token, id=7))
     assert refused.value.code is ErrorCode.BAD_CREDENTIALS
     assert str(refused.value) == "unknown bot token: it was revoked"
     assert (connection.user, connection.channels, connection.replies) == (None, set(), [])

@@ -11,6 +11,7 @@ import pytest
 from redis.asyncio import Redis
 
 from server import identity
+from server.db import Database
 from server.games import GameStore
 from server.handlers.players import PlayersServices, player_info
 from server.ladder.pairing import Pairing
@@ -41,13 +42,14 @@ class Standin:
         self.replies.append(event)
 
 
-def _services(redis: Redis) -> PlayersServices:
-    return PlayersServices(redis, GameStore(redis), LadderStore(redis), HOUSE_BOTS)
+def _services(redis: Redis, database: Database) -> PlayersServices:
+    store = GameStore(redis, database=database)
+    return PlayersServices(redis, store, LadderStore(redis, database), HOUSE_BOTS)
 
 
-async def _profile(redis: Redis, name: str) -> PlayerProfile:
+async def _profile(redis: Redis, database: Database, name: str) -> PlayerProfile:
     connection = Standin()
-    await player_info(_services(redis), connection, PlayerInfo(name, id=4))
+    await player_info(_services(redis, database), connection, PlayerInfo(name, id=4))
     [reply] = connection.replies
     assert isinstance(reply, PlayerProfile)
     assert reply.id == 4
@@ -72,9 +74,11 @@ async def _resigned(
 
 
 @pytest.mark.asyncio
-async def test_an_accounts_profile_has_its_rating_history_and_finished_games(redis: Redis) -> None:
-    await identity.create_account(redis, "Alice", "secret-a")
-    await identity.create_account(redis, "bob", "secret-b")
+async def test_an_accounts_profile_has_its_rating_history_and_finished_games(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "Alice", "secret-a")
+    await identity.create_account(database, "bob", "secret-b")
     alice, bob = Player("Alice", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
     store = GameStore(redis)
     ids = [
@@ -83,7 +87,7 @@ async def test_an_accounts_profile_has_its_rating_history_and_finished_games(red
         await _resigned(store, alice, bob, "Alice", 3_000_000),
         await _resigned(store, alice, bob, "bob", 4_000_000, rated=False),
     ]
-    profile = await _profile(redis, "ALICE")
+    profile = await _profile(redis, database, "ALICE")
     assert (profile.name, profile.kind, profile.owner) == ("Alice", PlayerKind.HUMAN, None)
     [pool] = profile.ratings
     assert (pool.game, pool.ladder, pool.strength) == ("amazons", None, None)
@@ -114,14 +118,17 @@ async def test_an_accounts_profile_has_its_rating_history_and_finished_games(red
         Termination.RESIGNATION,
     )
     assert (as_black.setup, as_black.ended, as_black.game) == ("6x6", 2_001_000, "amazons")
-    assert [game.opponent.name for game in (await _profile(redis, "bob")).games] == ["Alice"] * 4
+    assert [game.opponent.name for game in (await _profile(redis, database, "bob")).games] == [
+        "Alice"
+    ] * 4
 
 
 @pytest.mark.asyncio
 async def test_an_aborted_game_is_listed_without_a_winner_and_moves_no_rating(
     redis: Redis,
+    database: Database,
 ) -> None:
-    await identity.create_account(redis, "carol", "secret-c")
+    await identity.create_account(database, "carol", "secret-c")
     guest = await identity.new_guest(redis)
     store = GameStore(redis)
     started = await store.create(
@@ -133,7 +140,7 @@ async def test_an_aborted_game_is_listed_without_a_winner_and_moves_no_rating(
         setup="6x6",
     )
     await store.abort(started.game_id, "carol", 2000)
-    profile = await _profile(redis, guest.name)
+    profile = await _profile(redis, database, guest.name)
     assert (profile.kind, profile.ratings) == (PlayerKind.GUEST, ())
     [game] = profile.games
     assert (game.winner, game.termination, game.opponent.name) == (
@@ -144,13 +151,15 @@ async def test_an_aborted_game_is_listed_without_a_winner_and_moves_no_rating(
 
 
 @pytest.mark.asyncio
-async def test_a_house_bot_is_rated_at_each_strength_it_played(redis: Redis) -> None:
-    await identity.create_account(redis, "dave", "secret-d")
+async def test_a_house_bot_is_rated_at_each_strength_it_played(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "dave", "secret-d")
     store = GameStore(redis)
     dave, invader = Player("dave", PlayerKind.HUMAN), Player("invader", PlayerKind.HOUSE)
     first = await _resigned(store, dave, invader, "dave", 1000, house=(None, "invader@3"))
     second = await _resigned(store, invader, dave, "dave", 5000, house=("invader@7", None))
-    profile = await _profile(redis, "Invader")
+    profile = await _profile(redis, database, "Invader")
     assert (profile.name, profile.kind) == ("invader", PlayerKind.HOUSE)
     assert [(pool.strength, [p.game_id for p in pool.history]) for pool in profile.ratings] == [
         (3, [first]),
@@ -160,10 +169,12 @@ async def test_a_house_bot_is_rated_at_each_strength_it_played(redis: Redis) -> 
 
 
 @pytest.mark.asyncio
-async def test_a_ladder_bot_has_its_ladder_rating_history_and_its_owner(redis: Redis) -> None:
-    await identity.create_account(redis, "erin", "secret-e")
-    await identity.create_bot_token(redis, "Erinbot", owner="erin")
-    await identity.create_bot_token(redis, "other")
+async def test_a_ladder_bot_has_its_ladder_rating_history_and_its_owner(
+    redis: Redis, database: Database
+) -> None:
+    await identity.create_account(database, "erin", "secret-e")
+    await identity.create_bot_token(database, "Erinbot", owner="erin")
+    await identity.create_bot_token(database, "other")
     ladders = LadderStore(redis)
     await ladders.ensure_defaults()
     for number, white_won in enumerate((True, False, True)):
@@ -172,7 +183,7 @@ async def test_a_ladder_bot_has_its_ladder_rating_history_and_its_owner(redis: R
         assert await ladders.rate(
             "fast", game_id, "Erinbot", "other", white_won, ended=10_000 * (number + 1)
         )
-    profile = await _profile(redis, "erinbot")
+    profile = await _profile(redis, database, "erinbot")
     assert (profile.name, profile.kind, profile.owner) == ("Erinbot", PlayerKind.BOT, "erin")
     [pool] = profile.ratings
     assert (pool.game, pool.ladder, pool.strength) == ("amazons", "fast", None)
@@ -186,9 +197,9 @@ async def test_a_ladder_bot_has_its_ladder_rating_history_and_its_owner(redis: R
 
 
 @pytest.mark.asyncio
-async def test_an_unknown_name_is_not_found_and_named(redis: Redis) -> None:
+async def test_an_unknown_name_is_not_found_and_named(redis: Redis, database: Database) -> None:
     with pytest.raises(ProtocolError) as refused:
-        await player_info(_services(redis), Standin(), PlayerInfo("nosuch", id=1))
+        await player_info(_services(redis, database), Standin(), PlayerInfo("nosuch", id=1))
     assert refused.value.code is ErrorCode.NOT_FOUND
     assert str(refused.value) == "no player nosuch: no account or house bot"
 

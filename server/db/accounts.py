@@ -1,0 +1,277 @@
+"""Accounts and bot tokens in the history store: an account by its name (any case), made once
+(names are unique whatever their case, which the database holds to), its password hash replaced
+only where it is still the one that was verified, a bot's owner recorded once; a bot token by
+its digest, listed, revoked (kept, marked, so that an id is never given to another token's
+revocation). What server/identity.py says about accounts, these rows keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Row, Select, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.expression import ColumnElement
+
+from server.db.database import Database
+from server.db.schema import ACCOUNTS, BOT_TOKENS
+
+__all__ = [
+    "AccountRow",
+    "TokenRow",
+    "account",
+    "account_count",
+    "add_account",
+    "add_token",
+    "copy_accounts",
+    "owners",
+    "record_owner",
+    "replace_password",
+    "revoke_token",
+    "token_account",
+    "tokens",
+]
+
+_OWNER = ACCOUNTS.alias("owner")
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    """An account as it is kept: `id` random (tokens and sessions name it, so a name freed and
+    taken again inherits nothing), `name` as typed, `kind` human or bot, its argon2 `password`
+    hash (None for a bot that logs in by token only), a bot's `owner` (the human account's name
+    as typed), and when it was `created` (ms since the epoch; None for accounts made before
+    creation times were kept)."""
+
+    id: str
+    name: str
+    kind: str
+    password: str | None = None
+    owner: str | None = None
+    created: int | None = None
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """A bot token as it is kept: its SHA-256 `digest`, its bot's account id and name, when it
+    was `created` (ns since the epoch, so tokens made one after the other list in that order;
+    None for tokens made before creation times were kept) and `revoked` (None while it logs
+    in)."""
+
+    digest: str
+    account_id: str
+    bot: str
+    created: int | None = None
+    revoked: int | None = None
+
+
+def _accounts() -> Select[str, str, str, str | None, str | None, int | None]:
+    return select(
+        ACCOUNTS.c.id,
+        ACCOUNTS.c.name,
+        ACCOUNTS.c.kind,
+        ACCOUNTS.c.password,
+        _OWNER.c.name,
+        ACCOUNTS.c.created,
+    ).select_from(ACCOUNTS.outerjoin(_OWNER, ACCOUNTS.c.owner_id == _OWNER.c.id))
+
+
+def _account(row: Row[str, str, str, str | None, str | None, int | None]) -> AccountRow:
+    return AccountRow(*row)
+
+
+async def account(db: Database, name: str) -> AccountRow | None:
+    """The account called `name` (any case), or None."""
+    async with db.reading() as connection:
+        row = (
+            await connection.execute(_accounts().where(ACCOUNTS.c.name_key == name.lower()))
+        ).first()
+    return None if row is None else _account(row)
+
+
+async def account_count(db: Database) -> int:
+    """How many accounts there are."""
+    async with db.reading() as connection:
+        return int((await connection.execute(select(func.count()).select_from(ACCOUNTS))).one()[0])
+
+
+async def add_account(db: Database, row: AccountRow) -> bool:
+    """Keep a new account unless its name (any case) is taken; True if it was kept. Its owner,
+    if any, must be an account."""
+    try:
+        async with db.writing() as connection:
+            return await _add(connection, row)
+    except IntegrityError:
+        return False  # the same name made at once by another connection
+
+
+async def _add(connection: AsyncConnection, row: AccountRow) -> bool:
+    taken = await connection.execute(
+        select(ACCOUNTS.c.id).where(ACCOUNTS.c.name_key == row.name.lower())
+    )
+    if taken.first() is not None:
+        return False
+    owner_id = None
+    if row.owner is not None:
+        owner_id = await connection.scalar(
+            select(ACCOUNTS.c.id).where(ACCOUNTS.c.name_key == row.owner.lower())
+        )
+    await connection.execute(
+        insert(ACCOUNTS).values(
+            id=row.id,
+            name=row.name,
+            name_key=row.name.lower(),
+            kind=row.kind,
+            password=row.password,
+            owner_id=owner_id,
+            created=row.created,
+        )
+    )
+    return True
+
+
+async def replace_password(db: Database, account_id: str, old: str, new: str) -> bool:
+    """Replace an account's password hash `old` with `new` if it is still `old` (a change made
+    meanwhile is never undone); True if it was replaced."""
+    async with db.writing() as connection:
+        done = await connection.execute(
+            update(ACCOUNTS)
+            .where(ACCOUNTS.c.id == account_id, ACCOUNTS.c.password == old)
+            .values(password=new)
+        )
+    return bool(done.rowcount)
+
+
+async def record_owner(db: Database, bot_id: str, owner: str) -> str | None:
+    """Record the account `owner` as the owner of the bot whose id is `bot_id` unless it has
+    one: the owner recorded now (its name as typed), or None if there is no such bot."""
+    async with db.writing() as connection:
+        owner_id = await connection.scalar(
+            select(ACCOUNTS.c.id).where(ACCOUNTS.c.name_key == owner.lower())
+        )
+        await connection.execute(
+            update(ACCOUNTS)
+            .where(ACCOUNTS.c.id == bot_id, ACCOUNTS.c.owner_id.is_(None))
+            .values(owner_id=owner_id)
+        )
+        row = (await connection.execute(_accounts().where(ACCOUNTS.c.id == bot_id))).first()
+    return None if row is None else _account(row).owner
+
+
+async def owners(db: Database, names: Iterable[str]) -> dict[str, str | None]:
+    """The recorded owner (name as typed) of each account of `names` that has one, by the
+    account's lower-case name; None for those that have none."""
+    keys = {name.lower() for name in names}
+    if not keys:
+        return {}
+    async with db.reading() as connection:
+        rows = await connection.execute(
+            select(ACCOUNTS.c.name_key, _OWNER.c.name)
+            .select_from(ACCOUNTS.join(_OWNER, ACCOUNTS.c.owner_id == _OWNER.c.id))
+            .where(ACCOUNTS.c.name_key.in_(sorted(keys)))
+        )
+        return {key: owner for key, owner in rows}
+
+
+async def add_token(db: Database, digest: str, account_id: str, created: int) -> None:
+    """Keep a new bot token of the account `account_id` by its digest."""
+    async with db.writing() as connection:
+        await connection.execute(
+            insert(BOT_TOKENS).values(digest=digest, account_id=account_id, created=created)
+        )
+
+
+async def token_account(db: Database, digest: str) -> AccountRow | None:
+    """The account of the bot token with this digest, if the token is not revoked."""
+    async with db.reading() as connection:
+        row = (
+            await connection.execute(
+                _accounts()
+                .join(BOT_TOKENS, BOT_TOKENS.c.account_id == ACCOUNTS.c.id)
+                .where(BOT_TOKENS.c.digest == digest, BOT_TOKENS.c.revoked.is_(None))
+            )
+        ).first()
+    return None if row is None else _account(row)
+
+
+def _tokens(*where: ColumnElement[bool]) -> Select[str, str, str, int | None, int | None]:
+    return (
+        select(
+            BOT_TOKENS.c.digest,
+            BOT_TOKENS.c.account_id,
+            ACCOUNTS.c.name,
+            BOT_TOKENS.c.created,
+            BOT_TOKENS.c.revoked,
+        )
+        .select_from(BOT_TOKENS.join(ACCOUNTS, BOT_TOKENS.c.account_id == ACCOUNTS.c.id))
+        .where(*where)
+    )
+
+
+async def tokens(db: Database) -> list[TokenRow]:
+    """Every bot token not revoked, by bot (lower-case name) and then age, oldest first (those
+    made before creation times were kept first)."""
+    async with db.reading() as connection:
+        rows = await connection.execute(
+            _tokens(BOT_TOKENS.c.revoked.is_(None)).order_by(
+                ACCOUNTS.c.name_key,
+                BOT_TOKENS.c.created.is_not(None),
+                BOT_TOKENS.c.created,
+                BOT_TOKENS.c.digest,
+            )
+        )
+        return [TokenRow(*row) for row in rows]
+
+
+async def revoke_token(db: Database, prefix: str, now: int) -> list[TokenRow]:
+    """Revoke the bot token not yet revoked whose digest starts with `prefix` (hex digits), if
+    only one does: the tokens that do, as they were before (revoked at `now` if only one)."""
+    async with db.writing() as connection:
+        found = [
+            TokenRow(*row)
+            for row in await connection.execute(
+                _tokens(BOT_TOKENS.c.digest.startswith(prefix), BOT_TOKENS.c.revoked.is_(None))
+            )
+        ]
+        if len(found) == 1:
+            await connection.execute(
+                update(BOT_TOKENS).where(BOT_TOKENS.c.digest == found[0].digest).values(revoked=now)
+            )
+    return found
+
+
+async def copy_accounts(
+    db: Database, accounts: Sequence[AccountRow], bot_tokens: Sequence[TokenRow]
+) -> tuple[int, int]:
+    """Keep `accounts` and `bot_tokens` (moved from elsewhere, ids kept) in one transaction,
+    those already kept (by name, by digest) left as they are, owners recorded after every
+    account is in: how many accounts and tokens were new."""
+    async with db.writing() as connection:
+        added = 0
+        for row in accounts:
+            added += await _add(connection, AccountRow(row.id, row.name, row.kind, row.password))
+        for row in accounts:
+            if row.owner is not None:
+                owner_id = await connection.scalar(
+                    select(ACCOUNTS.c.id).where(ACCOUNTS.c.name_key == row.owner.lower())
+                )
+                await connection.execute(
+                    update(ACCOUNTS)
+                    .where(ACCOUNTS.c.id == row.id, ACCOUNTS.c.owner_id.is_(None))
+                    .values(owner_id=owner_id)
+                )
+        known = set(await connection.scalars(select(ACCOUNTS.c.id)))
+        kept = set(await connection.scalars(select(BOT_TOKENS.c.digest)))
+        new = [t for t in bot_tokens if t.account_id in known and t.digest not in kept]
+        for token in new:
+            await connection.execute(
+                insert(BOT_TOKENS).values(
+                    digest=token.digest,
+                    account_id=token.account_id,
+                    created=token.created,
+                    revoked=token.revoked,
+                )
+            )
+    return added, len(new)
