@@ -98,7 +98,8 @@ async def bot_login(
         raise ProtocolError(
             ErrorCode.BAD_CREDENTIALS,
             "unknown bot token: it was not made on this server's database (`arena token "
-            "create` uses the data folder it is run in, or --redis-url), or it was revoked",
+            "create` uses the database of the data folder it is run in, or --database-url), or "
+            "it was revoked",
         )
     connection.bot_token = identity.token_digest(request.token)
     await _welcome(services, connection, request, account)
