@@ -478,15 +478,17 @@ class GameStore:
 
     async def hand_over_leftovers(self) -> int:
         """Hand over the ended games still on the hand-over set: those a process stopped before
-        handing over, or a store without a database (a worker's) ended. How many were."""
+        handing over, or a store without a database (a worker's) ended. How many were; one that
+        fails is logged and left there for the next sweep, and the others go on."""
         await self._move_ratings()
         # Not those this process is handing over right now: another process's sweep may
         # hand one over again meanwhile, which writes nothing.
         ids = [g.decode() for g in await self.redis.smembers(HANDOVER)]
         ids = [game_id for game_id in ids if game_id not in self._handing]
+        handed = 0
         for game_id in ids:
             try:
-                game = await self.load(game_id)
+                await self.hand_over(await self.load(game_id))
             except ProtocolError as error:
                 if error.code is not ErrorCode.NOT_FOUND:
                     raise
@@ -494,8 +496,11 @@ class GameStore:
                 log.warning("handover_game_missing", game_id=game_id)
                 await self.redis.srem(HANDOVER, game_id)
                 continue
-            await self.hand_over(game)
-        return len(ids)
+            except Exception:
+                log.exception("handover_failed", game_id=game_id)
+                continue
+            handed += 1
+        return handed
 
     async def _file_ended(self, game: StoredGame) -> None:
         """Put the game, which has just ended, first in each player's finished games. After the

@@ -244,12 +244,19 @@ async def record_finished_game(db: Database, game: FinishedGame) -> Recorded:
 async def copy_finished_games(db: Database, found: Sequence[FinishedGame]) -> int:
     """Write games rated elsewhere (an older data folder's, whose ratings moved with their
     history points): their records and moves, no rating moved, in one transaction; a game
-    recorded already is left as it is. How many were written."""
+    recorded already is left as it is, and one that cannot be recorded (see
+    `record_finished_game`) is left out, holding up none of the others. How many were
+    written."""
+    recordable = []
     for game in found:
-        _check(game)
+        try:
+            _check(game)
+        except ValueError:
+            continue
+        recordable.append(game)
     written = 0
     async with db.writing() as connection:
-        for game in found:
+        for game in recordable:
             claim = (
                 _insert(connection, GAMES)
                 .values(_game_row(game))

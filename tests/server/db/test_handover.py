@@ -234,3 +234,20 @@ async def test_a_sweep_leaves_alone_a_game_its_process_is_handing_over(
 
     assert swept == [0]
     await _rated_once(db, game_id)
+
+
+@pytest.mark.asyncio
+async def test_a_game_that_cannot_be_handed_over_holds_up_no_other(
+    store: GameStore, redis_url: str, db: Database
+) -> None:
+    await store.redis.hset("{g:broken}:game", mapping={"doc": b"not a game", "version": 3})
+    await store.redis.sadd(HANDOVER, "broken")
+    worker = GameStore(open_redis(redis_url))
+    try:
+        game_id = await _end_game(worker)
+    finally:
+        await worker.redis.aclose()
+
+    assert await store.hand_over_leftovers() == 1
+    await _rated_once(db, game_id)
+    assert await store.redis.smembers(HANDOVER) == {b"broken"}  # kept, for an operator to see

@@ -2,6 +2,7 @@
 the history store on SQLite and PostgreSQL: every value read back, once, before the first game
 handed over rates from them."""
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from sqlalchemy import select
 
 from server.clock import now_ms
 from server.db.database import Database
-from server.db.finished_games import finished_game
+from server.db.finished_games import FinishedGame, copy_finished_games, finished_game
 from server.db.moved_ratings import MovedRatings, move_ratings
 from server.db.schema import RATING_HISTORY, RATINGS
 from server.games import GameStore, open_redis
@@ -249,3 +250,30 @@ async def test_an_older_folders_finished_games_move_as_they_were_rated(
     won_ann = (await _ratings(db))[("ann", "amazons")]
     assert won_ann[0] == float(ratings_before[b"rating:amazons"])  # rated once, in Redis
     assert len(await _history(db)) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_finished_game_that_cannot_be_recorded_holds_up_no_other(
+    redis: Redis, redis_url: str, db: Database
+) -> None:
+    older = GameStore(open_redis(redis_url))
+    try:
+        ann, bob = Player("Ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
+        ended = []
+        for number in range(2):
+            started = await older.create(
+                ann, bob, time=TimeControl(60, 2), rated=False, now=T0 + number, setup="6x6"
+            )
+            await older.play(started.game_id, "Ann", 0, "b1-b4/d4", T0 + 1_000)
+            await older.resign(started.game_id, "bob", T0 + 2_000)
+            ended.append(FinishedGame.of(await older.load(started.game_id)))
+    finally:
+        await older.redis.aclose()
+    broken = dataclasses.replace(
+        ended[0], record=dataclasses.replace(ended[0].record, clocks=[])
+    )  # moves without their clocks
+
+    assert await copy_finished_games(db, [broken, ended[1]]) == 1
+
+    assert await finished_game(db, ended[0].game_id) is None
+    assert await finished_game(db, ended[1].game_id) is not None
