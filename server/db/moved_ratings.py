@@ -115,18 +115,24 @@ async def _read(redis: aioredis.Redis) -> tuple[list[dict[str, Any]], list[dict[
 
 
 def _ratings(player: str, fields: dict[str, str]) -> list[dict[str, Any]]:
+    """The rows of a hash's ratings; one that is not a number (edited by hand) is left out, as
+    servers read it as none."""
     default = Rating()
-    return [
-        {
-            "player": player,
-            "game": game,
-            "ladder": GAME_POOL,
-            "rating": float(rating),
-            "deviation": default.deviation if deviation is None else float(deviation),
-            "volatility": default.volatility if volatility is None else float(volatility),
-        }
-        for game, (rating, deviation, volatility) in _games(fields).items()
-    ]
+    rows = []
+    for game, (rating, deviation, volatility) in _games(fields).items():
+        try:
+            row = {
+                "player": player,
+                "game": game,
+                "ladder": GAME_POOL,
+                "rating": float(rating),
+                "deviation": default.deviation if deviation is None else float(deviation),
+                "volatility": default.volatility if volatility is None else float(volatility),
+            }
+        except ValueError:
+            continue
+        rows.append(row)
+    return rows
 
 
 def _games(fields: dict[str, str]) -> dict[str, tuple[str, str | None, str | None]]:
@@ -143,11 +149,12 @@ def _games(fields: dict[str, str]) -> dict[str, tuple[str, str | None, str | Non
 
 
 def _points(player: str, game: str, texts: list[bytes]) -> list[dict[str, Any]]:
+    """The rows of a history's points; one that does not read as a point is left out."""
     points = []
     for text in texts:
-        point = json.loads(text)
-        points.append(
-            {
+        try:
+            point = json.loads(text)
+            row = {
                 "player": player,
                 "game": game,
                 "ladder": GAME_POOL,
@@ -157,7 +164,9 @@ def _points(player: str, game: str, texts: list[bytes]) -> list[dict[str, Any]]:
                 "deviation": float(point["deviation"]),
                 "setup": point.get("setup"),
             }
-        )
+        except (ValueError, KeyError, TypeError):
+            continue
+        points.append(row)
     return points
 
 

@@ -277,3 +277,20 @@ async def test_a_finished_game_that_cannot_be_recorded_holds_up_no_other(
 
     assert await finished_game(db, ended[0].game_id) is None
     assert await finished_game(db, ended[1].game_id) is not None
+
+
+@pytest.mark.asyncio
+async def test_a_rating_or_point_edited_out_of_shape_is_left_out_of_the_move(
+    redis: Redis, db: Database
+) -> None:
+    await redis.hset("user:cat", mapping={"rating:amazons": "high", "rating:hex": "1600.5"})
+    await redis.rpush(
+        "user:cat:history:hex",
+        "not json",
+        '{"at": 1789999000000, "game_id": "h9"}',
+        '{"at": 1789999000000, "game_id": "h8", "rating": 1600.5, "deviation": 300.0}',
+    )
+
+    assert await move_ratings(db, redis) == MovedRatings(ratings=1, points=1)
+    assert list(await _ratings(db)) == [("cat", "hex")]
+    assert [point[2] for point in await _history(db)] == ["h8"]
