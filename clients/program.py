@@ -139,7 +139,10 @@ class ProgramEngine:
             reason = error.strerror or str(error)
             raise EngineError(f"cannot start {self._who()}: {reason}") from None
         self._stderr = asyncio.create_task(self._relay_stderr())
-        await self._send([f"arena {PROTOCOL_VERSION}"], "at the handshake")
+        # A program may exit before it is told anything (having written why, perhaps): what it
+        # wrote, read below, names it better than the pipe it left closed.
+        with contextlib.suppress(EngineError):
+            await self._send([f"arena {PROTOCOL_VERSION}"], "at the handshake")
         name: str | None = None
         games: tuple[str, ...] | None = None
         legal = False

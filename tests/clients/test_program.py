@@ -281,9 +281,19 @@ async def test_a_command_that_does_not_start_is_one_line() -> None:
         ),
     ],
 )
+@pytest.mark.parametrize("gone_first", [False, True], ids=["running", "gone first"])
 async def test_a_program_that_fails_the_handshake_is_one_line(
-    script: Script, body: str, message: str
+    script: Script, body: str, message: str, gone_first: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if gone_first:  # the program has exited before it is told `arena 1`, as on a loaded machine
+        send = ProgramEngine._send
+
+        async def late(engine: ProgramEngine, lines: list[str], when: str) -> None:
+            assert engine._process is not None
+            await engine._process.wait()
+            await send(engine, lines, when)
+
+        monkeypatch.setattr(ProgramEngine, "_send", late)
     command = script(body)
     text = await _failure(command)
     assert text == message.format(cmd=shlex.join(command))
