@@ -16,6 +16,7 @@ import signal
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Collection
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,8 @@ from tests.server.endpoint import arena_serving, house_worker, standings_rows, u
 
 LADDER = "e2e"
 ROUNDS = 3  # games each bot plays at least
+# Bao's games are longer: two each still has every bot meet the anchors, in half the time.
+BAO_ROUNDS = 2
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
 RANDOM_LEGAL = f"{sys.executable} {ROOT / 'examples' / 'random_legal.py'}"
@@ -109,17 +112,24 @@ def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
     return played, won
 
 
-async def _rounds_played(redis: Redis, bots: set[str], anchors: Collection[str]) -> None:
-    """Wait until each of `bots` has ROUNDS ended games with a winner, two anchors among their
-    opponents."""
+async def _rounds_played(
+    redis: Redis, bots: set[str], anchors: Collection[str], rounds: int = ROUNDS
+) -> None:
+    """Wait until each of `bots` has `rounds` ended games with a winner, two anchors among
+    their opponents."""
 
     async def played_enough() -> bool:
         ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
         played, _ = _counted(ended)
         met = {name for name in played if name in anchors}
-        return all(played[bot] >= ROUNDS for bot in bots) and len(met) >= 2
+        return all(played[bot] >= rounds for bot in bots) and len(met) >= 2
 
-    await until(played_enough, f"{ROUNDS} games for each bot, against two anchors")
+    await until(played_enough, f"{rounds} games for each bot, against two anchors")
+
+
+async def _past_first_moves(redis: Redis) -> bool:
+    """Whether every game of the ladder has ended or had both sides' first moves."""
+    return all(game.status is GameStatus.ENDED or game.ply >= 2 for game in await _games(redis))
 
 
 async def _all_rated(redis: Redis, store: LadderStore) -> None:
@@ -155,9 +165,13 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
             _program(database, url, "Cy", tmp_path),
         ):
             await _rounds_played(redis, bots, ANCHOR_NAMES)
+            # Off the ladder, and past the first moves of the games they have: a game paired as
+            # a bot left would wait out its first-move window (30 s) before it was aborted.
+            for bot in bots:
+                await store.leave(LADDER, bot)
+            await until(partial(_past_first_moves, redis), "every ladder game past its first moves")
 
-        # The bots are gone: their last games end by the rules (on time, or aborted before
-        # a first move) and are rated.
+        # The bots are gone: their last games end by the rules (on time) and are rated.
         await _all_rated(redis, store)
     games = await _games(redis)
     played, won = _counted(games)
@@ -211,13 +225,14 @@ async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_ba
             ladder_round_seconds=0.2,
             ladder_lease_ms=10_000,
         ) as (_, url),
+        _in_process(database, url, "Ada", "bao-alphabeta"),
+        _program(database, url, "Cy", tmp_path, RANDOM_LEGAL),
     ):
-        async with (
-            _in_process(database, url, "Ada", "bao-alphabeta"),
-            _program(database, url, "Cy", tmp_path, RANDOM_LEGAL),
-        ):
-            await _rounds_played(redis, bots, BAO_ANCHORS)
-
+        await _rounds_played(redis, bots, BAO_ANCHORS, BAO_ROUNDS)
+        # Taken off the ladder, the bots finish the games they have: a game paired as a bot
+        # left would wait out its first-move window (30 s) before it was aborted.
+        for bot in bots:
+            await store.leave(LADDER, bot)
         await _all_rated(redis, store)
     games = await _games(redis)
     assert {game.game for game in games} == {"bao"}
