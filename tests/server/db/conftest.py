@@ -12,13 +12,16 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import port_for
 import pytest
+import pytest_asyncio
 from pytest_postgresql.executors.proc import PostgreSQLExecutor
 from pytest_postgresql.janitor import DatabaseJanitor
+
+from server.db import Database
 
 POSTGRES_USER = "postgres"  # the system's user that owns the server's files when run as root
 
@@ -93,3 +96,13 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     url: str = request.getfixturevalue("postgresql_url")
     return url
+
+
+@pytest_asyncio.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    """The database at `database_url`, opened (its schema made) and closed after."""
+    database = await Database.open(database_url, Path("unused"))
+    try:
+        yield database
+    finally:
+        await database.close()

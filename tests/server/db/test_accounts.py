@@ -3,12 +3,9 @@ the case of their names, logged in by password and by token, listed, revoked, ow
 once from the Redis of a data folder written before they were kept here."""
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from argon2 import PasswordHasher
 from redis.asyncio import Redis
 from sqlalchemy import select
@@ -22,15 +19,6 @@ from server.protocol import PlayerKind
 
 PASSWORD = "correct horse battery staple"
 FAST = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-
-
-@pytest_asyncio.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = await Database.open(database_url, Path("unused"))
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 @pytest.mark.asyncio

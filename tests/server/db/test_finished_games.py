@@ -4,11 +4,9 @@ time by player, date, game, rated and ladder."""
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 from sqlalchemy import Table, func, select
 
@@ -70,15 +68,6 @@ def _game(
         clocks=[[303_750, 300_000], [303_750, 304_500], [305_750, 304_500], [305_750, 309_375]],
     )
     return FinishedGame(record, white, black, created=ended - 60_000, ended=ended, ladder=ladder)
-
-
-@pytest_asyncio.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = await Database.open(database_url, Path("unused"))
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 async def _rating(db: Database, player: str, game: str = "amazons") -> Rating | None:

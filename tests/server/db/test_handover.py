@@ -69,15 +69,6 @@ asyncio.run(main())
 
 
 @pytest_asyncio.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = await Database.open(database_url, Path("unused"))
-    try:
-        yield database
-    finally:
-        await database.close()
-
-
-@pytest_asyncio.fixture
 async def store(redis: Redis, redis_url: str, db: Database) -> AsyncIterator[GameStore]:
     games = GameStore(open_redis(redis_url), database=db)
     try:

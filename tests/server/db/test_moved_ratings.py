@@ -4,11 +4,8 @@ handed over rates from them."""
 
 import dataclasses
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 from sqlalchemy import select
 
@@ -83,15 +80,6 @@ HISTORIES: dict[str, list[str]] = {
         '"deviation": 290.31896371798047, "setup": null}',
     ],
 }
-
-
-@pytest_asyncio.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = await Database.open(database_url, Path("unused"))
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 async def _write_older_folder(redis: Redis) -> None:
