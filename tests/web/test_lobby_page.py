@@ -5,15 +5,17 @@ lists each of the user's games with its opponent and state."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
+import msgpack
 import pytest
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, WebSocketRoute, expect
 from redis.asyncio import Redis
 
 from server.clock import now_ms
-from server.protocol import ColourPreference, Seek, TimeControl
+from server.protocol import ColourPreference, Seek, SeekAdded, TimeControl
 from server.readiness import WorkerBots
 from tests.server.endpoint import guest, house_worker, serving
 from tests.web.test_game_page import seek_taken, shoot
@@ -130,3 +132,48 @@ async def test_the_lobby_shows_which_house_bots_are_ready_and_waits_for_one_bein
         await WorkerBots(("random", "greedy"), (), until).tell(redis, "preparing-worker")
         await expect(page).to_have_url(re.compile(r"/game/[A-Za-z0-9_-]+$"), timeout=WAIT_MS)
         assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_a_seek_added_while_the_seek_list_is_on_its_way_stays_listed(
+    browser: Browser, redis_url: str
+) -> None:
+    # The server read the seek list for the page, then a seek was added and its news reached
+    # the page before the (older) list did. Here the list is held back until the news is in.
+    page = await browser.new_page()
+    sockets: list[WebSocketRoute] = []
+    held: list[bytes] = []
+    news = asyncio.Event()
+
+    def route(socket: WebSocketRoute) -> None:
+        server = socket.connect_to_server()
+        sockets.append(socket)
+
+        def from_server(message: bytes | str) -> None:
+            kind = msgpack.unpackb(message).get("t") if isinstance(message, bytes) else None
+            if kind == "seek_list" and not news.is_set():
+                assert isinstance(message, bytes)
+                held.append(message)
+                return
+            socket.send(message)
+            if kind == "seek_added":
+                news.set()
+
+        server.on_message(from_server)
+
+    async with serving(redis_url) as url:
+        await page.route_web_socket(re.compile(r"^ws://"), route)
+        await page.goto(http_url(url) + "/")
+        await online_name(page)
+        seeker = await guest(url)
+        first = await seeker.request(Seek(TimeControl(300, 0), setup="6x6"), SeekAdded)
+        await asyncio.wait_for(news.wait(), WAIT_MS / 1000)
+        assert held, "the seek list was not held back"
+        for message in held:
+            sockets[-1].send(message)
+        # Messages are handled in order: once a later seek shows, the old list has been read.
+        second = await seeker.request(Seek(TimeControl(180, 2), setup="6x6"), SeekAdded)
+        for added in (second, first):
+            row = page.locator(f'#seeks [data-seek="{added.seek.seek_id}"]')
+            await expect(row).to_have_count(1, timeout=WAIT_MS)
+        await seeker.close()

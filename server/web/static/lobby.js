@@ -29,6 +29,9 @@ export class Lobby {
     this.openPath = openPath;
     this.user = null;
     this.seeks = new Map();
+    // The seeks' news since this connection came online, until its seek list comes: the list
+    // may have been read before some of them, and is brought up to date with them.
+    this.seekNews = [];
     this.challenges = new Map();
     this.games = [];
     this.myGames = [];
@@ -46,6 +49,7 @@ export class Lobby {
   online(welcome) {
     if (this.user?.name !== welcome.user.name) this.challenges.clear();
     this.user = welcome.user;
+    this.seekNews = [];
     this.myGames = welcome.games ?? [];
     this.pairing = false;
     this.#offer(welcome.offers);
@@ -64,12 +68,13 @@ export class Lobby {
     switch (message.t) {
       case "seek_list":
         this.seeks = new Map(message.seeks.map((seek) => [seek.seek_id, seek]));
+        (this.seekNews ?? []).forEach((news) => this.#seekNews(news));
+        this.seekNews = null;
         break;
       case "seek_added":
-        this.seeks.set(message.seek.seek_id, message.seek);
-        break;
       case "seek_removed":
-        this.seeks.delete(message.seek_id);
+        this.seekNews?.push(message);
+        this.#seekNews(message);
         break;
       case "challenge_added":
         this.challenges.set(message.challenge.challenge_id, message.challenge);
@@ -104,6 +109,11 @@ export class Lobby {
         return;
     }
     this.render();
+  }
+
+  #seekNews(message) {
+    if (message.t === "seek_added") this.seeks.set(message.seek.seek_id, message.seek);
+    else this.seeks.delete(message.seek_id);
   }
 
   #challengeGone(message) {
