@@ -50,6 +50,7 @@ from server.protocol import (
     GameStarted,
     GameStatus,
     HouseBots,
+    ListSeeks,
     MovePlayed,
     Offers,
     Player,
@@ -90,6 +91,9 @@ class ClientCore:
         self.house_bots: HouseBots | None = None
         self._games: dict[str, GameView] = {view.game_id: view for view in games}
         self._seeks: dict[str, SeekInfo] = {}
+        # The seeks' news while a `list_seeks` is on its way: the list may have been read before
+        # some of it, and is brought up to date with it as it comes (None: no list awaited).
+        self._seek_news: list[SeekAdded | SeekRemoved] | None = None
         self._challenges: dict[str, ChallengeInfo] = {}
         self._ids = itertools.count(1)
         self._pending: dict[int, Request] = {}  # request id -> the request it numbers
@@ -139,6 +143,8 @@ class ClientCore:
             self._unwatched.add(numbered.game_id)
         elif isinstance(numbered, Watch):
             self._unwatched.discard(numbered.game_id)
+        elif isinstance(numbered, ListSeeks) and self._seek_news is None:
+            self._seek_news = []
         return request_id
 
     def resync(self, game_id: str) -> int:
@@ -278,16 +284,28 @@ class ClientCore:
         if error.code == ErrorCode.NOT_FOUND and self._games.pop(game_id, None) is not None:
             changes.append(GameDropped(game_id, error.message))
 
+    def _seek_news_heard(self, news: SeekAdded | SeekRemoved) -> None:
+        if isinstance(news, SeekAdded):
+            self._seeks[news.seek.seek_id] = news.seek
+        else:
+            self._seeks.pop(news.seek_id, None)
+
     def _lobby(self, event: Event, changes: list[Change]) -> None:
         if isinstance(event, SeekList):
             self._seeks = {seek.seek_id: seek for seek in event.seeks}
-            changes.append(SeeksListed(event.seeks))
-        elif isinstance(event, SeekAdded):
-            self._seeks[event.seek.seek_id] = event.seek
-            changes.append(SeekOpened(event.seek))
-        elif isinstance(event, SeekRemoved):
-            self._seeks.pop(event.seek_id, None)
-            changes.append(SeekClosed(event.seek_id))
+            for news in self._seek_news or ():
+                self._seek_news_heard(news)
+            self._seek_news = None
+            changes.append(SeeksListed(tuple(self._seeks.values())))
+        elif isinstance(event, SeekAdded | SeekRemoved):
+            if self._seek_news is not None:
+                self._seek_news.append(event)
+            self._seek_news_heard(event)
+            changes.append(
+                SeekOpened(event.seek)
+                if isinstance(event, SeekAdded)
+                else SeekClosed(event.seek_id)
+            )
         elif isinstance(event, ChallengeAdded):
             self._challenges[event.challenge.challenge_id] = event.challenge
             changes.append(ChallengeOpened(event.challenge))

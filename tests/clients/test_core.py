@@ -48,6 +48,7 @@ from server.protocol import (
     GameSnapshot,
     GameStarted,
     GameStatus,
+    ListSeeks,
     MovePlayed,
     Offers,
     Player,
@@ -378,6 +379,25 @@ def test_the_lobby_is_kept_as_the_server_tells_it() -> None:
         ChallengeClosed("c1", ChallengeOutcome.DECLINED, challenge, "not today")
     ]
     assert core.challenges == {}
+
+
+def test_a_seek_list_read_before_the_news_that_came_first_is_brought_up_to_date() -> None:
+    # The server read the list, then a seek was added and one removed, and their news came
+    # before the list.
+    core = ClientCore()
+    seek = SeekInfo("s1", ANN, "6x6", TIME, False, ColourPreference.RANDOM)
+    other = SeekInfo("s2", BOB, "8x8", TIME, True, ColourPreference.WHITE)
+    gone = SeekInfo("s3", BOB, "6x6", TIME, False, ColourPreference.BLACK)
+    listing = core.send(ListSeeks())
+    core.receive(SeekAdded(other).to_wire())
+    core.receive(SeekRemoved("s3").to_wire())
+    changes = core.receive(SeekList((seek, gone), id=listing).to_wire())
+    assert SeeksListed((seek, other)) in changes
+    assert dict(core.seeks) == {"s1": seek, "s2": other}
+    # Once the list is in, news is news only.
+    core.receive(SeekRemoved("s2").to_wire())
+    core.receive(SeekList((seek, other)).to_wire())
+    assert dict(core.seeks) == {"s1": seek, "s2": other}
 
 
 def test_a_challenge_accepted_is_no_longer_open_for_the_one_who_accepted() -> None:
