@@ -91,6 +91,20 @@ def text(screen: GameScreen, part: str) -> str:
     return str(screen.query_one(part, Static).content)
 
 
+async def aborted_by_the_opponent(app: ArenaApp, pilot: Pilot[None], url: str) -> GameScreen:
+    """A game the signed-in guest plays, aborted by its opponent at once: the game screen,
+    once it says who aborted it (the opponent gone)."""
+    await until(pilot, lambda: app.connection == "connected", "the connection")
+    game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
+    await other.request(Abort(game.game_id))
+    await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
+    await pilot.pause()
+    assert other.user is not None
+    assert f"aborted: black {other.user.name} aborted it" in text(game, "#turn")
+    await other.close()
+    return game
+
+
 def first_move_seconds(screen: GameScreen) -> int:
     found = re.search(r"first move within (\d+) s", text(screen, "#turn"))
     assert found, text(screen, "#turn")
@@ -167,14 +181,7 @@ async def test_a_game_aborted_by_a_player_says_who(
     async with serving(redis_url) as url:
         app = ArenaApp(url)
         async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await until(pilot, lambda: app.connection == "connected", "the connection")
-            game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
-            await other.request(Abort(game.game_id))
-            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
-            await pilot.pause()
-            assert other.user is not None
-            assert f"aborted: black {other.user.name} aborted it" in text(game, "#turn")
-            await other.close()
+            await aborted_by_the_opponent(app, pilot, url)
 
             # The user's own, with the key pressed twice.
             await pilot.press("ctrl+l")
@@ -234,14 +241,7 @@ async def test_an_abort_as_the_first_move_window_closes_is_told_as_the_server_sa
     async with serving(redis_url) as url:
         app = ArenaApp(url)
         async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await until(pilot, lambda: app.connection == "connected", "the connection")
-            game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
-            await other.request(Abort(game.game_id))
-            await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the abort")
-            await pilot.pause()
-            assert other.user is not None
-            assert f"aborted: black {other.user.name} aborted it" in text(game, "#turn")
-            await other.close()
+            await aborted_by_the_opponent(app, pilot, url)
             await pilot.press("ctrl+q")
 
 
