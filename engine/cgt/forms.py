@@ -10,6 +10,7 @@ asked for, which keeps an integer like 10**12 from dragging its whole chain of o
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 
@@ -83,6 +84,7 @@ def size() -> int:
 def forget_operations() -> None:
     """Empty the caches of sums, comparisons and constructions (the interned values stay)."""
     _leq.clear()
+    leq.cache_clear()
     _sums.clear()
     _seen.clear()
 
@@ -213,8 +215,20 @@ def right_options(g: int) -> Options:
 # -- comparison --------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def leq(g: int, h: int) -> bool:
-    """g <= h: Left, moving second in h - g, wins."""
+    """g <= h: Left, moving second in h - g, wins.
+
+    The comparisons asked for again are answered by this small cache before `_compare` and
+    its table: the table holds every comparison ever made (millions once sums of bigger games
+    have filled it), and a lookup in a table that size costs a few cache misses, 0.4 us where
+    this costs 0.1 us."""
+    return _compare(g, h)
+
+
+def _compare(g: int, h: int) -> bool:
+    """leq, with every result kept in `_leq`: the search inside the library asks through
+    here, where most questions are new, rather than through `leq`'s cache."""
     if g == h:
         return True
     key = (g << _SHIFT) | h
@@ -266,7 +280,7 @@ def _leq_by_options(g: int, h: int) -> bool:
             # Is h <= x?
             if lf[h] > lf[x] or rf[h] > rf[x]:
                 continue
-            if lf[h] < rf[x] or leq(h, x):
+            if lf[h] < rf[x] or _compare(h, x):
                 return False
     if not _number[h]:
         options = _right[h]
@@ -276,7 +290,7 @@ def _leq_by_options(g: int, h: int) -> bool:
             # Is y <= g?
             if lf[y] > lf[g] or rf[y] > rf[g]:
                 continue
-            if lf[y] < rf[g] or leq(y, g):
+            if lf[y] < rf[g] or _compare(y, g):
                 return False
     return True
 
@@ -394,7 +408,7 @@ def _below(
         return known
     result = True
     for r in rights:
-        if leq(r, x):
+        if _compare(r, x):
             result = False
             break
     if result:
@@ -415,7 +429,7 @@ def _above(
         return known
     result = True
     for x in lefts:
-        if leq(y, x):
+        if _compare(y, x):
             result = False
             break
     if result:
@@ -460,7 +474,7 @@ def _at_most(g: int, h: int) -> bool:
     if _left_float[g] > _left_float[h] or _right_float[g] > _right_float[h]:
         return False
     known = _leq.get((g << _SHIFT) | h)
-    return leq(g, h) if known is None else known
+    return _compare(g, h) if known is None else known
 
 
 def _recognise_nus(left: Options, right: Options) -> Nus | None:
