@@ -1,5 +1,6 @@
-"""Players' pages: anyone may ask for any player's profile (`player_info`), put together by
-server.profile from the accounts, ratings, rating histories and finished games in Redis.
+"""Players' pages and the finished games behind them: anyone may ask for any player's profile
+(`player_info`, put together by server.profile), and for the games a player or a ladder played
+to an end a page at a time, newest first (`player_games`, `ladder_games`), from the history store.
 """
 
 from __future__ import annotations
@@ -9,10 +10,22 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
+from engine.game import game_names
+from server.db import GameCursor, GamePage, games
 from server.games import GameStore
-from server.ladder.store import LadderStore
-from server.profile import player_profile
-from server.protocol import Event, PlayerInfo
+from server.ladder.store import LadderError, LadderStore
+from server.profile import player_games, player_profile
+from server.protocol import (
+    Colour,
+    ErrorCode,
+    Event,
+    LadderGame,
+    LadderGamePage,
+    LadderGamesRequest,
+    PlayerGames,
+    PlayerInfo,
+    ProtocolError,
+)
 
 from .route import Route, on
 
@@ -23,8 +36,8 @@ __all__ = ["ROUTES", "PlayersConnection", "PlayersServices"]
 class PlayersServices:
     """What a player's page is made from."""
 
-    redis: aioredis.Redis  # accounts, their ratings and rating histories
-    store: GameStore  # each player's finished games
+    redis: aioredis.Redis  # guests, ratings and rating histories
+    store: GameStore  # its database: accounts, and each player's and ladder's finished games
     ladders: LadderStore  # ladder ratings and their histories
     house_bots: tuple[str, ...]  # the house bots' names, players without an account
 
@@ -50,4 +63,66 @@ async def player_info(
     )
 
 
-ROUTES: tuple[Route[PlayersServices, PlayersConnection], ...] = (on(PlayerInfo, player_info),)
+async def player_games_page(
+    services: PlayersServices, connection: PlayersConnection, request: PlayerGames
+) -> None:
+    if request.game is not None and request.game not in game_names():
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            f"no game {request.game}: the games are {', '.join(game_names())}",
+            field="game",
+        )
+    connection.reply(
+        await player_games(
+            services.redis,
+            services.store.database,
+            services.house_bots,
+            request.name,
+            limit=request.limit,
+            before=_cursor(request.before),
+            game=request.game,
+            request_id=request.id,
+        )
+    )
+
+
+async def ladder_games_page(
+    services: PlayersServices, connection: PlayersConnection, request: LadderGamesRequest
+) -> None:
+    try:
+        ladder = await services.ladders.get(request.ladder)
+    except LadderError as error:
+        raise ProtocolError(ErrorCode.NOT_FOUND, str(error)) from None
+    before = _cursor(request.before)
+    database = services.store.database
+    page = (
+        GamePage([], None)
+        if database is None
+        else await games(database, ladder=ladder.name, limit=request.limit, before=before)
+    )
+    listed = tuple(
+        LadderGame(
+            game.game_id, game.white.name, game.black.name, Colour(game.record.winner), game.ended
+        )
+        for game in page.games
+        if game.record.winner is not None
+    )
+    next_page = None if page.next is None else str(page.next)
+    connection.reply(LadderGamePage(ladder.name, listed, next_page, id=request.id))
+
+
+def _cursor(text: str | None) -> GameCursor | None:
+    """The `before` of a request, as a previous page's `next` gave it."""
+    if text is None:
+        return None
+    try:
+        return GameCursor.parse(text)
+    except ValueError as error:
+        raise ProtocolError(ErrorCode.BAD_FIELD, str(error), field="before") from None
+
+
+ROUTES: tuple[Route[PlayersServices, PlayersConnection], ...] = (
+    on(PlayerInfo, player_info),
+    on(PlayerGames, player_games_page),
+    on(LadderGamesRequest, ladder_games_page),
+)

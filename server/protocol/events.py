@@ -22,6 +22,7 @@ from server.protocol.limits import (
     Count,
     EventVersion,
     FieldPath,
+    GameCursorText,
     GameId,
     GameName,
     LadderName,
@@ -76,10 +77,12 @@ __all__ = [
     "GameSnapshot",
     "GameStarted",
     "HouseBots",
+    "LadderGamePage",
     "LadderMembership",
     "MovePlayed",
     "OfferList",
     "Ok",
+    "PlayerGamePage",
     "PlayerProfile",
     "Pong",
     "Presence",
@@ -348,13 +351,36 @@ class Standings(Event, tag="standings"):
 class PlayerProfile(Event, tag="player_profile"):
     """The reply to `player_info`: the player's `name` as it is spelled, its `kind`, a bot's
     `owner` (the human account it belongs to; None for a bot without one), its `ratings`, one
-    per pool it has played rated games in, and its last finished `games`, the latest first."""
+    per pool it has played rated games in, the first page of its finished `games`, the latest
+    first, and `next`, where `player_games` goes on from (None when that was all)."""
 
     name: UserName
     kind: PlayerKind
     ratings: Annotated[tuple[PoolRating, ...], Length(0, MAX_LISTED)] = ()
     games: Annotated[tuple[PlayedGame, ...], Length(0, MAX_FINISHED_GAMES)] = ()
     owner: UserName | None = None
+    next: GameCursorText | None = None
+
+
+@dataclass(frozen=True)
+class PlayerGamePage(Event, tag="player_game_page"):
+    """The reply to `player_games`: a page of the player's finished `games`, the latest first,
+    and `next`, the `before` of the page after it (None after the last)."""
+
+    name: UserName
+    games: Annotated[tuple[PlayedGame, ...], Length(0, MAX_FINISHED_GAMES)] = ()
+    next: GameCursorText | None = None
+
+
+@dataclass(frozen=True)
+class LadderGamePage(Event, tag="ladder_game_page"):
+    """The reply to `ladder_games`: a page of the ladder's finished `games`, the latest first
+    (a game without a winner is left out, so a page may hold fewer than asked), and `next`, the
+    `before` of the page after it (None after the last)."""
+
+    ladder: LadderName
+    games: Annotated[tuple[LadderGame, ...], Length(0, MAX_FINISHED_GAMES)] = ()
+    next: GameCursorText | None = None
 
 
 EVENTS = by_tag(
@@ -382,4 +408,6 @@ EVENTS = by_tag(
     LadderMembership,
     Standings,
     PlayerProfile,
+    PlayerGamePage,
+    LadderGamePage,
 )

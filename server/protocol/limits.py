@@ -16,6 +16,7 @@ __all__ = [
     "MAX_CLOCK_MS",
     "MAX_COUNT",
     "MAX_CROSS_PAIRS",
+    "MAX_CURSOR_LENGTH",
     "MAX_ENGINE_LENGTH",
     "MAX_EVENT_FRAME",
     "MAX_EVENT_VERSION",
@@ -52,8 +53,10 @@ __all__ = [
     "EngineText",
     "EventVersion",
     "FieldPath",
+    "GameCursorText",
     "GameId",
     "GameName",
+    "GamesPage",
     "IncrementSeconds",
     "LadderGames",
     "LadderName",
@@ -110,13 +113,14 @@ MAX_MESSAGE_LENGTH = 1000
 MAX_REASON_LENGTH = 200  # why a challenge was declined
 MAX_FIELD_PATH_LENGTH = 200
 MAX_ENGINE_LENGTH = 100  # what a bot says its engine is
+MAX_CURSOR_LENGTH = 64  # where a page of finished games ends: a time in ms, a dot, a game id
 
 # Lists, in items.
 MAX_LISTED = 500  # seeks or live games in one list
 MAX_REGIONS = 676  # regions of one position: at most one per square of a 26x26 board
 MAX_OWN_GAMES = 100  # live games of one user
 MAX_CROSS_PAIRS = 5000  # pairs of bots in a ladder's cross table
-MAX_FINISHED_GAMES = 100  # a player's recent finished games in a profile
+MAX_FINISHED_GAMES = 100  # finished games in one page (a profile's, a player's, a ladder's)
 MAX_HISTORY_POINTS = 500  # points of one rating history in a profile
 
 RequestId = Annotated[int, Range(0, MAX_REQUEST_ID)]
@@ -132,6 +136,7 @@ Strength = Annotated[int, Range(1, MAX_STRENGTH)]
 Count = Annotated[int, Range(0, MAX_COUNT)]
 ServerTime = Annotated[int, Range(0, MAX_TIME_MS)]  # ms since the Unix epoch
 LadderGames = Annotated[int, Range(1, MAX_OWN_GAMES)]  # games a bot plays at once on a ladder
+GamesPage = Annotated[int, Range(1, MAX_FINISHED_GAMES)]  # finished games a page asks for
 
 UserName = Annotated[str, Length(1, MAX_NAME_LENGTH)]
 Password = Annotated[str, Length(1, MAX_PASSWORD_LENGTH)]
@@ -150,3 +155,4 @@ ReplyText = Annotated[str, Length(0, MAX_MESSAGE_LENGTH)]
 FieldPath = Annotated[str, Length(1, MAX_FIELD_PATH_LENGTH)]
 LadderName = Annotated[str, Length(1, MAX_NAME_LENGTH)]
 EngineText = Annotated[str, Length(1, MAX_ENGINE_LENGTH)]
+GameCursorText = Annotated[str, Length(1, MAX_CURSOR_LENGTH)]

@@ -11,8 +11,10 @@ from server.protocol.limits import (
     ClientName,
     EngineText,
     EventVersion,
+    GameCursorText,
     GameId,
     GameName,
+    GamesPage,
     LadderGames,
     LadderName,
     MoveText,
@@ -46,6 +48,7 @@ __all__ = [
     "Guest",
     "Hello",
     "JoinLadder",
+    "LadderGamesRequest",
     "LadderStandings",
     "LeaveLadder",
     "ListGames",
@@ -54,6 +57,7 @@ __all__ = [
     "Login",
     "Ping",
     "PlayMove",
+    "PlayerGames",
     "PlayerInfo",
     "QuickPair",
     "Resign",
@@ -299,6 +303,32 @@ class PlayerInfo(Request, tag="player_info"):
     name: UserName
 
 
+# Games a page of finished games holds unless the request says otherwise.
+GAMES_PAGE = 30
+
+
+@dataclass(frozen=True)
+class PlayerGames(Request, tag="player_games"):
+    """A page of the games a player (any case, as for `player_info`) played to an end, newest
+    first: up to `limit`, only those of `game` if given, after `before`, the `next` a previous
+    page gave. Reply `player_game_page`."""
+
+    name: UserName
+    before: GameCursorText | None = None
+    limit: GamesPage = GAMES_PAGE
+    game: GameName | None = None
+
+
+@dataclass(frozen=True)
+class LadderGamesRequest(Request, tag="ladder_games"):
+    """A page of a ladder's finished games, newest first: up to `limit`, after `before`, the
+    `next` a previous page gave. Reply `ladder_game_page`."""
+
+    ladder: LadderName
+    before: GameCursorText | None = None
+    limit: GamesPage = GAMES_PAGE
+
+
 REQUESTS = by_tag(
     Hello,
     Login,
@@ -330,4 +360,6 @@ REQUESTS = by_tag(
     LeaveLadder,
     LadderStandings,
     PlayerInfo,
+    PlayerGames,
+    LadderGamesRequest,
 )

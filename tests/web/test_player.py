@@ -1,7 +1,8 @@
 """A player's page in a real headless Chromium: two accounts play rated games through scripted
 clients, and the page of one lists its games (each a link to its review, the opponent a link to
 theirs) and draws its rating history with one dot per rated game; names on a game's page and in
-the lobby lead there; an unknown name says so."""
+the lobby lead there; an unknown name says so. A player's and a ladder's every game, a page at a
+time, older and newer, a game ending between two pages."""
 
 from __future__ import annotations
 
@@ -14,9 +15,14 @@ from redis.asyncio import Redis
 from clients import ArenaClient
 from server import identity
 from server.db import Database
+from server.db.finished_games import FinishedGame, copy_finished_games
+from server.games import GameStore
+from server.ladder.store import LadderStore
 from server.protocol import (
     AcceptSeek,
     GameStarted,
+    Player,
+    PlayerKind,
     PlayMove,
     Resign,
     Seek,
@@ -27,6 +33,8 @@ from tests.server.endpoint import random_game, serving
 from tests.web.test_pages import SIZES, WAIT_MS, http_url, open_page
 
 RATED_GAMES = 3
+DAY = 1_764_000_000_000  # 2025-11-24, in ms: games of the paging tests end an hour apart from it
+HOUR = 3_600_000
 
 
 async def _account(url: str, database: Database, name: str) -> ArenaClient:
@@ -121,4 +129,89 @@ async def test_an_unknown_player_says_so_and_the_lobby_opens_a_player_by_name(
         await page.goto(f"{http_url(url)}/player/invader")
         await expect(page.locator("#player-kind")).to_have_text("House bot", timeout=WAIT_MS)
         await expect(page.locator("#player-ratings")).to_contain_text("No rated games yet")
+        assert errors == []
+
+
+async def _finished(store: GameStore, white: Player, black: Player, loser: str, now: int) -> str:
+    """A 6x6 game `loser` resigns at once; its id."""
+    started = await store.create(
+        white, black, time=TimeControl(300, 0), rated=False, now=now, setup="6x6"
+    )
+    await store.resign(started.game_id, loser, now + 1000)
+    return started.game_id
+
+
+@pytest.mark.asyncio
+async def test_a_players_page_goes_through_every_game_older_and_newer(
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path, database: Database
+) -> None:
+    await identity.create_account(database, "Lea", "secret-l")
+    await identity.create_account(database, "max", "secret-m")
+    lea, max_ = Player("Lea", PlayerKind.HUMAN), Player("max", PlayerKind.HUMAN)
+    store = GameStore(redis, database=database)
+    played = [await _finished(store, lea, max_, "max", DAY + HOUR * n) for n in range(1, 46)]
+    newest = played[::-1]
+    async with serving(redis_url) as url:
+        page, errors = await open_page(browser, http_url(url) + "/player/lea")
+        rows = page.locator("#player-games .row")
+        await expect(rows).to_have_count(30, timeout=WAIT_MS)
+        assert await rows.evaluate_all("rows => rows.map(row => row.dataset.game)") == newest[:30]
+        await expect(page.locator("#player-games-range")).to_have_text("1\N{EN DASH}30")
+        await expect(page.locator("#player-games-newer")).to_be_disabled()
+        for size in SIZES:
+            width, height = SIZES[size]
+            await page.set_viewport_size({"width": width, "height": height})
+            await page.screenshot(path=artifacts / f"player-pages-{size}.png", full_page=True)
+        await page.set_viewport_size({"width": 1280, "height": 800})
+
+        await page.locator("#player-games-older").click()
+        await expect(page.locator("#player-games-range")).to_have_text("31\N{EN DASH}45")
+        await expect(rows).to_have_count(15)
+        assert await rows.evaluate_all("rows => rows.map(row => row.dataset.game)") == newest[30:]
+        await expect(page.locator("#player-games-older")).to_be_disabled()
+        await expect(rows.first.locator(".result")).to_have_text("Won")
+        await expect(rows.first.locator("a.opponent")).to_have_text("max")
+
+        latest = await _finished(store, max_, lea, "Lea", DAY + HOUR * 99)  # between two pages
+        await page.locator("#player-games-newer").click()
+        await expect(page.locator("#player-games-range")).to_have_text("1\N{EN DASH}30")
+        await expect(rows.first).to_have_attribute("data-game", latest)
+        await expect(rows.first.locator(".result")).to_have_text("Lost")
+        assert await rows.evaluate_all("rows => rows.map(row => row.dataset.game)") == [
+            latest,
+            *newest[:29],
+        ]
+        await page.locator("#player-games-older").click()
+        await expect(page.locator("#player-games-range")).to_have_text("31\N{EN DASH}46")
+        assert await rows.evaluate_all("rows => rows.map(row => row.dataset.game)") == newest[29:]
+        assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_a_ladders_page_goes_through_every_game(
+    browser: Browser, redis: Redis, redis_url: str, artifacts: Path, database: Database
+) -> None:
+    await LadderStore(redis, database).ensure_defaults()
+    store = GameStore(redis)
+    one, two = Player("one", PlayerKind.BOT), Player("two", PlayerKind.BOT)
+    ids = [await _finished(store, one, two, "two", DAY + HOUR * n) for n in range(1, 36)]
+    await copy_finished_games(
+        database, [FinishedGame.of(await store.load(game_id), "fast") for game_id in ids]
+    )
+    async with serving(redis_url) as url:
+        page, errors = await open_page(browser, http_url(url) + "/ladder/fast")
+        rows = page.locator("#ladder-games .row")
+        await expect(rows).to_have_count(30, timeout=WAIT_MS)
+        await expect(rows.first.locator("a")).to_have_text("one \N{EN DASH} two")
+        await expect(rows.first.locator("a")).to_have_attribute("href", f"/game/{ids[-1]}")
+        await expect(rows.first).to_contain_text("one won")
+        await page.locator("#ladder-games-older").click()
+        await expect(page.locator("#ladder-games-range")).to_have_text("31\N{EN DASH}35")
+        assert await rows.evaluate_all("rows => rows.map(row => row.dataset.game)") == ids[4::-1]
+        for size in SIZES:
+            width, height = SIZES[size]
+            await page.set_viewport_size({"width": width, "height": height})
+            await page.screenshot(path=artifacts / f"ladder-pages-{size}.png", full_page=True)
+        await page.locator("#ladder-games-newer").click()
+        await expect(page.locator("#ladder-games-range")).to_have_text("1\N{EN DASH}30")
         assert errors == []

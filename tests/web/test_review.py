@@ -302,11 +302,18 @@ STANDINGS_WITH_GAMES = """async () => {
       { rank: 2, bot: "beta", rating: 1500, margin: 0, anchor: true, games: 3, wins: 1,
         provisional: false, online: true, owner: "house", engine: "greedy@10" },
     ],
-    games: [{ game_id: "g1", white: "alpha", black: "beta", winner: "white",
-              ended: 1764000000000 }],
     cross: [["alpha", "beta", 2, 1]],
   };
-  const server = { online: true, request: async () => reply };
+  const games = {
+    t: "ladder_game_page",
+    ladder: "demo",
+    games: [{ game_id: "g1", white: "alpha", black: "beta", winner: "white",
+              ended: 1764000000000 }],
+  };
+  const server = {
+    online: true,
+    request: async ({ t }) => (t === "ladder_games" ? games : reply),
+  };
   new LadderPage(document.getElementById("main"), server, "demo").online();
 }"""
 
@@ -315,8 +322,8 @@ STANDINGS_WITH_GAMES = """async () => {
 async def test_the_standings_page_shows_recent_games_and_the_cross_table_when_sent(
     browser: Browser, redis: Redis, redis_url: str
 ) -> None:
-    """A reply with the optional `games` and `cross` (a newer server's), given to the page's
-    ladder view in place of the server's, which sends neither yet."""
+    """A reply with the optional `cross` (a newer server's), and a page of the ladder's games,
+    given to the page's ladder view in place of the server's."""
     await LadderStore(redis).ensure_defaults()
     async with serving(redis_url) as url:
         page, errors = await open_page(browser, http_url(url) + "/ladder/fast")

@@ -1,8 +1,9 @@
 // A bot ladder's standings (`/ladder/NAME`): the table the server's `ladder_standings` answers
-// with, asked again every few seconds; and, when the server sends them, the ladder's recent
-// games (each a link to its review) and its cross table. An unknown ladder shows the server's
-// message, which names the ladders there are.
+// with, and its cross table when the server sends one, asked again every few seconds; and every
+// game the ladder finished, a page at a time (`ladder_games`), each a link to its review. An
+// unknown ladder shows the server's message, which names the ladders there are.
 import { make, playerPath } from "./describe.js";
+import { GamePager } from "./pager.js";
 
 const POLL_MS = 10000;
 
@@ -13,7 +14,14 @@ export class LadderPage {
     this.heading = make("h2", { text: `Ladder ${name}` });
     this.error = make("p", { class: "game-error", id: "ladder-error", role: "alert" });
     this.table = make("div", { id: "standings" });
-    this.games = make("div", { id: "ladder-games" });
+    this.games = new GamePager("ladder-games", {
+      title: "Games",
+      empty: "No finished games yet",
+      fetchPage: (before) =>
+        this.connection.request({ t: "ladder_games", ladder: this.name, ...(before ? { before } : {}) }),
+      row: gameRow,
+      failed: (error) => this.#failed(error),
+    });
     this.cross = make("div", { id: "cross-table" });
     root.replaceChildren(
       make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
@@ -21,7 +29,7 @@ export class LadderPage {
         this.heading,
         this.error,
         this.table,
-        this.games,
+        this.games.root,
         this.cross,
       ]),
     );
@@ -37,11 +45,16 @@ export class LadderPage {
   online() {
     if (!this.connection.online) return;
     this.connection.request({ t: "ladder_standings", ladder: this.name }).then(
-      (reply) => this.#render(reply),
-      (error) => {
-        if (error.code !== "offline") this.error.textContent = error.message;
+      (reply) => {
+        this.#render(reply);
+        this.games.refresh();
       },
+      (error) => this.#failed(error),
     );
+  }
+
+  #failed(error) {
+    if (error.code !== "offline") this.error.textContent = error.message;
   }
 
   #render(reply) {
@@ -71,27 +84,7 @@ export class LadderPage {
         ),
       );
     }
-    this.#renderGames(reply.games ?? []);
     this.#renderCross(rows, reply.cross ?? []);
-  }
-
-  #renderGames(games) {
-    if (games.length === 0) {
-      this.games.replaceChildren();
-      return;
-    }
-    const items = games.map((game) => {
-      const winner = game.winner === "white" ? game.white : game.black;
-      const when = game.ended ? ` · ${new Date(game.ended).toISOString().slice(0, 16).replace("T", " ")}` : "";
-      return make("li", { class: "row" }, [
-        make("a", { href: `/game/${game.game_id}`, text: `${game.white} – ${game.black}` }),
-        make("span", { class: "what", text: `${winner} won${when}` }),
-      ]);
-    });
-    this.games.replaceChildren(
-      make("h3", { text: "Recent games" }),
-      make("ul", { class: "rows" }, items),
-    );
   }
 
   #renderCross(rows, cross) {
@@ -112,6 +105,15 @@ export class LadderPage {
     ]);
     this.cross.replaceChildren(make("h3", { text: "Cross table (wins–losses)" }), table(head, body, "standings cross"));
   }
+}
+
+function gameRow(game) {
+  const winner = game.winner === "white" ? game.white : game.black;
+  const when = game.ended ? ` · ${new Date(game.ended).toISOString().slice(0, 16).replace("T", " ")}` : "";
+  return make("li", { class: "row", "data-game": game.game_id }, [
+    make("a", { href: `/game/${encodeURIComponent(game.game_id)}`, text: `${game.white} – ${game.black}` }),
+    make("span", { class: "what", text: `${winner} won${when}` }),
+  ]);
 }
 
 function seen(row) {

@@ -1,8 +1,10 @@
 // A player's page (`/player/NAME`): who the player is, its rating in each pool it has played
 // rated games in with that rating's history drawn as a small chart (one dot per rated game), and
-// its last finished games, each a link to its review. An unknown name shows the server's
-// message. The chart is a few SVG elements made here: a line, its dots and two axis labels.
+// every game it finished, a page at a time (the profile's first page, then `player_games`), each
+// a link to its review. An unknown name shows the server's message. The chart is a few SVG
+// elements made here: a line, its dots and two axis labels.
 import { make, playerLink, playerPath } from "./describe.js";
+import { GamePager } from "./pager.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 // In the chart's own units: drawn at 400 wide it is scaled to the page's width (up to 520 px),
@@ -26,7 +28,14 @@ export class PlayerPage {
     this.about = make("p", { class: "terms", id: "player-kind" });
     this.error = make("p", { class: "game-error", id: "player-error", role: "alert" });
     this.ratings = make("div", { id: "player-ratings" });
-    this.games = make("div", { id: "player-games" });
+    this.games = new GamePager("player-games", {
+      title: "Games",
+      empty: "No finished games yet",
+      fetchPage: (before) =>
+        this.connection.request({ t: "player_games", name: this.name, ...(before ? { before } : {}) }),
+      row: gameRow,
+      failed: (error) => this.#failed(error),
+    });
     root.replaceChildren(
       make("p", { class: "back" }, [make("a", { href: "/", text: "← Lobby" })]),
       make("section", { class: "panel standings-view player-view" }, [
@@ -34,7 +43,7 @@ export class PlayerPage {
         this.about,
         this.error,
         this.ratings,
-        this.games,
+        this.games.root,
       ]),
     );
   }
@@ -47,10 +56,12 @@ export class PlayerPage {
     if (!this.connection.online) return;
     this.connection.request({ t: "player_info", name: this.name }).then(
       (reply) => this.#render(reply),
-      (error) => {
-        if (error.code !== "offline") this.error.textContent = error.message;
-      },
+      (error) => this.#failed(error),
     );
+  }
+
+  #failed(error) {
+    if (error.code !== "offline") this.error.textContent = error.message;
   }
 
   #render(profile) {
@@ -68,13 +79,7 @@ export class PlayerPage {
         ? make("p", { class: "empty", text: "No rated games yet" })
         : make("ul", { class: "rows pools" }, ratings.map((pool) => poolRow(pool))),
     );
-    const games = profile.games ?? [];
-    this.games.replaceChildren(
-      make("h3", { text: "Recent games" }),
-      games.length === 0
-        ? make("p", { class: "empty", text: "No finished games yet" })
-        : make("ul", { class: "rows" }, games.map((game) => gameRow(game))),
-    );
+    this.games.first(profile);
   }
 }
 

@@ -38,6 +38,8 @@ from server.protocol import (
     HouseBots,
     JoinLadder,
     LadderGame,
+    LadderGamePage,
+    LadderGamesRequest,
     LadderMembership,
     LadderStandings,
     LeaveLadder,
@@ -52,6 +54,8 @@ from server.protocol import (
     Ping,
     PlayedGame,
     Player,
+    PlayerGamePage,
+    PlayerGames,
     PlayerInfo,
     PlayerKind,
     PlayerProfile,
@@ -161,6 +165,10 @@ REQUESTS: list[Request] = [
     LadderStandings("fast", id=16),
     LeaveLadder("fast", id=15),
     PlayerInfo("ann", id=17),
+    PlayerGames("ann", id=18),
+    PlayerGames("Ann", before="1764000100000.g10", limit=100, game="bao", id=18),
+    LadderGamesRequest("fast", id=19),
+    LadderGamesRequest("fast", before="1764000000000.g9", limit=1, id=19),
 ]
 
 EVENTS: list[Event] = [
@@ -294,9 +302,23 @@ EVENTS: list[Event] = [
             PlayedGame("g11", "amazons", GUEST, Colour.WHITE, Termination.ABORTED, False),
         ),
         owner="bee",
+        next="1764000100000.g10",
         id=17,
     ),
     PlayerProfile("guest-2", PlayerKind.GUEST),
+    PlayerGamePage(
+        "ann",
+        (PlayedGame("g8", "bao", BOT, Colour.WHITE, Termination.PLY_CAP, False, "zanzibar"),),
+        next="1763999000000.g8",
+        id=18,
+    ),
+    PlayerGamePage("ann", id=18),
+    LadderGamePage(
+        "fast",
+        (LadderGame("g9", "bee", "ace", Colour.BLACK, 1_764_000_000_000),),
+        "1764000000000.g9",
+        id=19,
+    ),
     Analysis(
         "B3/W3 b",
         (RegionValue("contested", 8, 1, 1, "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1}}", "0", "3"),),
