@@ -42,7 +42,8 @@ __all__ = [
 
 Int64Array = npt.NDArray[np.int64]
 UInt8Array = npt.NDArray[np.uint8]
-_Array = TypeVar("_Array", Int64Array, UInt8Array)
+Float64Array = npt.NDArray[np.float64]
+_Array = TypeVar("_Array", Int64Array, UInt8Array, Float64Array)
 
 # Moves the search plays between looks at the clock and the position budget: fewer under a
 # time limit, which they may overshoot by about 50 ms (20,000) or 5 ms (2,000); more without,
@@ -114,9 +115,12 @@ class RegionSolver:
         self._frames = np.zeros((64, ks.F_COLUMNS), dtype=np.int64)
         self._boards = np.zeros((64, 1), dtype=np.uint8)
         self._set_board_size(16)
-        # Canonical form of each contested node, -1 until known; settled nodes are read from
-        # the node table.
-        self._values: list[int] = []
+        # Canonical form of each contested node once known; settled nodes are read from the
+        # node table.
+        self._forms = np.zeros(1 << 12, dtype=np.int64)
+        self._stops = np.zeros((1 << 12, 2), dtype=np.float64)
+        # Scratch for `ks.option_values`.
+        self._rows = np.zeros((1 << 8, ks.V_COLUMNS), dtype=np.int64)
         self._pending: list[int] = []
         self._contested = 0
         self._numbers: dict[int, int] = {}
@@ -269,7 +273,7 @@ class RegionSolver:
         row = self._nodes[node]
         if row[ks.N_KIND] != ks.CONTESTED:
             return forms.number((int(row[ks.N_INT]), 0))
-        return self._values[node]
+        return int(self._forms[node])
 
     def _solve(self, node: int, budget: _Budget) -> None:
         if self._nodes[node, ks.N_STATE] == ks.DONE:
@@ -328,10 +332,10 @@ class RegionSolver:
         pending = self._pending
         if not pending:
             return
-        values = self._values
-        nodes = self._nodes
-        if len(values) < nodes.shape[0]:
-            values.extend([-1] * (nodes.shape[0] - len(values)))
+        self._forms = forms_of_nodes = _grown(self._forms, self._nodes.shape[0])
+        self._stops = stops = _grown(self._stops, self._nodes.shape[0])
+        nodes, options, parts = self._nodes, self._options, self._parts
+        float_stops = forms.float_stops
         add, negate, construct = forms.add, forms.negate, forms.construct
         numbers = self._numbers
         done = 0
@@ -339,30 +343,35 @@ class RegionSolver:
             for node in pending:
                 if done & 511 == 511:
                     budget.check()
-                first, n_left, n_right = nodes[node, ks.N_OPTIONS : ks.N_RIGHT + 1].tolist()
-                rows = self._options[first : first + n_left + n_right].tolist()
-                base = rows[0][0] if rows else 0
-                end = rows[-1][0] + rows[-1][1] if rows else 0
-                parts = self._parts[base:end].tolist()
+                n_left, n_right = ks.option_values(
+                    node, nodes, options, parts, forms_of_nodes, stops, self._rows
+                )
+                if n_left < 0:
+                    self._rows = _grown(self._rows, n_right)
+                    n_left, n_right = ks.option_values(
+                        node, nodes, options, parts, forms_of_nodes, stops, self._rows
+                    )
                 lefts = []
                 rights = []
-                for i, (at, count, integer) in enumerate(rows):
+                for i, (integer, ref, option) in enumerate(self._rows[: n_left + n_right].tolist()):
                     g = numbers.get(integer)
                     if g is None:
                         g = numbers[integer] = forms.number((integer, 0))
-                    if count == 1:
-                        part = parts[at - base]
-                        h = values[part >> 1]
-                        g = add(g, negate(h) if part & 1 else h)
-                    elif count:
-                        for part in parts[at - base : at - base + count]:
-                            h = values[part >> 1]
+                    if ref >= 0:
+                        h = negate(ref >> 1) if ref & 1 else ref >> 1
+                        g = add(g, h) if integer else h
+                    elif ref == ks.SEVERAL_PARTS:
+                        at, count = options[option, ks.O_PARTS : ks.O_COUNT + 1].tolist()
+                        for part in parts[at : at + count].tolist():
+                            h = int(forms_of_nodes[part >> 1])
                             g = add(g, negate(h) if part & 1 else h)
                     if i < n_left:
                         lefts.append(g)
                     else:
                         rights.append(g)
-                values[node] = construct(lefts, rights)
+                g = construct(lefts, rights)
+                forms_of_nodes[node] = g
+                stops[node] = float_stops(g)
                 done += 1
         finally:
             self._contested += done

@@ -739,6 +739,133 @@ def search(
     return STACK_EMPTY
 
 
+# Columns of the rows written by `option_values`.
+V_INT = 0  # integer part
+V_REF = 1  # the contested part: 2g for form g, 2g + 1 for -g; NO_PART, or SEVERAL_PARTS
+V_OPTION = 2  # the option's row in `options`
+V_COLUMNS = 3
+NO_PART = -1
+SEVERAL_PARTS = -2
+
+
+@njit(cache=True)
+def option_values(
+    node: int,
+    nodes: np.ndarray,
+    options: np.ndarray,
+    parts: np.ndarray,
+    values: np.ndarray,
+    stops: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, int]:
+    """The options of a finished contested node that can matter, written to out (columns
+    V_*): each an integer plus the canonical form of its one contested part, read from
+    `values` (the form of each contested node; `stops` holds its left and right stops as
+    floats, NaN where a float cannot hold one exactly). Options with several parts are
+    written as they are. Left's come first; return how many are Left's and how many Right's;
+    (-1, rows needed) when `out` is too small.
+
+    Left's options dominated by another of hers are left out where that is plain without
+    their canonical forms (Right's alike): of the options with the same part, all but the
+    largest integer (i + G > j + G for i > j); and every option whose left stop is below
+    another option's right stop (LS(x) < RS(y) makes x < y)."""
+    first = nodes[node, N_OPTIONS]
+    split_at = first + nodes[node, N_LEFT]
+    last = split_at + nodes[node, N_RIGHT]
+    if last - first > out.shape[0]:
+        return -1, last - first
+    n_left = _side_options(first, split_at, True, options, parts, values, stops, out, 0)
+    n = _side_options(split_at, last, False, options, parts, values, stops, out, n_left)
+    return n_left, n - n_left
+
+
+@njit(cache=True)
+def _side_options(
+    first: int,
+    last: int,
+    left: bool,
+    options: np.ndarray,
+    parts: np.ndarray,
+    values: np.ndarray,
+    stops: np.ndarray,
+    out: np.ndarray,
+    at: int,
+) -> int:
+    """`option_values` for one side's options[first:last], written from out[at]; return
+    where they end."""
+    n = at
+    for f in range(first, last):
+        integer = options[f, O_INT]
+        count = options[f, O_COUNT]
+        if count == 0:
+            ref = NO_PART
+        elif count == 1:
+            part = parts[options[f, O_PARTS]]
+            ref = 2 * values[part >> 1] + (part & 1)
+        else:
+            ref = SEVERAL_PARTS
+        if ref != SEVERAL_PARTS:
+            same = -1
+            for k in range(at, n):
+                if out[k, V_REF] == ref:
+                    same = k
+                    break
+            if same >= 0:
+                if (integer > out[same, V_INT]) if left else (integer < out[same, V_INT]):
+                    out[same, V_INT] = integer
+                continue
+        out[n, V_INT] = integer
+        out[n, V_REF] = ref
+        out[n, V_OPTION] = f
+        n += 1
+    # Left's best guaranteed right stop (Right's best left stop); options with several
+    # parts have no stops here and are kept.
+    bound = -np.inf if left else np.inf
+    for k in range(at, n):
+        ls, rs = _option_stops(out[k, V_INT], out[k, V_OPTION], options, parts, stops)
+        if left and rs > bound:
+            bound = rs
+        elif not left and ls < bound:
+            bound = ls
+    kept = at
+    for k in range(at, n):
+        ls, rs = _option_stops(out[k, V_INT], out[k, V_OPTION], options, parts, stops)
+        if (ls < bound) if left else (rs > bound):
+            continue
+        for c in range(V_COLUMNS):
+            out[kept, c] = out[k, c]
+        kept += 1
+    return kept
+
+
+@njit(cache=True, inline="always")
+def _option_stops(
+    integer: int, f: int, options: np.ndarray, parts: np.ndarray, stops: np.ndarray
+) -> tuple[float, float]:
+    """The left and right stops of option f with its integer part replaced by `integer`,
+    NaN where unknown or not exact."""
+    count = options[f, O_COUNT]
+    if count == 0:
+        return float(integer), float(integer)
+    if count > 1:
+        return np.nan, np.nan
+    part = parts[options[f, O_PARTS]]
+    child = part >> 1
+    if part & 1:
+        return _shifted(-stops[child, 1], integer), _shifted(-stops[child, 0], integer)
+    return _shifted(stops[child, 0], integer), _shifted(stops[child, 1], integer)
+
+
+@njit(cache=True, inline="always")
+def _shifted(stop: float, integer: int) -> float:
+    """stop + integer where the float sum is exact (both small, the stop's denominator at
+    most 2^32), else NaN."""
+    scaled = stop * 4294967296.0
+    if abs(stop) < 1048576.0 and abs(integer) < 1048576 and scaled == np.floor(scaled):
+        return stop + integer
+    return np.nan
+
+
 @njit(cache=True)
 def move_followers(
     board: np.ndarray,

@@ -27,6 +27,7 @@ __all__ = [
     "add",
     "birthday",
     "construct",
+    "float_stops",
     "forget_operations",
     "is_integer",
     "is_number",
@@ -445,14 +446,27 @@ def _undominated(options: list[int], left: bool) -> list[int]:
     """Left keeps her maximal options, Right his minimal ones. Distinct canonical ids are
     distinct values, so x <= y between two of them means x < y.
 
-    Options are taken best stop first, so the few kept so far are usually the ones that
-    dominate the rest, and each option is compared with those few only."""
+    The stops settle most of it: x < y when LS(x) < RS(y), and a game that is not a number has
+    LS >= RS, so for Left every option whose left stop is below the greatest right stop is
+    beaten (exactly: the float stops are exact where they are not NaN). The rest are taken
+    best stop first, so the few kept so far are usually the ones that dominate the others,
+    and each is compared with those few only."""
     if len(options) < 2:
         return options
+    lf = _left_float
+    rf = _right_float
     if left:
-        options = sorted(options, key=_left_float.__getitem__, reverse=True)
+        floor = max([rf[x] for x in options])
+        if floor == floor:
+            options = [x for x in options if not lf[x] < floor]
+        options = sorted(options, key=lf.__getitem__, reverse=True)
     else:
-        options = sorted(options, key=_right_float.__getitem__)
+        ceiling = min([lf[x] for x in options])
+        if ceiling == ceiling:
+            options = [x for x in options if not rf[x] > ceiling]
+        options = sorted(options, key=rf.__getitem__)
+    if len(options) < 2:
+        return options
     kept: list[int] = []
     for x in options:
         beaten = False
@@ -654,6 +668,12 @@ def _extreme(values: list[Dyadic], sign: int) -> Dyadic:
         if dyadic.compare(x, best) * sign > 0:
             best = x
     return best
+
+
+def float_stops(g: int) -> tuple[float, float]:
+    """The left and right stops as floats, NaN where a float cannot hold one exactly: enough
+    for many comparisons (see `leq`)."""
+    return _left_float[g], _right_float[g]
 
 
 def birthday(g: int) -> int:
