@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -280,6 +281,11 @@ class RegionSolver:
             return
         self._make_room_for_frames(int(self._nodes[node, ks.N_EMPTY]) + 2)
         ks.push(node, self._meta, self._nodes, self._arena, self._frames, self._boards)
+        # The canonical forms of the positions one chunk of search finished are made on a
+        # thread of their own while the search, which lets go of the GIL, runs the next chunk:
+        # on two cores the two halves of the work, about equal, run at once. Forms are still
+        # made one at a time in the order the positions finished, so the ids are the same.
+        evaluating: Future[None] | None = None
         try:
             while True:
                 status = ks.search(
@@ -300,6 +306,9 @@ class RegionSolver:
                     self._found,
                     budget.steps,
                 )
+                if evaluating is not None:
+                    evaluating.result()
+                    evaluating = None
                 finished = int(self._meta[ks.M_FINISHED])
                 if finished:
                     self._pending.extend(self._finished[:finished].tolist())
@@ -308,10 +317,13 @@ class RegionSolver:
                     self._grow()
                 elif status == ks.STEP_LIMIT:
                     budget.check()
-                self._evaluate(budget)
                 if status == ks.STACK_EMPTY:
+                    self._evaluate(budget)
                     return
+                evaluating = _evaluator().submit(self._evaluate, budget)
         except BaseException:
+            if evaluating is not None:
+                wait([evaluating])
             self._abandon()
             raise
 
@@ -451,6 +463,18 @@ class _Budget:
             raise BudgetExceededError(
                 f"not solved within {self.positions:,} new region positions ({elapsed:.1f} s)"
             )
+
+
+_evaluator_thread: ThreadPoolExecutor | None = None
+
+
+def _evaluator() -> ThreadPoolExecutor:
+    """The thread on which solvers make canonical forms beside their search, one for all:
+    engine.cgt.forms is for one thread at a time."""
+    global _evaluator_thread
+    if _evaluator_thread is None:
+        _evaluator_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cgt-forms")
+    return _evaluator_thread
 
 
 def _grown(array: _Array, need: int) -> _Array:

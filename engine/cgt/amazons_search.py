@@ -485,7 +485,7 @@ def _same_parts(parts: np.ndarray, at: int, mine: np.ndarray, count: int) -> boo
     return k == count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(
     meta: np.ndarray,
     nodes: np.ndarray,
