@@ -35,6 +35,7 @@ from clients.tui.help import QUIT_UNSHOWN, refresh_keys
 from clients.tui.labels import player_text, readiness_text, time_text
 from clients.tui.lines import say
 from clients.tui.messages import Reconnected, ServerChange
+from clients.tui.player import NameForm, PlayerScreen
 from clients.tui.status import ConnectionStatus
 from clients.view import GameView
 from server.protocol import (
@@ -128,6 +129,9 @@ class LobbyScreen(Screen[None]):
         Binding("r", "list_games", "Refresh", tooltip="refresh the live games", show=False),
         Binding("o", "open_game", "Open", tooltip="open your game under the cursor"),
         Binding("w", "watch_game", "Watch", tooltip="watch the live game under the cursor"),
+        Binding(
+            "i", "player", "Player", tooltip="a player's page: ratings and every game", show=False
+        ),
         QUIT_UNSHOWN,
     ]
 
@@ -468,6 +472,13 @@ class LobbyScreen(Screen[None]):
             self._show_games(reply.games)
 
     # Watching
+
+    def action_player(self) -> None:
+        self.app.push_screen(NameForm(), self._open_player)
+
+    def _open_player(self, name: str | None) -> None:
+        if name is not None:
+            self.app.push_screen(PlayerScreen(name))
 
     def action_watch_game(self) -> None:
         game_id = self.query_one("#games", LobbyTable).chosen
