@@ -231,9 +231,11 @@ def region_key(
     y0 = 1 << 30
     x1 = -1
     y1 = -1
+    # One division a cell (its row, kept in `candidate`): divisions are most of the cost here.
     for k in range(first, last):
         y = cells[k] // stride
-        x = cells[k] % stride
+        x = cells[k] - y * stride
+        candidate[k - first] = y
         x0 = min(x0, x)
         x1 = max(x1, x)
         y0 = min(y0, y)
@@ -244,10 +246,12 @@ def region_key(
     for i in range(area):
         grid[i] = KEY_BURNT
     for k in range(first, last):
-        y = cells[k] // stride
-        x = cells[k] % stride
+        y = candidate[k - first]
+        x = cells[k] - y * stride
         grid[(y - y0) * width + x - x0] = board[cells[k]]
     length = 2 + area
+    if area <= _PACKED_CELLS:
+        return length, _packed_key(grid, width, height, out, at, swaps)
     have = False
     swapped = False
     for s in range(8):
@@ -289,6 +293,58 @@ def region_key(
                 swapped = colours == 1
                 have = True
     return length, swapped
+
+
+# Regions of up to this many cells in their bounding box have their key found as one integer,
+# two bits a cell, the first cell the most significant: comparing two keys of the same shape
+# is then one comparison, and swapping the colours (codes 2 and 3) one xor.
+_PACKED_CELLS = 31
+_LOW_BITS = 0x5555555555555555
+
+
+@njit(cache=True)
+def _packed_key(
+    grid: np.ndarray, width: int, height: int, out: np.ndarray, at: int, swaps: bool
+) -> bool:
+    """`region_key` for a grid of at most _PACKED_CELLS cells: write the least key to out[at:]
+    and return whether it is the swapped one."""
+    area = width * height
+    low = _LOW_BITS & ((1 << (2 * area)) - 1)
+    best_width = 1 << 30
+    best = 0
+    swapped = False
+    for s in range(8):
+        xx = SYMMETRIES[s, 0]
+        xy = SYMMETRIES[s, 1]
+        yx = SYMMETRIES[s, 2]
+        yy = SYMMETRIES[s, 3]
+        w2 = width if xy == 0 else height
+        if w2 > best_width:
+            continue  # wider than the best key: greater from its first byte
+        mx = min(0, xx * (width - 1)) + min(0, xy * (height - 1))
+        my = min(0, yx * (width - 1)) + min(0, yy * (height - 1))
+        packed = 0
+        for y in range(height):
+            for x in range(width):
+                tx = xx * x + xy * y - mx
+                ty = yx * x + yy * y - my
+                packed |= np.int64(grid[y * width + x]) << (2 * (area - 1 - ty * w2 - tx))
+        # On a tie an unswapped key wins, so `swapped` means strictly less.
+        if w2 < best_width or packed < best or (packed == best and swapped):
+            best_width = w2
+            best = packed
+            swapped = False
+        if swaps:
+            # Codes 2 and 3 (white, black) differ in their low bit, under a high bit of 1.
+            other = packed ^ ((packed >> 1) & low)
+            if other < best:
+                best = other
+                swapped = True
+    out[at] = best_width
+    out[at + 1] = area // best_width
+    for i in range(area):
+        out[at + 2 + i] = (best >> (2 * (area - 1 - i))) & 3
+    return swapped
 
 
 @njit(cache=True)

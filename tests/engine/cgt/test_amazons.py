@@ -276,6 +276,29 @@ def test_the_side_to_move_has_a_best_move_exactly_when_it_wins() -> None:
 # -- memo and budget -----------------------------------------------------------------------------
 
 
+def test_keys_of_small_and_large_regions_are_the_engines() -> None:
+    # Keys of up to 31 cells in their bounding box are found packed into one integer, larger
+    # ones cell by cell: both against the engine's keys, whole boards and their pieces.
+    rng = random.Random(5)
+    areas = set()
+    for width, height in ((4, 4), (5, 5), (6, 5), (6, 6), (8, 8)):
+        for _ in range(40):
+            weights = [12, rng.randint(1, 6), 1, 1]
+            cells = rng.choices(".xBW", weights=weights, k=width * height)
+            rows = ["".join(cells[y * width : (y + 1) * width]) for y in range(height)]
+            for region in Position.parse(grid_text(rows)).regions():
+                found = stored_key(region)
+                if found is None:
+                    continue
+                key, is_swapped = found
+                assert key == min(region.key(), region.swapped_key()), rows
+                assert is_swapped == (region.swapped_key() < region.key()), rows
+                areas.add(key[0] * key[1])
+    assert min(areas) < 10
+    assert 30 in areas
+    assert max(areas) > 31
+
+
 def test_a_key_that_is_not_a_region_key_is_refused() -> None:
     with pytest.raises(ValueError, match="is not a region key"):
         RegionSolver().key_value(bytes([2, 1, 1]))
