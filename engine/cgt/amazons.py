@@ -349,7 +349,6 @@ class RegionSolver:
         nodes, options, parts = self._nodes, self._options, self._parts
         float_stops = forms.float_stops
         add, negate, construct = forms.add, forms.negate, forms.construct
-        numbers = self._numbers
         done = 0
         try:
             for node in pending:
@@ -363,31 +362,33 @@ class RegionSolver:
                     n_left, n_right = ks.option_values(
                         node, nodes, options, parts, forms_of_nodes, stops, self._rows
                     )
-                lefts = []
-                rights = []
-                for i, (integer, ref, option) in enumerate(self._rows[: n_left + n_right].tolist()):
-                    g = numbers.get(integer)
-                    if g is None:
-                        g = numbers[integer] = forms.number((integer, 0))
+                found = []
+                for integer, ref, option in self._rows[: n_left + n_right].tolist():
                     if ref >= 0:
-                        h = negate(ref >> 1) if ref & 1 else ref >> 1
-                        g = add(g, h) if integer else h
-                    elif ref == ks.SEVERAL_PARTS:
-                        at, count = options[option, ks.O_PARTS : ks.O_COUNT + 1].tolist()
-                        for part in parts[at : at + count].tolist():
-                            h = int(forms_of_nodes[part >> 1])
-                            g = add(g, negate(h) if part & 1 else h)
-                    if i < n_left:
-                        lefts.append(g)
+                        g = negate(ref >> 1) if ref & 1 else ref >> 1
+                        if integer:
+                            g = add(self._integer(integer), g)
                     else:
-                        rights.append(g)
-                g = construct(lefts, rights)
+                        g = self._integer(integer)
+                        if ref == ks.SEVERAL_PARTS:
+                            at, count = options[option, ks.O_PARTS : ks.O_COUNT + 1].tolist()
+                            for part in parts[at : at + count].tolist():
+                                h = int(forms_of_nodes[part >> 1])
+                                g = add(g, negate(h) if part & 1 else h)
+                    found.append(g)
+                g = construct(found[:n_left], found[n_left:])
                 forms_of_nodes[node] = g
                 stops[node] = float_stops(g)
                 done += 1
         finally:
             self._contested += done
             del pending[:done]
+
+    def _integer(self, n: int) -> int:
+        g = self._numbers.get(n)
+        if g is None:
+            g = self._numbers[n] = forms.number((n, 0))
+        return g
 
     # -- room ----------------------------------------------------------------------------------
 
