@@ -32,6 +32,7 @@ from pathlib import Path
 
 from bench.serving import arena_serve
 from clients import ArenaClient
+from server.db import Database
 from server.games import GameStore, open_redis
 from server.ladder.store import LadderStore
 from server.protocol import (
@@ -136,6 +137,7 @@ async def _play(client: ArenaClient, game_id: str, rng: random.Random, end: floa
 
 async def _report(data: Path, minutes: float) -> None:
     redis = open_redis(f"unix://{data / SOCKET_NAME}")
+    database = await Database.open(None, data)
     try:
         endings: Counter[str] = Counter()
         flagged = []
@@ -151,13 +153,14 @@ async def _report(data: Path, minutes: float) -> None:
                 flagged.append(game.game_id)
         print(f"{minutes:.0f} min on one worker: {house_games} ended games with a house player")
         print(f"  endings: {dict(endings)}")
-        store = LadderStore(redis)
+        store = LadderStore(redis, database)
         for ladder in ("main", "fast", "bao"):
             results = await store.results(ladder)
             anchored = sum(1 for r in results if not {r.white, r.black} <= ACCOUNTS)
             print(f"  ladder {ladder}: {len(results)} rated games, {anchored} against anchors")
         print(f"house-bot time forfeits: {len(flagged)} {' '.join(flagged)}")
     finally:
+        await database.close()
         await redis.aclose()
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from bench.serving import arena_serve
 from server.clock import now_ms
+from server.db import Database
 from server.games import open_redis
 from server.ladder.anchors import anchors_of
 from server.ladder.results import Result
@@ -116,10 +117,11 @@ def _calibration(ladder: str, results: list[Result]) -> None:
 
 
 async def _wait(data: Path, ladder: str, games: int, deadline: float) -> tuple[Table, list[Result]]:
-    """Poll the ladder's Redis until it has rated `games` games (or the deadline passes); its
-    standings and results then."""
+    """Poll the ladder's database until it has rated `games` games (or the deadline passes);
+    its standings and results then."""
     redis = open_redis(f"unix://{data / SOCKET_NAME}")
-    store = LadderStore(redis)
+    database = await Database.open(None, data)
+    store = LadderStore(redis, database)
     try:
         said = 0
         while time.monotonic() < deadline:
@@ -132,6 +134,7 @@ async def _wait(data: Path, ladder: str, games: int, deadline: float) -> tuple[T
             await asyncio.sleep(5)
         return await store.table(ladder, now_ms()), await store.results(ladder)
     finally:
+        await database.close()
         await redis.aclose()
 
 

@@ -162,6 +162,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--ladder", metavar="NAME", help="only the finished games that bot ladder NAME started"
     )
     _add_redis_options(archive)
+    add_database_option(archive)
     archive.set_defaults(run=_archive)
 
     token = commands.add_parser("token", help="manage bot tokens")
@@ -215,22 +216,26 @@ def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "--game", default=DEFAULT_GAME, metavar="GAME", help=f"default {DEFAULT_GAME}"
     )
     _add_redis_options(create)
+    add_database_option(create)
     create.set_defaults(run=_ladder_create)
     listing = ladder_commands.add_parser("list", help="list the ladders and their members")
     _add_redis_options(listing)
+    add_database_option(listing)
     listing.set_defaults(run=_ladder_list)
     remove = ladder_commands.add_parser(
         "remove", help="remove a ladder (games under way go on; no more start)"
     )
     remove.add_argument("name", metavar="NAME")
     _add_redis_options(remove)
+    add_database_option(remove)
     remove.set_defaults(run=_ladder_remove)
     table = ladder_commands.add_parser(
         "standings",
         help="a ladder's standings: the rating list with 95%% intervals, Glicko-2, last seen, "
         "owner, engine, and the last games",
-        description="Print a ladder's standings and its last games, from its Redis or, with "
-        "--server, asked of a running server as a guest.",
+        description="Print a ladder's standings and its last games, from its database (and "
+        "who is connected now from its Redis) or, with --server, asked of a running server as "
+        "a guest.",
     )
     table.add_argument("name", metavar="NAME")
     table.add_argument("--server", metavar="URL", help="ask the server at URL (ws://host:port)")
@@ -442,15 +447,16 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
     host, port = args.host, args.port
     stop = _stop_event()
     redis = open_redis(url)
-    if not args.redis_url:
-        # The private Redis is this server's own: it starts with the default ladders.
-        for ladder in await LadderStore(redis).ensure_defaults():
-            log.info("ladder_created", ladder=ladder.name, terms=ladder.terms)
     from server.db import Database  # its libraries load only for the commands that use it
 
     # Made or upgraded already (`_serve`): at its schema's head, this opens without Alembic.
     database = await Database.open(args.database_url, args.data_dir)
     await _move_accounts(args, redis, database)
+    await _move_ladders(args, redis, database)
+    if not args.redis_url:
+        # The private Redis is this server's own: it starts with the default ladders.
+        for ladder in await LadderStore(redis, database).ensure_defaults():
+            log.info("ladder_created", ladder=ladder.name, terms=ladder.terms)
     arena = Arena(
         redis,
         time_controls=args.time_controls,
@@ -644,7 +650,7 @@ def _ladder_create(args: argparse.Namespace) -> int:
         raise ValueError(f"the server does not offer {refusal}")
     configure_logging()
     with _redis_url(args) as url:
-        added = asyncio.run(_with_redis(url, lambda r: LadderStore(r).create(ladder)))
+        added = asyncio.run(_with_ladders(url, args, lambda store: store.create(ladder)))
     if not added:
         raise ValueError(f"there is a ladder {args.name} already; `arena ladder remove` it first")
     print(f"created ladder {ladder.name}: {ladder.terms}")
@@ -652,14 +658,13 @@ def _ladder_create(args: argparse.Namespace) -> int:
 
 
 def _ladder_list(args: argparse.Namespace) -> int:
-    async def listing(redis: aioredis.Redis) -> list[tuple[Ladder, dict[str, int]]]:
-        store = LadderStore(redis)
+    async def listing(store: LadderStore) -> list[tuple[Ladder, dict[str, int]]]:
         now = now_ms()
         return [(ladder, await store.members(ladder.name, now)) for ladder in await store.ladders()]
 
     configure_logging()
     with _redis_url(args) as url:
-        ladders = asyncio.run(_with_redis(url, listing))
+        ladders = asyncio.run(_with_ladders(url, args, listing))
     if not ladders:
         _note(args, "no ladders")
     width = max((len(ladder.name) for ladder, _ in ladders), default=0)
@@ -672,14 +677,14 @@ def _ladder_list(args: argparse.Namespace) -> int:
 def _ladder_remove(args: argparse.Namespace) -> int:
     configure_logging()
     with _redis_url(args) as url:
-        ladder = asyncio.run(_with_redis(url, lambda r: LadderStore(r).remove(args.name)))
+        ladder = asyncio.run(_with_ladders(url, args, lambda store: store.remove(args.name)))
     print(f"removed ladder {ladder.name}")
     return 0
 
 
 def _ladder_standings(args: argparse.Namespace) -> int:
-    async def table(redis: aioredis.Redis, database: Database) -> Table:
-        return await LadderStore(redis, database).table(args.name, now_ms())
+    async def table(store: LadderStore) -> Table:
+        return await store.table(args.name, now_ms())
 
     async def asked(url: str) -> Table:
         async with connected(url) as client:
@@ -695,7 +700,7 @@ def _ladder_standings(args: argparse.Namespace) -> int:
         shown = asyncio.run(asked(args.server))
     else:
         with _redis_url(args) as url:
-            shown = asyncio.run(_with_accounts(url, args, table))
+            shown = asyncio.run(_with_ladders(url, args, table))
     print(shown.render(now_ms()), end="")
     if args.cross:
         print("\n" + shown.render_cross(), end="")
@@ -708,14 +713,14 @@ def _archive(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.exists():
         present = {record.game_id for record in read_records(args.out)}
 
-    async def export(redis: aioredis.Redis) -> list[GameRecord]:
+    async def export(redis: aioredis.Redis, database: Database) -> list[GameRecord]:
         if args.ladder is None:
             return [game.record() async for game in GameStore(redis).archived()]
-        return [game.record() for game in await _ladder_games(redis, args.ladder)]
+        return [game.record() for game in await _ladder_games(redis, database, args.ladder)]
 
     configure_logging()
     with _redis_url(args) as url:
-        records = asyncio.run(_with_redis(url, export))
+        records = asyncio.run(_with_accounts(url, args, export))
     lines = [record.to_json() for record in records if record.game_id not in present]
     if args.out is None:
         for line in lines:
@@ -730,10 +735,10 @@ def _archive(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _ladder_games(redis: aioredis.Redis, name: str) -> list[StoredGame]:
+async def _ladder_games(redis: aioredis.Redis, database: Database, name: str) -> list[StoredGame]:
     """The finished games that the ladder `name` started (its own list of games), in the order
     they ended, as `arena archive` has the server's; a LadderError if there is no such ladder."""
-    ladders, games = LadderStore(redis), GameStore(redis)
+    ladders, games = LadderStore(redis, database), GameStore(redis)
     ended = []
     for game_id in await ladders.games((await ladders.get(name)).name):
         with contextlib.suppress(ProtocolError):  # gone from the store: nothing to export
@@ -773,6 +778,30 @@ async def _move_accounts(args: argparse.Namespace, redis: aioredis.Redis, db: Da
             for n, what in zip(moved, ("account", "bot token"), strict=True)
         )
         _note(args, f"moved {accounts} and {tokens} from Redis to {db.where}")
+
+
+async def _with_ladders(
+    url: str, args: argparse.Namespace, action: Callable[[LadderStore], Awaitable[T]]
+) -> T:
+    """`action` on the ladders of the Redis at `url` and the database of `args`, an older data
+    folder's ladders moved into it first (`_move_ladders`)."""
+
+    async def moved_first(redis: aioredis.Redis, database: Database) -> T:
+        await _move_ladders(args, redis, database)
+        return await action(LadderStore(redis, database))
+
+    return await _with_accounts(url, args, moved_first)
+
+
+async def _move_ladders(args: argparse.Namespace, redis: aioredis.Redis, db: Database) -> None:
+    """Move the ladders a data folder kept in Redis before the database into it, once, and say
+    so."""
+    from server.db.moved_ladders import move_ladders
+
+    moved = await move_ladders(db, redis)
+    if moved is not None:
+        log.info("ladders_moved", **moved._asdict(), database=db.where)
+        _note(args, f"moved {moved} from Redis to {db.where}")
 
 
 async def _with_redis(url: str, action: Callable[[aioredis.Redis], Awaitable[T]]) -> T:

@@ -464,12 +464,14 @@ class GameStore:
         stops between the two leaves it there, and whichever process hands it over again
         writes nothing twice."""
         from server.db import FinishedGame, record_finished_game
+        from server.ladder.store import ladder_of
 
         assert self.database is not None, "a store hands games over only to its database"
         self._handing.add(game.game_id)
         try:
             await self._move_ratings()
-            recorded = await record_finished_game(self.database, FinishedGame.of(game))
+            ladder = await ladder_of(self.redis, game.game_id)  # which rates it there
+            recorded = await record_finished_game(self.database, FinishedGame.of(game, ladder))
             await self.redis.srem(HANDOVER, game.game_id)
         finally:
             self._handing.discard(game.game_id)

@@ -16,7 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.records import GameRecord, utc_date
 from server.db.database import Database
-from server.db.schema import GAME_POOL, GAMES, LADDER_RESULTS, MOVES, RATING_HISTORY, RATINGS
+from server.db.ladders import rate_ladder_game_in
+from server.db.schema import GAME_POOL, GAMES, MOVES, RATING_HISTORY, RATINGS
 from server.glicko import Rating, rate_game
 from server.protocol import GameStatus, PlayerKind
 from server.stored_game import StoredGame
@@ -194,7 +195,8 @@ def _insert(connection: AsyncConnection, table: Table) -> Any:
 async def record_finished_game(db: Database, game: FinishedGame) -> Recorded:
     """Write `game`, its moves and, when it moves ratings (`FinishedGame.moves_ratings`), its
     players' new ratings in its game's pool and their history points, and a ladder game's
-    result, all in one transaction keyed by the game's id: a second call for the same game
+    result with its players' new ladder ratings and history points (`rate_ladder_game_in`), all
+    in one transaction keyed by the game's id: a second call for the same game
     (a retry, another process, at the same moment or later) writes nothing and says so.
     A ValueError for a game that cannot be recorded (no id, moves without times or clocks)."""
     _check(game)
@@ -225,19 +227,8 @@ async def record_finished_game(db: Database, game: FinishedGame) -> Recorded:
                     }
                 )
             )
-        if game.ladder is not None and record.winner is not None:
-            await connection.execute(
-                _insert(connection, LADDER_RESULTS)
-                .values(
-                    ladder=game.ladder,
-                    game_id=game.game_id,
-                    white=game.white.name,
-                    black=game.black.name,
-                    white_won=record.winner == "white",
-                    ended=game.ended,
-                )
-                .on_conflict_do_nothing()
-            )
+        if game.ladder is not None:
+            await rate_ladder_game_in(connection, game)
     return Recorded(True, changes)
 
 

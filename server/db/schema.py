@@ -1,7 +1,8 @@
 """The history store's schema, declared once as SQLAlchemy Core tables and read the same on
 SQLite and PostgreSQL: accounts and bot tokens, ratings per game (and per ladder) with their
-history, finished games with their moves, and ladder results. Times are ms since the Unix epoch,
-as the server's clocks keep them. Migrations (`server/db/migrations/`) version it.
+history, finished games with their moves, the ladders' definitions and their results. Times are
+ms since the Unix epoch, as the server's clocks keep them. Migrations (`server/db/migrations/`)
+version it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "BOT_TOKENS",
     "GAMES",
     "GAME_POOL",
+    "LADDERS",
     "LADDER_RESULTS",
     "METADATA",
     "MOVES",
@@ -145,6 +147,20 @@ MOVES = Table(
     Column("ms", Integer, nullable=False),  # time charged
     Column("white_ms", BigInteger, nullable=False),  # clocks after it
     Column("black_ms", BigInteger, nullable=False),
+)
+
+# The ladders' definitions: the game, setup and time control of every game a ladder starts. A
+# ladder's ratings (RATINGS and RATING_HISTORY under its name, of its game) and results stay when
+# it is removed, and a ladder of that name made again takes them up.
+LADDERS = Table(
+    "ladders",
+    METADATA,
+    Column("name", Text, primary_key=True),  # lower case: names compare so
+    Column("game", Text, nullable=False),
+    Column("setup", Text, nullable=False),
+    Column("time_base", Integer, nullable=False),  # seconds
+    Column("time_increment", Integer, nullable=False),
+    Column("created", BigInteger),  # None for a ladder moved from an older data folder
 )
 
 # A ladder's results stand apart from its games' records: a result outlives a record that an

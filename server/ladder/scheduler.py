@@ -1,7 +1,7 @@
-"""The ladder scheduler: every round, for each ladder, rate the games that ended (Glicko-2,
-`rate_ladder_game`, the anchors held fixed), pair the members that are connected and have a free
-place, and the ladder's anchors while a house-bot worker has a free slot (`pair_round`), by
-those ratings, and start their games as any game starts. However many server
+"""The ladder scheduler: every round, for each ladder, forget the games that ended and were
+handed over to the database (which rated them: `server.db.ladders`), pair the members that are
+connected and have a free place, and the ladder's anchors while a house-bot worker has a free
+slot (`pair_round`), by their ratings, and start their games as any game starts. However many server
 processes share the Redis, one schedules at a time: the one holding the lease, a key it renews
 every round and gives up when it stops; when the holder dies the lease lapses and another
 process takes it.
@@ -24,7 +24,7 @@ from typing import Protocol
 import structlog
 
 from server.clock import now_ms
-from server.games import GameStore, StoredGame
+from server.games import GameStore
 from server.glicko import Rating
 from server.identity import owners
 from server.ladder.anchors import ANCHOR_OWNER, Anchor, anchors_of
@@ -33,7 +33,6 @@ from server.ladder.rating import is_provisional
 from server.ladder.store import Ladder, LadderStore
 from server.offers import Offered
 from server.protocol import (
-    Colour,
     ColourPreference,
     ErrorCode,
     GameStarted,
@@ -41,10 +40,10 @@ from server.protocol import (
     Player,
     PlayerKind,
     ProtocolError,
-    Termination,
     TimeControl,
 )
 from server.slots import house_capacity
+from server.storage import HANDOVER
 from server.worker import WORKERS
 
 __all__ = ["LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler", "Slots"]
@@ -140,7 +139,8 @@ class Scheduler:
         self.holding = await self.store.take_lease(self.token, self.lease_ms)
         if self.holding != held:
             log.info("ladder_lease_taken" if self.holding else "ladder_lease_lost")
-        if not self.holding:
+        # Without a database there are no ladders (and their games would never be rated).
+        if not self.holding or self.store.database is None:
             return []
         started: list[GameStarted] = []
         ladders = await self.store.ladders()
@@ -163,14 +163,13 @@ class Scheduler:
         return Slots(max(0, capacity - held))
 
     async def play_round(self, ladder: Ladder, slots: Slots | None = None) -> list[GameStarted]:
-        """Rate the ladder's games that ended, pair its free members and anchors and start
+        """Forget the ladder's games handed over, pair its free members and anchors and start
         their games, an anchor's game only into one of the free worker `slots` (by default
         those free now), which it takes."""
         if slots is None:
             slots = await self.free_slots()
         anchors = {anchor.bot: anchor for anchor in anchors_of(ladder.name, ladder.game)}
-        fixed = {name: anchor.rating for name, anchor in anchors.items()}
-        under_way = await self.rate_ended(ladder, fixed)
+        under_way = await self.forget_ended(ladder)
         refusal = ladder.refusal(self.offered)
         if refusal is not None:
             if ladder.name not in self._refused:
@@ -184,7 +183,7 @@ class Scheduler:
         members = []
         for bot, limit in limits.items():
             playing = len(await self.games.games_of(bot))
-            rating = ratings.get(bot, Rating())
+            rating = ratings.get(bot.lower(), Rating())
             members.append(
                 Member(
                     bot,
@@ -264,9 +263,9 @@ class Scheduler:
             house_spec=None if anchor is None else anchor.spec,
         )
 
-    async def rate_ended(self, ladder: Ladder, anchors: dict[str, float]) -> Counter[str]:
-        """Settle the ladder's games that have ended since the last round, the players in
-        `anchors` at their fixed ratings; how many of its games each player has under way."""
+    async def forget_ended(self, ladder: Ladder) -> Counter[str]:
+        """Forget the ladder's games that ended and were handed over since the last round (the
+        hand-over rated them), or are gone; how many of its games each player has under way."""
         under_way: Counter[str] = Counter()
         for game_id in await self.store.unrated(ladder.name):
             try:
@@ -274,32 +273,12 @@ class Scheduler:
             except ProtocolError as error:
                 if error.code is not ErrorCode.NOT_FOUND:
                     raise
-                # Gone from the store: nothing to rate it by.
-                await self.store.rate(ladder.name, game_id, "", "", None)
-                continue
-            if game.status is not GameStatus.ENDED:
+                game = None
+            if game is not None and game.status is not GameStatus.ENDED:
                 under_way.update((game.white.name, game.black.name))
-                continue
-            white_won = None if game.winner is None else game.winner is Colour.WHITE
-            if _house_flagged(game):
-                # Its time was the server's to keep: the game says nothing of either side.
-                log.warning("ladder_game_not_rated", ladder=ladder.name, game_id=game_id)
-                white_won = None
-            if await self.store.rate(
-                ladder.name,
-                game_id,
-                game.white.name,
-                game.black.name,
-                white_won,
-                anchors,
-                ended=game.ended,
-            ):
-                log.info(
-                    "ladder_game_rated",
-                    ladder=ladder.name,
-                    game_id=game_id,
-                    winner=None if game.winner is None else str(game.winner),
-                )
+            elif not await self.store.redis.sismember(HANDOVER, game_id):
+                await self.store.handed_over(ladder.name, game_id)
+                log.info("ladder_game_handed_over", ladder=ladder.name, game_id=game_id)
         return under_way
 
     async def stop(self) -> None:
@@ -307,11 +286,3 @@ class Scheduler:
         if self.holding:
             self.holding = False
             await self.store.release_lease(self.token)
-
-
-def _house_flagged(game: StoredGame) -> bool:
-    """Whether the game ended with a house bot losing on time: a house bot's clock is the
-    server's charge (its worker's queue and thinking), never a measure of its strength."""
-    if game.termination is not Termination.TIME_FORFEIT or game.winner is None:
-        return False
-    return game.player(game.winner.other).kind is PlayerKind.HOUSE

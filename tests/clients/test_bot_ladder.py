@@ -27,7 +27,7 @@ TIMEOUT = 60  # seconds any one test may take before it is failed rather than le
 async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
     redis: Redis, redis_url: str, database: Database
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     token = await create_bot_token(database, "Climber")
     player = BotPlayer("ws://127.0.0.1:1", token, "random", ladders=["fast", "MAIN"])
@@ -62,7 +62,7 @@ async def test_the_bot_joins_its_ladders_again_after_a_dropped_connection(
 async def test_a_ladder_the_bot_may_not_join_or_cannot_play_stops_it_with_one_line(
     redis: Redis, redis_url: str, database: Database
 ) -> None:
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     token = await create_bot_token(database, "Lost")
     refusals = []
     async with arena_serving(redis_url) as (_, url), asyncio.timeout(TIMEOUT):
@@ -88,7 +88,7 @@ async def test_a_ladder_the_bot_may_not_join_or_cannot_play_stops_it_with_one_li
 async def test_arena_bot_games_n_is_its_game_limit_on_each_ladder(
     redis: Redis, redis_url: str, options: tuple[str, ...], limit: int, database: Database
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     env["ARENA_BOT_TOKEN"] = await create_bot_token(database, "Many")

@@ -156,12 +156,13 @@ async def until(condition: Callable[[], Awaitable[bool]], what: str, seconds: fl
 
 
 async def standings_rows(redis_url: str, ladder: str) -> dict[str, list[str]]:
-    """`arena ladder standings LADDER` on the Redis at `redis_url`: its rows split into cells,
-    by bot (the table only, not the ladder's last games printed under it)."""
+    """`arena ladder standings LADDER` on the Redis at `redis_url` and the test's database (a
+    SQLite file, named by its URL): its rows split into cells, by bot (the table only, not the
+    ladder's last games printed under it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
     process = await asyncio.create_subprocess_exec(
         *(sys.executable, "-m", "server.cli", "ladder", "standings", ladder),
-        *("--redis-url", redis_url),
+        *("--redis-url", redis_url, "--database-url", TEST_DATABASE[-1].where),
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -17,12 +17,11 @@ from redis.asyncio import Redis
 from clients.bot import BotPlayer
 from server.app import Arena
 from server.clock import now_ms
-from server.db import Database
+from server.db import Database, finished_game
 from server.games import GameStore, StoredGame
 from server.glicko import Rating
 from server.identity import create_bot_token
 from server.ladder.anchors import ANCHORS
-from server.ladder.pairing import Pairing
 from server.ladder.rating import anchor_rating
 from server.ladder.scheduler import Scheduler
 from server.ladder.store import LadderStore
@@ -37,15 +36,18 @@ from server.protocol import (
 from server.slots import SLOTS
 from server.worker import WORKERS
 from tests.server.endpoint import arena_serving, house_worker, standings_rows, until
+from tests.server.ladder.rated import rated_game
 
 ROUND_SECONDS = 0.2  # short rounds: the tests wait for games, not for the clock
 LEASE_MS = 10_000
 FAST = {anchor.bot: anchor for anchor in ANCHORS["amazons"]["fast"]}
 
 
-async def _ladder_games(redis: Redis) -> list[StoredGame]:
-    store = GameStore(redis)
-    return [await store.load(game_id) for game_id in await LadderStore(redis).games("fast")]
+async def _ladder_games(redis: Redis, database: Database) -> list[StoredGame]:
+    store = GameStore(redis, database=database)
+    return [
+        await store.load(game_id) for game_id in await LadderStore(redis, database).games("fast")
+    ]
 
 
 @contextlib.asynccontextmanager
@@ -78,7 +80,7 @@ def _at_most_limit_at_once(games: list[StoredGame]) -> None:
 async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fixed(
     redis: Redis, redis_url: str, database: Database
 ) -> None:
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     async with (
         house_worker(redis, "anchors"),
         arena_serving(redis_url, ladder_round_seconds=ROUND_SECONDS, ladder_lease_ms=LEASE_MS) as (
@@ -89,13 +91,13 @@ async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fi
     ):
 
         async def played_and_rated() -> bool:
-            games = await _ladder_games(redis)
+            games = await _ladder_games(redis, database)
             ended = {game.game_id for game in games if game.status is GameStatus.ENDED}
-            unrated = set(await LadderStore(redis).unrated("fast"))
+            unrated = set(await LadderStore(redis, database).unrated("fast"))
             return len(ended) >= 3 and not ended & unrated
 
         await until(played_and_rated, "three games against the anchors, ended and rated")
-    games = await _ladder_games(redis)
+    games = await _ladder_games(redis, database)
     for game in games:
         anchor, bot = (
             (game.white, game.black) if game.white.name in FAST else (game.black, game.white)
@@ -105,16 +107,16 @@ async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fi
     # Played to the end: a side won, on the board or on time, not aborted.
     assert all(game.winner is not None for game in games if game.status is GameStatus.ENDED)
     _at_most_limit_at_once(games)
-    ratings = await LadderStore(redis).ratings("fast")
+    ratings = await LadderStore(redis, database).ratings("fast")
     played = {name for game in games for name in (game.white.name, game.black.name)}
     assert played - {"Ada"} <= set(FAST)
     for name in played - {"Ada"}:
         if name in ratings:  # rated once one of its games ended
             assert ratings[name] == anchor_rating(FAST[name].rating)
-    assert ratings["Ada"] != Rating()
-    assert ratings["Ada"].deviation < 350
+    assert ratings["ada"] != Rating()
+    assert ratings["ada"].deviation < 350
     rows = await standings_rows(redis_url, "fast")
-    anchors = set(ratings) - {"Ada"}
+    anchors = set(ratings) - {"ada"}
     assert anchors
     assert set(rows) == anchors | {"Ada"}
     for name in anchors:
@@ -122,8 +124,10 @@ async def test_a_bot_alone_on_the_ladder_plays_the_anchors_whose_ratings_stay_fi
     assert rows["Ada"][3].startswith("±")
 
 
-def _scheduler(redis: Redis) -> Scheduler:
-    arena = Arena(redis)  # not started: it only starts the games the scheduler pairs
+def _scheduler(redis: Redis, database: Database) -> Scheduler:
+    arena = Arena(
+        redis, database=database
+    )  # not started: it only starts the games the scheduler pairs
     return Scheduler(arena.ladders, arena, arena.store, arena.offered, round_seconds=0.2)
 
 
@@ -136,18 +140,20 @@ async def _worker_ready(redis: Redis, slots: int | None = None) -> None:
 
 
 @pytest.mark.asyncio
-async def test_no_anchor_plays_more_games_at_once_than_its_limit(redis: Redis) -> None:
-    store = LadderStore(redis)
+async def test_no_anchor_plays_more_games_at_once_than_its_limit(
+    redis: Redis, database: Database
+) -> None:
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     await _worker_ready(redis, slots=2 * len(FAST))
     await store.join("fast", "Ada", 2 * len(FAST), now_ms())
-    scheduler = _scheduler(redis)
+    scheduler = _scheduler(redis, database)
     first = await scheduler.step()
     # Ada has a place for every anchor's game and more; each anchor plays one at once.
     assert len(first) == len(FAST)
     for _ in range(3):
         assert await scheduler.step() == []
-    games = await _ladder_games(redis)
+    games = await _ladder_games(redis, database)
     anchors = sorted(
         game.white.name if game.black.name == "Ada" else game.black.name for game in games
     )
@@ -161,11 +167,11 @@ async def test_no_anchor_plays_more_games_at_once_than_its_limit(redis: Redis) -
 
 
 @pytest.mark.asyncio
-async def test_with_no_worker_ready_no_anchor_game_starts(redis: Redis) -> None:
-    store = LadderStore(redis)
+async def test_with_no_worker_ready_no_anchor_game_starts(redis: Redis, database: Database) -> None:
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     await store.join("fast", "Ada", 3, now_ms())
-    scheduler = _scheduler(redis)
+    scheduler = _scheduler(redis, database)
     for _ in range(3):
         assert await scheduler.step() == []
     await store.join("fast", "Bea", 1, now_ms())
@@ -178,26 +184,25 @@ async def test_with_no_worker_ready_no_anchor_game_starts(redis: Redis) -> None:
 
 
 @pytest.mark.asyncio
-async def test_anchors_without_bots_play_nobody(redis: Redis) -> None:
+async def test_anchors_without_bots_play_nobody(redis: Redis, database: Database) -> None:
     """Two anchors' game would move no rating: with no member on the ladder, none starts."""
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     await _worker_ready(redis)
-    scheduler = _scheduler(redis)
+    scheduler = _scheduler(redis, database)
     for _ in range(3):
         assert await scheduler.step() == []
-    assert await _ladder_games(redis) == []
+    assert await _ladder_games(redis, database) == []
 
 
 @pytest.mark.asyncio
 async def test_the_standings_show_the_anchors_online_while_a_worker_is_ready(
     redis: Redis,
+    database: Database,
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
-    anchors = {name: anchor.rating for name, anchor in FAST.items()}
     for number, anchor in enumerate(("random", "greedy")):
-        await store.started("fast", Pairing("Ada", anchor), f"g{number}")
-        assert await store.rate("fast", f"g{number}", "Ada", anchor, True, anchors, ended=number)
+        await rated_game(database, "fast", f"g{number}", "Ada", anchor, True, ended=number)
     await store.join("fast", "Ada", 1, now_ms())
     table = await store.table("fast", now_ms())
     assert {row.name for row in table.rows} == {"Ada", "random", "greedy"}
@@ -209,15 +214,17 @@ async def test_the_standings_show_the_anchors_online_while_a_worker_is_ready(
 
 
 @pytest.mark.asyncio
-async def test_an_anchor_game_starts_only_into_a_free_worker_slot(redis: Redis) -> None:
+async def test_an_anchor_game_starts_only_into_a_free_worker_slot(
+    redis: Redis, database: Database
+) -> None:
     """One worker of one slot: one anchor game at a time over every ladder, and none while a
     person's game against a house bot holds the slot."""
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     await _worker_ready(redis)  # a worker that advertises no slots carries one game
     await store.join("fast", "Ada", 4, now_ms())
     await store.join("main", "Bea", 4, now_ms())
-    scheduler = _scheduler(redis)
+    scheduler = _scheduler(redis, database)
     started = await scheduler.step()
     assert len(started) == 1
     for _ in range(3):
@@ -244,14 +251,14 @@ async def test_an_anchor_game_starts_only_into_a_free_worker_slot(redis: Redis) 
 
 
 @pytest.mark.asyncio
-async def test_a_game_an_anchor_lost_on_time_is_not_rated(redis: Redis) -> None:
+async def test_a_game_an_anchor_lost_on_time_is_not_rated(redis: Redis, database: Database) -> None:
     """The anchor's clock ran out (its moves waited on a worker that never came): the game is
-    taken off the unrated and rates nobody."""
-    store = LadderStore(redis)
+    handed over with its ladder, and rates nobody."""
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     await _worker_ready(redis)
     await store.join("fast", "Ada", 1, now_ms())
-    scheduler = _scheduler(redis)
+    scheduler = _scheduler(redis, database)
     (started,) = await scheduler.step()
     games = GameStore(redis)
     game = await games.load(started.game_id)
@@ -262,10 +269,14 @@ async def test_a_game_an_anchor_lost_on_time_is_not_rated(redis: Redis) -> None:
         move = state.format_move(next(iter(state.legal_moves)))
         await games.play(game.game_id, game.player(game.to_move).name, game.ply, move, now_ms())
         game = await games.load(game.game_id)
-    ended = await games.expire(game.game_id, now_ms() + 600_000)
+    # The store of a server, which hands the game over as it ends it.
+    ended = await GameStore(redis, database=database).expire(game.game_id, now_ms() + 600_000)
     assert ended is not None
     assert ended.termination is Termination.TIME_FORFEIT
-    await scheduler.step()  # rates the games that ended (and starts Ada's next)
+    recorded = await finished_game(database, game.game_id)
+    assert recorded is not None
+    assert recorded.ladder == "fast"
+    await scheduler.step()  # forgets the games handed over (and starts Ada's next)
     assert await store.results("fast") == []
     assert game.game_id not in await store.unrated("fast")
-    assert "Ada" not in await store.ratings("fast")
+    assert await store.ratings("fast") == {}

@@ -1,5 +1,6 @@
-"""`arena ladder create|list|remove|standings` as a user runs them, and `arena serve` starting
-its private Redis with the default ladders."""
+"""`arena ladder create|list|remove|standings` as a user runs them, `arena serve` starting its
+private Redis with the default ladders, and an older data folder's ladders moved into its
+database."""
 
 import asyncio
 import os
@@ -14,12 +15,13 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
-from redis import Redis as SyncRedis
 
 from server.clock import now_ms
-from server.ladder.pairing import Pairing
+from server.db import Database
 from server.ladder.standing import WIDTH
-from server.ladder.store import LadderStore
+from server.redis_embedded import EmbeddedRedis
+from tests.server.db.test_moved_ladders import write_older_folder
+from tests.server.ladder.rated import rated_game
 
 COMMAND_SECONDS = 60  # for one command to run, so a command that hangs fails its test
 START_SECONDS = 60  # for `arena serve` to listen (imports, a new Redis)
@@ -29,6 +31,12 @@ SERVING = re.compile(r"serving on (ws://\S+)")
 def _env() -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_") and k != "REDIS_URL"}
     return {**clean, "PYTHONUNBUFFERED": "1"}
+
+
+def _ladder_command(redis_url: str, data_dir: Path, *args: str) -> list[str]:
+    """`arena ladder ARGS` on the Redis at `redis_url` and the database in `data_dir`."""
+    ladder = [sys.executable, "-m", "server.cli", "ladder", *args]
+    return [*ladder, "--redis-url", redis_url, "--data-dir", str(data_dir)]
 
 
 def _arena(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
@@ -42,13 +50,19 @@ def _arena(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) -> None:
-    # On an empty Redis: a server that an earlier test started there left its default ladders.
-    with SyncRedis.from_url(redis_url) as client:
-        client.flushall()
-
     def arena(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "ladder",
+                *args,
+                "--redis-url",
+                redis_url,
+                "--data-dir",
+                str(tmp_path),
+            ],
             env=_env(),
             capture_output=True,
             text=True,
@@ -121,11 +135,18 @@ def test_ladders_are_created_listed_and_removed(redis_url: str, tmp_path: Path) 
 def test_bad_ladders_are_one_clear_line(
     args: list[str], error: str, redis_url: str, tmp_path: Path
 ) -> None:
-    import redis
-
-    redis.Redis.from_url(redis_url).flushall()
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "ladder",
+            *args,
+            "--redis-url",
+            redis_url,
+            "--data-dir",
+            str(tmp_path),
+        ],
         env=_env(),
         capture_output=True,
         text=True,
@@ -209,20 +230,29 @@ def test_standings_their_last_games_and_cross_table_count_the_recorded_results(
     now = now_ms()
 
     async def play() -> None:
-        redis = aioredis.from_url(redis_url)
+        database = await Database.open(None, tmp_path)
         try:
-            store = LadderStore(redis)
             for number, (white, black, white_won) in enumerate(RESULTS):
-                game_id = f"g{number}"
-                await store.started("fast", Pairing(white, black), game_id)
                 ended = now - (len(RESULTS) - number) * 3_600_000  # an hour apart
-                await store.rate("fast", game_id, white, black, white_won, ended=ended)
+                await rated_game(
+                    database, "fast", f"g{number}", white, black, white_won, ended=ended
+                )
         finally:
-            await redis.aclose()
+            await database.close()
 
     def arena(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "server.cli", "ladder", *args, "--redis-url", redis_url],
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "ladder",
+                *args,
+                "--redis-url",
+                redis_url,
+                "--data-dir",
+                str(tmp_path),
+            ],
             env=_env(),
             capture_output=True,
             text=True,
@@ -286,3 +316,38 @@ def test_standings_their_last_games_and_cross_table_count_the_recorded_results(
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("arena ladder standings: error: ")
     assert "nosuch" in unknown.stderr
+
+
+def test_an_older_folders_ladders_move_to_the_database_once_and_it_says_so(
+    tmp_path: Path,
+) -> None:
+    """A folder whose ladders today's code kept in Redis: the first command that opens its
+    database moves them and says how much, and its standings are read from there."""
+    folder = tmp_path / ".arena"
+
+    async def write(url: str) -> None:
+        client = aioredis.from_url(url)
+        try:
+            await write_older_folder(client)
+        finally:
+            await client.aclose()
+
+    with EmbeddedRedis(folder) as redis:
+        asyncio.run(write(redis.url))
+    listed = _arena("ladder", "list", data_dir=folder)
+    assert listed.returncode == 0, listed.stderr
+    assert (
+        "arena ladder list: moved 2 ladders, 3 ladder ratings, 2 ladder results, 3 ladder "
+        f"history points and 0 games rated from Redis to sqlite:///{folder / 'arena.sqlite3'}"
+    ) in listed.stderr, listed.stderr
+    assert listed.stdout == (
+        "bao   bao zanzibar 10+0  no bots connected\nfast  amazons 6x6 10+0  no bots connected\n"
+    )
+    again = _arena("ladder", "standings", "fast", data_dir=folder)
+    assert "moved" not in again.stderr
+    rows = {line.split()[1]: line.split() for line in again.stdout.splitlines()[1:4]}
+    assert {name: row[4:6] for name, row in rows.items()} == {
+        "Ada": ["2", "2"],
+        "Bea": ["1", "0"],
+        "greedy": ["1", "0"],
+    }

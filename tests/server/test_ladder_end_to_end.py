@@ -27,13 +27,12 @@ from server.clock import now_ms
 from server.db import Database
 from server.games import GameStore, StoredGame
 from server.identity import create_bot_token
-from server.ladder.anchors import ANCHORS, anchors_of, fixed_ratings
-from server.ladder.pairing import Pairing
-from server.ladder.results import Result
+from server.ladder.anchors import ANCHORS, anchors_of
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.offers import TimeControls
 from server.protocol import Colour, GameStatus
 from tests.server.endpoint import arena_serving, house_worker, standings_rows, until
+from tests.server.ladder.rated import rated_game
 
 LADDER = "e2e"
 ROUNDS = 3  # games each bot plays at least
@@ -47,9 +46,9 @@ ANCHOR_NAMES = {anchor.bot for anchor in ANCHORS["amazons"]["fast"]}
 BAO_ANCHORS = {anchor.bot: anchor for anchor in anchors_of(LADDER, "bao")}
 
 
-async def _games(redis: Redis) -> list[StoredGame]:
-    store = GameStore(redis)
-    return [await store.load(game_id) for game_id in await LadderStore(redis).games(LADDER)]
+async def _games(ladders: LadderStore) -> list[StoredGame]:
+    store = GameStore(ladders.redis, database=ladders.database)
+    return [await store.load(game_id) for game_id in await ladders.games(LADDER)]
 
 
 @contextlib.asynccontextmanager
@@ -113,13 +112,13 @@ def _counted(games: list[StoredGame]) -> tuple[Counter[str], Counter[str]]:
 
 
 async def _rounds_played(
-    redis: Redis, bots: set[str], anchors: Collection[str], rounds: int = ROUNDS
+    store: LadderStore, bots: set[str], anchors: Collection[str], rounds: int = ROUNDS
 ) -> None:
     """Wait until each of `bots` has `rounds` ended games with a winner, two anchors among
     their opponents."""
 
     async def played_enough() -> bool:
-        ended = [g for g in await _games(redis) if g.status is GameStatus.ENDED]
+        ended = [g for g in await _games(store) if g.status is GameStatus.ENDED]
         played, _ = _counted(ended)
         met = {name for name in played if name in anchors}
         return all(played[bot] >= rounds for bot in bots) and len(met) >= 2
@@ -127,16 +126,16 @@ async def _rounds_played(
     await until(played_enough, f"{rounds} games for each bot, against two anchors")
 
 
-async def _past_first_moves(redis: Redis) -> bool:
+async def _past_first_moves(store: LadderStore) -> bool:
     """Whether every game of the ladder has ended or had both sides' first moves."""
-    return all(game.status is GameStatus.ENDED or game.ply >= 2 for game in await _games(redis))
+    return all(game.status is GameStatus.ENDED or game.ply >= 2 for game in await _games(store))
 
 
-async def _all_rated(redis: Redis, store: LadderStore) -> None:
+async def _all_rated(store: LadderStore) -> None:
     """Wait until every game of the ladder has ended and been rated."""
 
     async def rated() -> bool:
-        games = await _games(redis)
+        games = await _games(store)
         ended = all(game.status is GameStatus.ENDED for game in games)
         return ended and not await store.unrated(LADDER)
 
@@ -147,7 +146,7 @@ async def _all_rated(redis: Redis, store: LadderStore) -> None:
 async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_them(
     redis: Redis, redis_url: str, tmp_path: Path, database: Database
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.create(Ladder(LADDER, "6x6", parse_time("2+0")))
     bots = {"Ada", "Bea", "Cy"}
     async with (
@@ -164,16 +163,16 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
             _in_process(database, url, "Bea", "greedy"),
             _program(database, url, "Cy", tmp_path),
         ):
-            await _rounds_played(redis, bots, ANCHOR_NAMES)
+            await _rounds_played(store, bots, ANCHOR_NAMES)
             # Off the ladder, and past the first moves of the games they have: a game paired as
             # a bot left would wait out its first-move window (30 s) before it was aborted.
             for bot in bots:
                 await store.leave(LADDER, bot)
-            await until(partial(_past_first_moves, redis), "every ladder game past its first moves")
+            await until(partial(_past_first_moves, store), "every ladder game past its first moves")
 
         # The bots are gone: their last games end by the rules (on time) and are rated.
-        await _all_rated(redis, store)
-    games = await _games(redis)
+        await _all_rated(store)
+    games = await _games(store)
     played, won = _counted(games)
     assert set(played) - ANCHOR_NAMES == bots
     # Never a bot against itself; the program, on one game at a time, never in two at once.
@@ -201,19 +200,17 @@ async def test_three_bots_and_the_anchors_play_rounds_and_the_standings_count_th
         assert rows[name][4:6] == [str(played[name]), str(won[name])], rows[name]
     assert rows["Cy"][-1] == "random-example"
     ratings = await store.ratings(LADDER)
-    assert all(ratings[bot].deviation < 350 for bot in bots)
+    assert all(ratings[bot.lower()].deviation < 350 for bot in bots)
 
 
 @pytest.mark.asyncio
 async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_bao_anchors(
     redis: Redis, redis_url: str, tmp_path: Path, database: Database
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     # An Amazons ladder with a rated game already: the Bao ladder's games leave it as it is.
-    await store.started("fast", Pairing("Old", "random"), "old-game")
-    fast_anchors = fixed_ratings("fast", "amazons", [Result("Old", "random", True)])
-    assert await store.rate("fast", "old-game", "Old", "random", True, fast_anchors)
+    await rated_game(database, "fast", "old-game", "Old", "random", True)
     before = {name: await store.ratings(name) for name in ("fast", "main")}
     await store.create(Ladder.new(LADDER, parse_time("2+0"), "bao"))
     bots = {"Ada", "Cy"}
@@ -230,17 +227,17 @@ async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_ba
             _in_process(database, url, "Ada", "bao-alphabeta"),
             _program(database, url, "Cy", tmp_path, RANDOM_LEGAL),
         ):
-            await _rounds_played(redis, bots, BAO_ANCHORS, BAO_ROUNDS)
+            await _rounds_played(store, bots, BAO_ANCHORS, BAO_ROUNDS)
             # Taken off the ladder, the bots finish the games they have: a game paired as a
             # bot left would wait out its first-move window (30 s) before it was aborted.
             for bot in bots:
                 await store.leave(LADDER, bot)
-            await _all_rated(redis, store)
+            await _all_rated(store)
 
         # A scheduler's round that read the members before they left may have started one
         # more game: it ends by the rules.
-        await _all_rated(redis, store)
-    games = await _games(redis)
+        await _all_rated(store)
+    games = await _games(store)
     assert {game.game for game in games} == {"bao"}
     played, won = _counted(games)
     assert set(played) - set(BAO_ANCHORS) == bots
@@ -265,6 +262,6 @@ async def test_a_bao_ladder_plays_a_rules_free_program_a_built_in_bot_and_the_ba
         if name in BAO_ANCHORS:
             assert rows[name][2:4] == [f"{BAO_ANCHORS[name].rating:.0f}", "anchor"]
     ratings = await store.ratings(LADDER)
-    assert all(ratings[bot].deviation < 350 for bot in bots)
+    assert all(ratings[bot.lower()].deviation < 350 for bot in bots)
     assert {name: await store.ratings(name) for name in ("fast", "main")} == before
     assert [r.game_id for r in await store.results("fast")] == ["old-game"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -21,14 +20,16 @@ from server.app import Arena
 from server.clock import now_ms
 from server.db import Database
 from server.games import GameStore, StoredGame
+from server.glicko import Rating
 from server.identity import create_account, create_bot_token
 from server.ladder.pairing import FAR_GAP, PATIENCE
 from server.ladder.scheduler import Scheduler
-from server.ladder.store import LadderStore, ratings_key
+from server.ladder.store import LadderStore
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
 from server.protocol import Clocks, GameStarted, GameStatus, Player, TimeControl
 from server.worker import HOUSE_BOTS
 from tests.server.endpoint import arena_serving
+from tests.server.ladder.rated import set_rating
 
 BOTS = ("Ada", "Bea", "Cy")
 ROUND_SECONDS = 0.2  # short rounds: the tests wait for games, not for the clock
@@ -72,9 +73,11 @@ async def _bots(database: Database, urls: list[str]) -> AsyncIterator[list[BotPl
         await asyncio.wait_for(asyncio.gather(*tasks), 30)
 
 
-async def _ladder_games(redis: Redis) -> list[StoredGame]:
-    store = GameStore(redis)
-    return [await store.load(game_id) for game_id in await LadderStore(redis).games("fast")]
+async def _ladder_games(redis: Redis, database: Database) -> list[StoredGame]:
+    store = GameStore(redis, database=database)
+    return [
+        await store.load(game_id) for game_id in await LadderStore(redis, database).games("fast")
+    ]
 
 
 def _check_never_two_at_once(games: list[StoredGame]) -> None:
@@ -101,38 +104,38 @@ def _ended(games: list[StoredGame]) -> int:
 async def test_three_bots_play_round_after_round_one_game_at_a_time(
     redis: Redis, redis_url: str, database: Database
 ) -> None:
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     async with _arena(redis_url) as (_, url), _bots(database, [url]):
 
         async def rounds_played() -> bool:
-            games = await _ladder_games(redis)
+            games = await _ladder_games(redis, database)
             players = {name for game in games for name in (game.white.name, game.black.name)}
             return _ended(games) >= 4 and players == set(BOTS)
 
         await _until(rounds_played, "four ladder games to end, every bot in one")
-        # Each game that ended with a winner moves its players' ladder ratings: the scheduler
-        # rates at the start of each round, so wait for the round after the last end.
+        # Each game that ended with a winner moves its players' ladder ratings as it is handed
+        # over, and the scheduler forgets it the round after: wait for that round.
         ended = {
             game.game_id
-            for game in await _ladder_games(redis)
+            for game in await _ladder_games(redis, database)
             if game.status is GameStatus.ENDED and game.winner
         }
 
         async def rated() -> bool:
-            return not ended & set(await LadderStore(redis).unrated("fast"))
+            return not ended & set(await LadderStore(redis, database).unrated("fast"))
 
         await _until(rated, "the ended games to be rated")
-    games = await _ladder_games(redis)
+    games = await _ladder_games(redis, database)
     _check_never_two_at_once(games)
     assert {name for game in games for name in (game.white.name, game.black.name)} == set(BOTS)
     assert all(not game.rated and game.setup == "6x6" for game in games)
     assert {(game.time.base, game.time.increment) for game in games} == {(10, 0)}
-    ratings = await LadderStore(redis).ratings("fast")
-    assert set(ratings) <= set(BOTS)
+    ratings = await LadderStore(redis, database).ratings("fast")
+    assert set(ratings) <= {bot.lower() for bot in BOTS}
     assert len(ratings) >= 2
     assert all(rating.deviation < 350 for rating in ratings.values())
     # Colours between two bots stay balanced (counted as the games start).
-    history = await LadderStore(redis).history("fast")
+    history = await LadderStore(redis, database).history("fast")
     for a in BOTS:
         for b in BOTS:
             assert abs(history.whites(a, b) - history.whites(b, a)) <= 1
@@ -142,7 +145,7 @@ async def test_three_bots_play_round_after_round_one_game_at_a_time(
 async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_takes_over(
     redis: Redis, redis_url: str, database: Database
 ) -> None:
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     async with contextlib.AsyncExitStack() as first_stack:
         first, _ = await first_stack.enter_async_context(_arena(redis_url))
 
@@ -153,12 +156,12 @@ async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_tak
         async with _arena(redis_url) as (second, second_url), _bots(database, [second_url]):
 
             async def played() -> bool:
-                return _ended(await _ladder_games(redis)) >= 3
+                return _ended(await _ladder_games(redis, database)) >= 3
 
             await _until(played, "three ladder games to end")
             # The first server paired the second's bots all along.
             assert (first.scheduler.holding, second.scheduler.holding) == (True, False)
-            before = len(await _ladder_games(redis))
+            before = len(await _ladder_games(redis, database))
             await first_stack.aclose()  # the holder stops, and gives the lease up
 
             async def taken_over() -> bool:
@@ -167,17 +170,17 @@ async def test_two_servers_on_one_redis_schedule_one_at_a_time_and_the_other_tak
             await _until(taken_over, "the other server to take the lease")
 
             async def more_games() -> bool:
-                return len(await _ladder_games(redis)) >= before + 2
+                return len(await _ladder_games(redis, database)) >= before + 2
 
             await _until(more_games, "the new holder to start games")
-    _check_never_two_at_once(await _ladder_games(redis))
+    _check_never_two_at_once(await _ladder_games(redis, database))
 
 
 @pytest.mark.asyncio
 async def test_two_servers_started_together_never_pair_a_bot_twice_at_once(
     redis: Redis, redis_url: str, database: Database
 ) -> None:
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     async with (
         _arena(redis_url) as (first, first_url),
         _arena(redis_url) as (second, second_url),
@@ -185,19 +188,21 @@ async def test_two_servers_started_together_never_pair_a_bot_twice_at_once(
     ):
 
         async def played() -> bool:
-            return _ended(await _ladder_games(redis)) >= 4
+            return _ended(await _ladder_games(redis, database)) >= 4
 
         await _until(played, "four ladder games to end")
         assert first.scheduler.holding != second.scheduler.holding
-    _check_never_two_at_once(await _ladder_games(redis))
+    _check_never_two_at_once(await _ladder_games(redis, database))
 
 
 @pytest.mark.asyncio
-async def test_a_lease_whose_holder_died_lapses_and_another_takes_it(redis: Redis) -> None:
+async def test_a_lease_whose_holder_died_lapses_and_another_takes_it(
+    redis: Redis, database: Database
+) -> None:
     def scheduler() -> Scheduler:
         offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
         return Scheduler(
-            LadderStore(redis),
+            LadderStore(redis, database),
             _NoGames(),
             GameStore(redis),
             offered,
@@ -214,8 +219,8 @@ async def test_a_lease_whose_holder_died_lapses_and_another_takes_it(redis: Redi
         return heir.holding
 
     await _until(taken, "the lease to lapse and be taken")  # `dead` never renews nor releases
-    assert await LadderStore(redis).lease_holder() == heir.token
-    assert not await LadderStore(redis).take_lease(dead.token, 500)
+    assert await LadderStore(redis, database).lease_holder() == heir.token
+    assert not await LadderStore(redis, database).take_lease(dead.token, 500)
 
 
 class _NoGames:
@@ -272,11 +277,11 @@ async def test_a_bot_waits_a_few_rounds_before_it_plays_one_far_from_its_rating(
 ) -> None:
     """Low and High are more than FAR_GAP apart: each round they are the only two free, and
     they meet once one of them has waited PATIENCE rounds; the count starts again after."""
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     for bot, rating in (("Low", 1500.0), ("High", 1501.0 + FAR_GAP)):
         await create_bot_token(database, bot)
-        await redis.hset(ratings_key("fast"), bot, json.dumps([rating, 60.0, 0.06]))
+        await set_rating(database, "fast", bot, Rating(rating, 60.0))
         await store.join("fast", bot, 1, now_ms())
     offered = Offered.every_game(TimeControls.parse(DEFAULT_TIME_CONTROLS), HOUSE_BOTS)
     starter = _Recorder()

@@ -16,18 +16,18 @@ from redis.asyncio import Redis
 from server.clock import now_ms
 from server.db import Database
 from server.identity import create_account, create_bot_token
-from server.ladder.pairing import Pairing
 from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore
 from server.offers import TimeControls
 from server.protocol import Standings, TimeControl, decode_event
 from tests.server.endpoint import serving
+from tests.server.ladder.rated import rated_game
 from tests.server.wire import Wire
 
 
 @pytest_asyncio.fixture
 async def url(redis: Redis, redis_url: str, database: Database) -> AsyncIterator[str]:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.ensure_defaults()
     await store.create(Ladder("slow", "10x10", TimeControl(3600, 30)))
     # The default ladders are offered; `slow`'s hour is not.
@@ -48,7 +48,7 @@ async def test_a_bot_joins_and_leaves_and_each_reply_says_what_happened(
     url: str, redis: Redis, database: Database
 ) -> None:
     wire = await _bot(url, database, "Ladderbot")
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     joined = await wire.call("join_ladder", ladder="FAST")
     assert joined == {
         "t": "ladder_membership",
@@ -88,7 +88,7 @@ async def test_a_bot_joins_and_leaves_and_each_reply_says_what_happened(
 async def test_a_membership_ends_with_the_connection_that_joined(
     url: str, redis: Redis, database: Database
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     wire = await _bot(url, database, "Goner")
     await wire.call("join_ladder", ladder="fast")
     await wire.close()
@@ -145,7 +145,7 @@ async def test_bad_requests_are_refused_with_one_clear_line(
 
 
 @pytest.mark.asyncio
-async def test_only_bot_accounts_join_ladders(url: str, redis: Redis) -> None:
+async def test_only_bot_accounts_join_ladders(url: str, redis: Redis, database: Database) -> None:
     wire = await Wire.guest(url)
     reply = await wire.call("join_ladder", ladder="fast")
     assert (reply["t"], reply["code"], reply["message"]) == (
@@ -153,7 +153,7 @@ async def test_only_bot_accounts_join_ladders(url: str, redis: Redis) -> None:
         "forbidden",
         "only bot accounts play on ladders",
     )
-    assert await LadderStore(redis).members("fast", now_ms()) == {}
+    assert await LadderStore(redis, database).members("fast", now_ms()) == {}
     await wire.close()
 
 
@@ -165,12 +165,9 @@ async def test_anyone_may_ask_for_a_ladders_standings(
     await store.ensure_defaults()
     await create_account(database, "ann", "ann-password")
     await create_bot_token(database, "ace", owner="ann")
-    # Rated before the server starts: its scheduler would settle these made-up game ids first
-    # (as games it cannot find) if it ran between `started` and `rate`.
     for number, (white, black) in enumerate([("ace", "bee"), ("bee", "ace"), ("cid", "bee")]):
-        await store.started("fast", Pairing(white, black), f"g{number}")
         won = white != "bee"
-        assert await store.rate("fast", f"g{number}", white, black, won, ended=1_000 * number)
+        await rated_game(database, "fast", f"g{number}", white, black, won, ended=1_000 * number)
     async with serving(redis_url) as url:
         await _ask_for_the_standings(url, store, database)
 

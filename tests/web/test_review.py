@@ -248,7 +248,7 @@ async def test_a_spectator_sees_the_watchers_and_turns_on_the_region_values(
 async def test_the_standings_page_lists_a_ladders_bots(
     browser: Browser, redis: Redis, redis_url: str, artifacts: Path, database: Database
 ) -> None:
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     async with serving(redis_url) as url:
         wire = await Wire.connect(url)
         await wire.call("hello", version=1)
@@ -320,11 +320,11 @@ STANDINGS_WITH_GAMES = """async () => {
 
 @pytest.mark.asyncio
 async def test_the_standings_page_shows_recent_games_and_the_cross_table_when_sent(
-    browser: Browser, redis: Redis, redis_url: str
+    browser: Browser, redis: Redis, redis_url: str, database: Database
 ) -> None:
     """A reply with the optional `cross` (a newer server's), and a page of the ladder's games,
     given to the page's ladder view in place of the server's."""
-    await LadderStore(redis).ensure_defaults()
+    await LadderStore(redis, database).ensure_defaults()
     async with serving(redis_url) as url:
         page, errors = await open_page(browser, http_url(url) + "/ladder/fast")
         await online_name(page)

@@ -22,7 +22,6 @@ from server.handlers.players import (
     player_games_page,
     player_info,
 )
-from server.ladder.pairing import Pairing
 from server.ladder.store import LadderStore
 from server.protocol import (
     Colour,
@@ -43,6 +42,7 @@ from server.protocol import (
     decode_request,
 )
 from server.worker import HOUSE_BOTS
+from tests.server.ladder.rated import rated_game
 
 BLITZ = TimeControl(300, 5)
 
@@ -197,14 +197,11 @@ async def test_a_ladder_bot_has_its_ladder_rating_history_and_its_owner(
     await identity.create_account(database, "erin", "secret-e")
     await identity.create_bot_token(database, "Erinbot", owner="erin")
     await identity.create_bot_token(database, "other")
-    ladders = LadderStore(redis)
+    ladders = LadderStore(redis, database)
     await ladders.ensure_defaults()
     for number, white_won in enumerate((True, False, True)):
-        game_id = f"ladder{number}"
-        await ladders.started("fast", Pairing("Erinbot", "other"), game_id)
-        assert await ladders.rate(
-            "fast", game_id, "Erinbot", "other", white_won, ended=10_000 * (number + 1)
-        )
+        game_id, ended = f"ladder{number}", 10_000 * (number + 1)
+        await rated_game(database, "fast", game_id, "Erinbot", "other", white_won, ended=ended)
     profile = await _profile(redis, database, "erinbot")
     assert (profile.name, profile.kind, profile.owner) == ("Erinbot", PlayerKind.BOT, "erin")
     [pool] = profile.ratings
@@ -214,7 +211,7 @@ async def test_a_ladder_bot_has_its_ladder_rating_history_and_its_owner(
         ("ladder1", 20_000),
         ("ladder2", 30_000),
     ]
-    rating = (await ladders.ratings("fast"))["Erinbot"]
+    rating = (await ladders.ratings("fast"))["erinbot"]
     assert (pool.rating, pool.deviation) == (round(rating.rating), round(rating.deviation))
 
 

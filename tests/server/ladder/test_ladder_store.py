@@ -1,13 +1,11 @@
-"""The ladders in Redis: definitions, members and their lapse, colour history, ratings, the
-lease."""
+"""The ladders' store: definitions (in the database), members and their lapse, colour history,
+the games under way, the lease (in Redis)."""
 
 import pytest
 from redis.asyncio import Redis
 
-from server.glicko import Rating
+from server.db import Database
 from server.ladder.pairing import Pairing
-from server.ladder.rating import anchor_rating, rate_ladder_game
-from server.ladder.results import Result
 from server.ladder.store import (
     DEFAULT_LADDERS,
     MEMBERSHIP_MS,
@@ -22,8 +20,10 @@ from server.worker import HOUSE_BOTS
 
 
 @pytest.mark.asyncio
-async def test_a_ladder_is_created_listed_found_by_any_case_and_removed(redis: Redis) -> None:
-    store = LadderStore(redis)
+async def test_a_ladder_is_created_listed_found_by_any_case_and_removed(
+    redis: Redis, database: Database
+) -> None:
+    store = LadderStore(redis, database)
     assert await store.create(Ladder("Blitz", "8x8", TimeControl(30, 1)))
     assert not await store.create(Ladder("blitz", "6x6", TimeControl(60, 0)))
     assert await store.ladders() == [Ladder("blitz", "8x8", TimeControl(30, 1))]
@@ -36,8 +36,10 @@ async def test_a_ladder_is_created_listed_found_by_any_case_and_removed(redis: R
 
 
 @pytest.mark.asyncio
-async def test_the_defaults_are_created_once_and_never_overwritten(redis: Redis) -> None:
-    store = LadderStore(redis)
+async def test_the_defaults_are_created_once_and_never_overwritten(
+    redis: Redis, database: Database
+) -> None:
+    store = LadderStore(redis, database)
     await store.create(Ladder("fast", "8x8", TimeControl(20, 0)))
     assert [ladder.name for ladder in await store.ensure_defaults()] == ["main", "bao"]
     assert await store.ensure_defaults() == []
@@ -88,9 +90,9 @@ def test_a_ladder_the_server_does_not_offer_says_why() -> None:
 
 @pytest.mark.asyncio
 async def test_members_lapse_unless_renewed_and_a_late_leave_keeps_a_new_join(
-    redis: Redis,
+    redis: Redis, database: Database
 ) -> None:
-    store = LadderStore(redis)
+    store = LadderStore(redis, database)
     await store.join("fast", "alpha", 2, now=1_000, connection="c1")
     await store.join("fast", "beta", 1, now=1_000, connection="c2")
     assert await store.members("fast", now=1_000) == {"alpha": 2, "beta": 1}
@@ -105,8 +107,8 @@ async def test_members_lapse_unless_renewed_and_a_late_leave_keeps_a_new_join(
 
 
 @pytest.mark.asyncio
-async def test_history_and_games_are_kept_per_ladder(redis: Redis) -> None:
-    store = LadderStore(redis)
+async def test_history_and_games_are_kept_per_ladder(redis: Redis, database: Database) -> None:
+    store = LadderStore(redis, database)
     await store.started("fast", Pairing("a", "b"), "g1")
     await store.started("fast", Pairing("a", "b"), "g2")
     await store.started("fast", Pairing("b", "a"), "g3")
@@ -115,11 +117,28 @@ async def test_history_and_games_are_kept_per_ladder(redis: Redis) -> None:
     assert (history.whites("a", "b"), history.whites("b", "a")) == (2, 1)
     assert await store.games("fast") == ["g1", "g2", "g3"]
     assert (await store.ladder_of("g4"), await store.ladder_of("g9")) == ("main", None)
+    # A game handed over leaves Redis: the database has it from then on.
+    await store.handed_over("fast", "g2")
+    assert await store.unrated("fast") == ["g1", "g3"]
+    assert await store.ladder_of("g2") is None
+    assert (await store.history("fast")).whites("a", "b") == 2
 
 
 @pytest.mark.asyncio
-async def test_one_token_holds_the_lease_until_it_releases_it(redis: Redis) -> None:
+async def test_a_store_without_a_database_has_no_ladders_and_says_why(redis: Redis) -> None:
     store = LadderStore(redis)
+    assert await store.ladders() == []
+    with pytest.raises(LadderError, match=r"^no ladder fast; there are no ladders$"):
+        await store.get("fast")
+    with pytest.raises(LadderError, match=r"^the ladders are kept in a database, and this"):
+        await store.create(Ladder("fast", "6x6", TimeControl(10, 0)))
+
+
+@pytest.mark.asyncio
+async def test_one_token_holds_the_lease_until_it_releases_it(
+    redis: Redis, database: Database
+) -> None:
+    store = LadderStore(redis, database)
     assert await store.take_lease("one", 10_000)
     assert not await store.take_lease("two", 10_000)
     assert await store.take_lease("one", 10_000)
@@ -128,41 +147,3 @@ async def test_one_token_holds_the_lease_until_it_releases_it(redis: Redis) -> N
     await store.release_lease("one")
     assert await store.take_lease("two", 10_000)
     assert await store.lease_holder() == "two"
-
-
-@pytest.mark.asyncio
-async def test_an_ended_game_is_rated_once_and_an_aborted_one_not_at_all(redis: Redis) -> None:
-    store = LadderStore(redis)
-    await store.started("fast", Pairing("a", "b"), "g1")
-    await store.started("fast", Pairing("b", "c"), "g2")
-    assert await store.unrated("fast") == ["g1", "g2"]
-    assert await store.rate("fast", "g1", "a", "b", white_won=True)
-    assert not await store.rate("fast", "g1", "a", "b", white_won=True)
-    assert await store.rate("fast", "g2", "b", "c", white_won=None)
-    assert await store.unrated("fast") == []
-    ratings = await store.ratings("fast")
-    expected = rate_ladder_game(Rating(), Rating(), white_won=True)
-    assert (ratings["a"], ratings["b"]) == expected
-    assert ratings["a"].rating > 1500 > ratings["b"].rating
-    assert "c" not in ratings
-    assert await store.ratings("main") == {}
-    # The game with a winner is kept as a result; the aborted one is not.
-    assert await store.results("fast") == [Result("a", "b", white_won=True, game_id="g1")]
-    assert await store.results("main") == []
-
-
-@pytest.mark.asyncio
-async def test_a_game_against_an_anchor_moves_only_the_bots_rating(redis: Redis) -> None:
-    store = LadderStore(redis)
-    anchors = {"greedy": 1400.0}
-    for number in range(3):
-        game_id = f"g{number}"
-        await store.started("fast", Pairing("greedy", "ada"), game_id)
-        assert await store.rate("fast", game_id, "greedy", "ada", number != 1, anchors)
-    ratings = await store.ratings("fast")
-    assert ratings["greedy"] == anchor_rating(1400.0)
-    bot = Rating()
-    for white_won in (True, False, True):
-        _, bot = rate_ladder_game(anchor_rating(1400.0), bot, white_won, white_is_anchor=True)
-    assert ratings["ada"] == bot
-    assert ratings["ada"].deviation < 350
