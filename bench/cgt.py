@@ -2,7 +2,8 @@
 (cold: values met for the first time; warm: answered from the caches), and the same sums and
 comparisons in cgt-py (Rust) when it is installed; then the canonical form of an Amazons
 position (CGSuite's benchmark, B6/W6: a 2x7 board with one amazon each), by
-engine.cgt.amazons and by cgt-py in the same run.
+engine.cgt.amazons (which makes the canonical forms on a second thread beside its search: its
+CPU time is printed too) and by cgt-py in the same run.
 
 Run from the repository root: python -m bench.cgt [--pairs N] [--seed S] [--amazons TEXT];
 python -m bench.cgt --endgame PATH [--pairs N] times lookups in an endgame database instead.
@@ -98,11 +99,14 @@ def amazons(text: str, followers: bool) -> None:
     RegionSolver().position_value(Position.parse("B1W"))  # load the kernels
     solver = RegionSolver()
     start = time.perf_counter()
+    cpu = time.process_time()
     ours = solver.position_value(position)
     seconds = time.perf_counter() - start
+    # Of both threads: the canonical forms are made beside the search.
+    cpu = time.process_time() - cpu
     solved = solver.stats.solved
     print(
-        f"  ours: {seconds:>10.2f} s, {solved:,} region positions, "
+        f"  ours: {seconds:>10.2f} s ({cpu:.2f} s of CPU), {solved:,} region positions, "
         f"{solved / seconds:,.0f} positions/s"
     )
     print(f"  value: {ours}  (mean {ours.mean}, temperature {ours.temperature})")
@@ -121,7 +125,8 @@ def amazons(text: str, followers: bool) -> None:
     text_theirs = repr(theirs)[len("CanonicalForm('") : -2]
     print(
         f"  cgt-py: {their_seconds:>8.2f} s ({their_seconds / seconds:.1f} times ours), "
-        f"same value: {Form.parse(text_theirs) == ours}"
+        f"same value: {Form.parse(text_theirs) == ours}; load average now "
+        f"{os.getloadavg()[0]:.2f}"
     )
     if followers:
         print(f"  {count / their_seconds:,.0f} boards/s cgt-py")
@@ -199,7 +204,7 @@ def endgame_lookups(path: str, count: int, seed: int) -> None:
     rng = random.Random(seed)
     shapes = db.shape_cells()
     most = db.counts().max_amazons
-    regions = []
+    regions: list[Region] = []
     while len(regions) < count:
         cells = rng.choice(shapes)
         n = len(cells)
