@@ -2,7 +2,9 @@
 Redis after their end (`games:archive`, each `{g:ID}:game`) are copied, records and moves, into
 a database that has no finished game yet, before it is handed over its first game. Their ratings
 moved with the players' (`moved_ratings`), so they are written rated as they were, moving no
-rating; a game still waiting for its hand-over is left to it. Redis keeps its copy.
+rating; a game a ladder started is written as its ladder's (`ladder:game`: the ladder's
+results and ratings moved with the ladders, `moved_ladders`); a game still waiting for its
+hand-over is left to it. Redis keeps its copy.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from sqlalchemy import select
 from server.db.database import Database
 from server.db.finished_games import FinishedGame, copy_finished_games
 from server.db.schema import GAMES
+from server.ladder.store import LADDER_OF_GAME
 from server.protocol import GameStatus
 from server.storage import HANDOVER
 
@@ -32,12 +35,16 @@ async def move_finished_games(db: Database, store: GameStore) -> int | None:
         if (await connection.execute(select(GAMES.c.game_id).limit(1))).first() is not None:
             return None
     waiting = {g.decode() for g in await store.redis.smembers(HANDOVER)}
+    ladders = {
+        game_id.decode(): ladder.decode()
+        for game_id, ladder in (await store.redis.hgetall(LADDER_OF_GAME)).items()
+    }
     moved = 0
     batch: list[FinishedGame] = []
     async for game in store.archived():
         if game.status is not GameStatus.ENDED or game.game_id in waiting:
             continue
-        batch.append(FinishedGame.of(game))
+        batch.append(FinishedGame.of(game, ladders.get(game.game_id)))
         if len(batch) == BATCH:
             moved += await copy_finished_games(db, batch)
             batch = []

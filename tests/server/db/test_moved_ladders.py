@@ -171,3 +171,29 @@ async def test_a_ladder_game_that_ended_unrated_and_unrecorded_goes_to_its_hand_
 
     assert await move_ladders(db, redis) == MovedLadders(1, 0, 0, 0, 0)
     assert await redis.smembers(HANDOVER) == {started.game_id.encode()}
+
+
+@pytest.mark.asyncio
+async def test_an_older_folder_s_finished_ladder_games_move_as_their_ladder_s(
+    redis: Redis, db: Database
+) -> None:
+    from server.db.moved_games import move_finished_games
+    from server.games import GameStore
+    from server.protocol import Player
+
+    store = GameStore(redis)
+    ada, bea = Player("Ada", PlayerKind.BOT), Player("Bea", PlayerKind.BOT)
+    terms = {"time": TimeControl(10, 0), "rated": False, "now": T1, "setup": "6x6"}
+    ids = []
+    for _ in range(2):
+        started = await store.create(ada, bea, **terms)  # type: ignore[arg-type]
+        await store.resign(started.game_id, "Ada", now=T1 + 1_000)
+        ids.append(started.game_id)
+    # As servers before the database kept them: archived, no hand-over set, one a ladder's.
+    await redis.zadd("games:archive", {game_id: T1 + 1_000 for game_id in ids})
+    await redis.srem(HANDOVER, *ids)
+    await redis.hset("ladder:game", ids[0], "fast")
+
+    assert await move_finished_games(db, store) == 2
+    ladders = [(await finished_game(db, game_id)) for game_id in ids]
+    assert [None if game is None else game.ladder for game in ladders] == ["fast", None]
