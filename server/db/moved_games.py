@@ -3,8 +3,8 @@ Redis after their end (`games:archive`, each `{g:ID}:game`) are copied, records 
 a database that has no finished game yet, before it is handed over its first game. Their ratings
 moved with the players' (`moved_ratings`), so they are written rated as they were, moving no
 rating; a game a ladder started is written as its ladder's (`ladder:game`: the ladder's
-results and ratings moved with the ladders, `moved_ladders`); a game still waiting for its
-hand-over is left to it. Redis keeps its copy.
+results and ratings moved with the ladders, `moved_ladders`), which `ladder:game` then forgets;
+a game still waiting for its hand-over is left to it. Redis keeps its copy.
 """
 
 from __future__ import annotations
@@ -41,13 +41,21 @@ async def move_finished_games(db: Database, store: GameStore) -> int | None:
     }
     moved = 0
     batch: list[FinishedGame] = []
+
+    async def copy() -> int:
+        copied = await copy_finished_games(db, batch)
+        # The database knows their ladder now.
+        if of_ladders := [game.game_id for game in batch if game.ladder is not None]:
+            await store.redis.hdel(LADDER_OF_GAME, *of_ladders)
+        return copied
+
     async for game in store.archived():
         if game.status is not GameStatus.ENDED or game.game_id in waiting:
             continue
         batch.append(FinishedGame.of(game, ladders.get(game.game_id)))
         if len(batch) == BATCH:
-            moved += await copy_finished_games(db, batch)
+            moved += await copy()
             batch = []
     if batch:
-        moved += await copy_finished_games(db, batch)
+        moved += await copy()
     return moved

@@ -4,8 +4,9 @@ increment), and under each ladder's keys its bots' ratings (hash `ladder:{NAME}:
 JSON [rating, deviation, volatility]), its results (list `ladder:{NAME}:results`, JSON game_id,
 white, black, white_won and ended where known), each bot's rating history (lists
 `ladder:{NAME}:history:BOT`, points as `server.rating_history` writes them) and the ids of its
-games (list `ladder:{NAME}:games`). Each defined ladder's are copied in one transaction, and
-the definitions then leave Redis, so the move runs once; the rest stays there as it was.
+games (list `ladder:{NAME}:games`). Each defined ladder's are copied in one transaction and
+then leave Redis, the definitions last, so the move runs once. A removed ladder's keys, with no
+definition to say its game, are left as they were.
 
 A game the ladder started and had not rated yet is rated here when the database has its record
 (handed over without its ladder by servers before this move), or put on the hand-over set when
@@ -21,7 +22,7 @@ from dataclasses import replace
 from typing import Any, Final, NamedTuple
 
 import redis.asyncio as aioredis
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from server.clock import now_ms
 from server.db.database import Database
@@ -29,6 +30,7 @@ from server.db.finished_games import _insert, finished_game
 from server.db.ladders import rate_ladder_game_in
 from server.db.schema import GAMES, LADDER_RESULTS, LADDERS, RATING_HISTORY, RATINGS
 from server.ladder.definition import Ladder, LadderError
+from server.ladder.store import LADDER_OF_GAME
 from server.protocol import GameStatus
 from server.storage import HANDOVER, game_key
 from server.stored_game import StoredGame
@@ -36,6 +38,7 @@ from server.stored_game import StoredGame
 __all__ = ["OLD_LADDERS", "MovedLadders", "move_ladders"]
 
 OLD_LADDERS: Final = "ladders"  # the definitions' hash of servers before the database
+BATCH: Final = 500  # game ids in one statement
 
 
 class MovedLadders(NamedTuple):
@@ -138,15 +141,28 @@ async def _move(db: Database, redis: aioredis.Redis, ladder: Ladder) -> MovedLad
             if rows:
                 await connection.execute(_insert(connection, table).on_conflict_do_nothing(), rows)
         ids = [_text(game_id) for game_id in games]
-        if ids:
+        recorded: list[str] = []
+        for first in range(0, len(ids), BATCH):
+            batch = ids[first : first + BATCH]
             # Handed over before this move, without their ladder.
             await connection.execute(
                 update(GAMES)
-                .where(GAMES.c.game_id.in_(ids), GAMES.c.ladder.is_(None))
+                .where(GAMES.c.game_id.in_(batch), GAMES.c.ladder.is_(None))
                 .values(ladder=name)
             )
+            found = await connection.execute(
+                select(GAMES.c.game_id).where(GAMES.c.game_id.in_(batch))
+            )
+            recorded += found.scalars()
+    # What lasts is the database's now. A game not recorded yet keeps its ladder in
+    # `ladder:game` for its hand-over, or for the move of an older folder's finished games
+    # (`moved_games`); one the ladder had not rated stays the scheduler's until it is rated.
+    waiting = {_text(game_id) for game_id in unrated}
+    if done := [game_id for game_id in recorded if game_id not in waiting]:
+        await redis.hdel(LADDER_OF_GAME, *done)
+    await redis.unlink(f"{prefix}ratings", f"{prefix}results", f"{prefix}games", *histories)
     rated = 0
-    for game_id in sorted(_text(game_id) for game_id in unrated):
+    for game_id in sorted(waiting):
         rated += await _rate_unrated(db, redis, name, game_id)
     return MovedLadders(0, len(rating_rows), len(result_rows), len(point_rows), rated)
 

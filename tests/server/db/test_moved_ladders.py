@@ -1,7 +1,8 @@
 """An older data folder's ladders moved into the history store, on SQLite and PostgreSQL: the
 bytes servers before the database wrote (each value as `git show` of their
-server/ladder/store.py writes it) are read back, every value checked, once; a game the ladder
-had not rated yet is rated by the move."""
+server/ladder/store.py writes it) are read back, every value checked, once, and leave Redis; a
+game the ladder had not rated yet is rated by the move; the folder's finished ladder games move
+as their ladder's."""
 
 import dataclasses
 
@@ -129,9 +130,15 @@ async def test_every_value_of_an_older_folder_s_ladders_moves_once(
     recorded = await finished_game(db, "g3")
     assert recorded is not None
     assert recorded.ladder == "fast"
-    # The definitions left Redis; the rest stays as it was, and a second start moves nothing.
-    assert not await redis.exists("ladders")
-    assert await redis.hget("ladder:{fast}:ratings", "Ada") is not None
+    # What lasts left Redis, so a second start moves nothing. `ladder:game` keeps the game not
+    # recorded (g2, for an older folder's finished games' move) and the one not rated (g3, the
+    # scheduler's until it sees it rated); the other keys of the ladder are live.
+    assert sorted(key.decode() for key in await redis.keys("ladder*")) == [
+        "ladder:game",
+        "ladder:{fast}:unrated",
+        "ladder:{fast}:whites",
+    ]
+    assert await redis.hgetall("ladder:game") == {b"g2": b"fast", b"g3": b"fast"}
     assert await move_ladders(db, redis) is None
     assert await ladder_ratings(db, "fast") == {
         "ada": ada,
@@ -197,3 +204,4 @@ async def test_an_older_folder_s_finished_ladder_games_move_as_their_ladder_s(
     assert await move_finished_games(db, store) == 2
     ladders = [(await finished_game(db, game_id)) for game_id in ids]
     assert [None if game is None else game.ladder for game in ladders] == ["fast", None]
+    assert not await redis.exists("ladder:game")  # the database knows it now
