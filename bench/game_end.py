@@ -3,7 +3,9 @@ rated 6x6 games among a few accounts on an embedded Redis, each played two moves
 through a `GameStore` without a database (the end's commit and the Redis rating only) and one
 with a SQLite file (that, then the game's record, moves and ratings written and the game taken
 off the hand-over set), the two interleaved game by game so the machine's load weighs on both
-alike. The moves are timed too: the hand-over must leave them as they were.
+alike, and a third kind beside them: a game the `fast` ladder started between two bots, whose
+hand-over also writes its result and the bots' ladder ratings. The moves are timed too: the
+hand-over must leave them as they were.
 
 Run from the repository root: python -m bench.game_end [--games N] [--players P]. The machine's
 load average is printed with the figures.
@@ -24,6 +26,8 @@ import structlog
 
 from server.db import Database
 from server.games import GameStore, open_redis
+from server.ladder.pairing import Pairing
+from server.ladder.store import LadderStore
 from server.protocol import Player, PlayerKind, TimeControl
 from server.redis_embedded import EmbeddedRedis
 
@@ -31,15 +35,21 @@ T0 = 1_790_000_000_000
 MOVES = ("b1-b4/d4", "e6-e3/c3")
 
 
-async def _game(store: GameStore, number: int, players: int) -> tuple[float, float]:
-    """One game: the seconds its moves took (the later one) and its end took."""
-    white = Player(f"player{number % players}", PlayerKind.HUMAN)
-    black = Player(f"player{(number + 1) % players}", PlayerKind.HUMAN)
+async def _game(
+    store: GameStore, number: int, players: int, ladder: bool = False
+) -> tuple[float, float]:
+    """One game, rated or (`ladder`) one the fast ladder started between two bots: the seconds
+    its moves took (the later one) and its end took."""
+    kind = PlayerKind.BOT if ladder else PlayerKind.HUMAN
+    white = Player(f"player{number % players}", kind)
+    black = Player(f"player{(number + 1) % players}", kind)
     now = T0 + number * 10_000
     started = await store.create(
-        white, black, time=TimeControl(60, 2), rated=True, now=now, setup="6x6"
+        white, black, time=TimeControl(60, 2), rated=not ladder, now=now, setup="6x6"
     )
     game_id = started.game_id
+    if ladder:
+        await LadderStore(store.redis).started("fast", Pairing(white.name, black.name), game_id)
     await store.play(game_id, white.name, 0, MOVES[0], now + 1_000)
     begun = time.perf_counter()
     await store.play(game_id, black.name, 1, MOVES[1], now + 2_000)
@@ -60,15 +70,20 @@ async def _run(folder: Path, count: int, players: int) -> None:
         db = await Database.open(None, folder)
         plain = GameStore(open_redis(redis_server.url))
         handing = GameStore(open_redis(redis_server.url), database=db)
-        times: dict[str, list[float]] = {"move": [], "end": [], "move+db": [], "end+db": []}
+        await LadderStore(handing.redis, db).ensure_defaults()
+        times: dict[str, list[float]] = {
+            kind: [] for kind in ("move", "end", "move+db", "end+db", "end+ladder")
+        }
         try:
             for number in range(count):
-                moved, ended = await _game(plain, 2 * number, players)
+                moved, ended = await _game(plain, 3 * number, players)
                 times["move"].append(moved)
                 times["end"].append(ended)
-                moved, ended = await _game(handing, 2 * number + 1, players)
+                moved, ended = await _game(handing, 3 * number + 1, players)
                 times["move+db"].append(moved)
                 times["end+db"].append(ended)
+                _, ended = await _game(handing, 3 * number + 2, players, ladder=True)
+                times["end+ladder"].append(ended)
         finally:
             await plain.redis.aclose()
             await handing.redis.aclose()
@@ -78,6 +93,7 @@ async def _run(folder: Path, count: int, players: int) -> None:
     _figures("a move, handing over to SQLite", times["move+db"])
     _figures("a game's end, no database", times["end"])
     _figures("a game's end, handed over to SQLite", times["end+db"])
+    _figures("a ladder game's end, handed over to SQLite", times["end+ladder"])
 
 
 def main() -> None:
