@@ -7,6 +7,7 @@ by canonical region keys, serve the whole search. The search itself runs in numb
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -476,6 +477,16 @@ def _evaluator() -> ThreadPoolExecutor:
     if _evaluator_thread is None:
         _evaluator_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cgt-forms")
     return _evaluator_thread
+
+
+def _forget_evaluator() -> None:
+    # A forked child (match workers, endgame builders) has none of its parent's threads: it
+    # starts its own rather than hand work to one that is not there and wait for ever.
+    global _evaluator_thread
+    _evaluator_thread = None
+
+
+os.register_at_fork(after_in_child=_forget_evaluator)
 
 
 def _grown(array: _Array, need: int) -> _Array:

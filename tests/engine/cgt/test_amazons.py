@@ -5,6 +5,7 @@ moves, budgets, and cgt-py (which reads `x` as Left, `o` as Right) as an oracle.
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import random
 from collections.abc import Iterator
 from fractions import Fraction
@@ -327,6 +328,18 @@ def test_a_budget_stops_the_search_and_the_memo_stays_sound() -> None:
         solver.position_value(Position.parse("B5/W5"), seconds=1e-9)
     assert solver.position_value(Position.parse("B4/W4")) == P(B4W4)
     assert solver.position_value(Position.parse("B3/W3"), seconds=60) == P(B3W3)
+
+
+def _value_of(text: str) -> Form:
+    return position_value(Position.parse(text))
+
+
+def test_a_process_forked_after_a_solve_solves_too() -> None:
+    # A solve long enough to hand canonical forms to a thread of their own starts that thread;
+    # a child forked afterwards (as match workers are) has to start one of its own.
+    RegionSolver().position_value(Position.parse("B4/W4"))
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_value_of, ("B4/W4",)).get(timeout=120) == P(B4W4)
 
 
 # -- cgt-py as an oracle -------------------------------------------------------------------------
