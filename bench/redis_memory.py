@@ -7,12 +7,16 @@ seated once, play waves of games: in each wave every table seeks and accepts a 6
 players make a few moves of a random legal game, and once every table's game is in play (the
 wave's peak) one player of each resigns. Redis's memory is read with the server up and nothing
 seated, with every table seated (the start), at each wave's peak, after every game has ended
-and, with `--settle S`, S seconds later (for a server that lets a finished game go after a
-window); each of these but the peaks after `--quiet` seconds without traffic, as are the
-readings just before three waves (the first, the middle one, the last) and at their peaks,
-whose difference over the games in play is the memory a live game holds. What is left above
-the start is what finished games keep in Redis; the keys are then counted and sized by kind
-(`MEMORY USAGE`), with how many of them will expire by themselves.
+and, with `--settle S`, S seconds later: a server keeps a finished game in Redis for a window
+after its hand-over to the database (`arena serve --ended-window`, 300 s by default), which
+`--window S` shortens, through $ARENA_ENDED_WINDOW, for the servers the run starts (a checkout
+from before the window ignores it), waiting then S + SETTLE_MARGIN seconds unless `--settle`
+says otherwise; each of these but the peaks after `--quiet` seconds without traffic, as are the
+readings just before three waves (the first, the middle one, the last; with `--window`, the
+window waited out first) and at their peaks, whose difference over the games in play is the
+memory a live game holds. What is left above the start is what finished games keep in Redis;
+the keys are then counted and sized by kind (`MEMORY USAGE`), with how many of them will expire
+by themselves.
 
 With `--source PATH` (given again for each) the server is started from each checkout in turn,
 each on a fresh Redis, and the figures are printed side by side: export one with
@@ -20,7 +24,8 @@ each on a fresh Redis, and the figures are printed side by side: export one with
 in that folder imports its code; this program's environment must hold its dependencies).
 
 Run from the repository root: python -m bench.redis_memory [--games N] [--live L] [--plies P]
-[--settle S] [--quiet S] [--source PATH ...]. Progress goes to stderr; the figures to stdout.
+[--window S] [--settle S] [--quiet S] [--source PATH ...]. Progress goes to stderr; the figures
+to stdout.
 """
 
 from __future__ import annotations
@@ -68,6 +73,9 @@ PROGRESS_SECONDS = 2.0
 # hold up to tens of KB each just after a burst of commands, which would swamp the keys' bytes.
 # The readings the figures come from are taken this long after the traffic stops (--quiet).
 QUIET_SECONDS = 3.0
+# After the window, for Redis to have deleted the expired keys (it does so a batch at a time,
+# ten times a second) and trimmed the buffers of the connections that did.
+SETTLE_MARGIN = 10.0
 MIB = 1024 * 1024
 SCAN_BATCH = 1000  # keys sized per pipeline in the census
 TAG = re.compile(r"\{(\w+):[^}]*\}")  # a game's or a user's hash tag: {g:ID}, {u:NAME}
@@ -247,6 +255,10 @@ async def _measure(url: str, redis_url: str, figures: Figures, args: argparse.Na
         shown = started
         for wave in range(waves):
             playing = tables[: min(len(tables), args.games - figures.games)]
+            if wave in measured and wave > 0 and args.window is not None:
+                # Else the earlier games that leave Redis meanwhile are taken off this wave's.
+                _progress(f"{figures.source}: waiting out the window before wave {wave + 1}")
+                await asyncio.sleep(args.window + SETTLE_MARGIN)
             before = await quiet() if wave in measured else None
             await asyncio.gather(
                 *(
@@ -293,6 +305,8 @@ def _progress(text: str) -> None:
 def run(source: Path, args: argparse.Namespace) -> Figures:
     """Start `arena serve` from `source` on a fresh embedded Redis and measure it."""
     figures = Figures(str(source))
+    if args.window is not None:
+        os.environ["ARENA_ENDED_WINDOW"] = f"{args.window:g}"  # the server's `--ended-window`
     with tempfile.TemporaryDirectory(prefix="arena-redis-memory-") as folder:
         data = Path(folder)
         log = data / "serve.log"
@@ -378,10 +392,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--plies", type=int, default=4, help="moves before resigning (default 4)")
     parser.add_argument(
+        "--window",
+        type=float,
+        help="seconds a finished game stays in the servers' Redis after its hand-over "
+        "(default: the server's own, 300)",
+    )
+    parser.add_argument(
         "--settle",
         type=float,
-        default=0.0,
-        help="seconds to wait after the last game before the last reading (default 0)",
+        help="seconds to wait after the last game before the last reading (default: with "
+        f"--window, the window and {SETTLE_MARGIN:g} s, else 0)",
     )
     parser.add_argument(
         "--source",
@@ -400,6 +420,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name in ("games", "live"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
+    if args.window is not None and not 0 < args.window <= 86400:
+        parser.error("--window must be more than 0 and at most 86400 s")
+    if args.settle is None:
+        args.settle = 0.0 if args.window is None else args.window + SETTLE_MARGIN
     for name in ("plies", "settle", "quiet"):
         if getattr(args, name) < 0:
             parser.error(f"--{name} cannot be negative")

@@ -27,7 +27,7 @@ from websockets.http11 import Response
 from server import identity
 from server.analysis import Analyst
 from server.clock import now_ms
-from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, warm_engine
+from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, ENDED_WINDOW_SECONDS, GameStore, warm_engine
 from server.handlers import (
     AccountServices,
     AnalysisServices,
@@ -119,13 +119,15 @@ class Arena:
         ladder_lease_ms: int = LEASE_MS,
         allowed_origins: Iterable[str] = (),
         database: Database | None = None,
+        ended_window_ms: int = ENDED_WINDOW_SECONDS * 1000,
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
         its every setup, the house bots that play it and `time_controls`. The ladders play a
         round every `ladder_round_seconds` under a lease of `ladder_lease_ms`.
         `allowed_origins` are the web pages' origins that may open the websocket; by default
         the server's own (`server/web/origins.py`). Ended games are handed over to
-        `database` (server/db/); without one they wait in Redis for a process that has it."""
+        `database` (server/db/), and leave Redis `ended_window_ms` later; without one they wait in
+        Redis for a process that has it."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -142,6 +144,7 @@ class Arena:
             attendance_ms=attendance_ms,
             heartbeat=Heartbeat(redis),
             database=database,
+            ended_window_ms=ended_window_ms,
         )
         self.lobby = Lobby(redis)
         self.login_throttle = LoginThrottle(redis, login_limits)

@@ -95,8 +95,9 @@ def command_name(args: argparse.Namespace) -> str:
     return " ".join(["arena", args.command, *filter(None, [getattr(args, "action", None)])])
 
 
-def add_database_option(parser: argparse.ArgumentParser) -> None:
-    """`--database-url`: the database of what must last (server/db/)."""
+def add_database_option(parser: argparse.ArgumentParser, *, data_dir: bool = False) -> None:
+    """`--database-url`: the database of what must last (server/db/); with `data_dir`, also
+    `--data-dir`, the folder of the default one, for a command that uses no Redis."""
     parser.add_argument(
         "--database-url",
         default=os.environ.get("ARENA_DATABASE_URL"),
@@ -105,6 +106,13 @@ def add_database_option(parser: argparse.ArgumentParser) -> None:
         "postgresql://USER:PASSWORD@HOST:PORT/NAME (default: $ARENA_DATABASE_URL, else "
         "arena.sqlite3 in the data folder)",
     )
+    if data_dir:
+        parser.add_argument(
+            "--data-dir",
+            type=Path,
+            default=Path(os.environ.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)),
+            help="folder of the default database (default: $ARENA_DATA_DIR or ./.arena)",
+        )
 
 
 def open_database(url: str | None, data_dir: Path) -> str:
@@ -130,13 +138,7 @@ def _add_db_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "`arena serve` does when it starts. A database whose schema is newer than the "
         "program is left as it is.",
     )
-    add_database_option(upgrade)
-    upgrade.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)),
-        help="folder of the default database (default: $ARENA_DATA_DIR or ./.arena)",
-    )
+    add_database_option(upgrade, data_dir=True)
     upgrade.set_defaults(run=_db_upgrade)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime
 import gc
 import getpass
 import gzip
@@ -29,17 +30,23 @@ import websockets.asyncio.server
 
 from clients.connection import ArenaError
 from clients.tui.labels import readiness_text
+from engine.game import game_names
 from engine.records import GameRecord, read_records
 from server import identity
 from server.app import HOUSE_BOTS_SECONDS, Arena, stop_serving
 from server.cli import DEFAULT_DATA_DIR, add_database_option, command_name, connected, open_database
 from server.clock import now_ms
-from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, GameStore, StoredGame, open_redis
+from server.games import (
+    ATTENDANCE_MS,
+    CLAIM_GRACE_MS,
+    ENDED_WINDOW_SECONDS,
+    open_redis,
+)
 from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.protocol import DEFAULT_GAME, GameStatus, LadderStandings, ProtocolError, Standings
+from server.protocol import DEFAULT_GAME, LadderStandings, Standings
 from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis
 from server.web.origins import origin
 from server.worker import HOUSE_BOTS, run_worker
@@ -54,6 +61,7 @@ CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stop
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
 GC_YOUNG = 10_000  # allocations between collections of the youngest generation (700 by default)
 REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command gives up
+ONE_DAY = datetime.timedelta(days=1)
 
 if TYPE_CHECKING:
     from server.db import Database
@@ -108,6 +116,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         f"so the players of a dead process are away after it (default {ATTENDANCE_MS / 1000:g})",
     )
     serve.add_argument(
+        "--ended-window",
+        type=_seconds,
+        default=os.environ.get("ARENA_ENDED_WINDOW", f"{ENDED_WINDOW_SECONDS:g}"),
+        metavar="SECONDS",
+        help="how long a finished game stays in Redis once the database has it; then it is "
+        f"read from the database (default {ENDED_WINDOW_SECONDS:g})",
+    )
+    serve.add_argument(
         "--allowed-origin",
         action="append",
         type=_origin,
@@ -151,18 +167,37 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     archive = commands.add_parser(
         "archive",
         help="export finished games as game records (JSON lines)",
-        description="Write the server's finished games, oldest first, one game record per line "
-        "(docs/records.md), to FILE or stdout. Games already in FILE (by game id) are not "
-        "written again.",
+        description="Write the server's finished games, read from its database, oldest first, "
+        "one game record per line (docs/records.md), to FILE or stdout; with filters, those "
+        "that pass them all. Games already in FILE (by game id) are not written again. An "
+        "older data folder's games move into the database on the first `arena serve`.",
     )
     archive.add_argument(
         "--out", type=Path, metavar="FILE", help="append the games not yet in FILE (.gz: gzipped)"
     )
+    archive.add_argument("--player", metavar="NAME", help="only the games NAME played (any case)")
+    archive.add_argument(
+        "--since",
+        type=_utc_day,
+        metavar="DATE",
+        help="only the games that ended on DATE (YYYY-MM-DD, UTC) or later",
+    )
+    archive.add_argument(
+        "--until",
+        type=_utc_day,
+        metavar="DATE",
+        help="only the games that ended on DATE (YYYY-MM-DD, UTC) or earlier",
+    )
+    archive.add_argument("--game", type=_game_name, metavar="GAME", help="only the games of GAME")
+    rated = archive.add_mutually_exclusive_group()
+    rated.add_argument(
+        "--rated", dest="rated", action="store_true", default=None, help="only rated games"
+    )
+    rated.add_argument("--unrated", dest="rated", action="store_false", help="only casual games")
     archive.add_argument(
         "--ladder", metavar="NAME", help="only the finished games that bot ladder NAME started"
     )
-    _add_redis_options(archive)
-    add_database_option(archive)
+    add_database_option(archive, data_dir=True)
     archive.set_defaults(run=_archive)
 
     token = commands.add_parser("token", help="manage bot tokens")
@@ -315,6 +350,25 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+def _utc_day(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def _game_name(text: str) -> str:
+    names = game_names()
+    if text not in names:
+        raise argparse.ArgumentTypeError(f"no game {text!r}; the games are {', '.join(names)}")
+    return text
+
+
+def _day_ms(day: datetime.date) -> int:
+    """When the UTC day `day` begins, in ms since the epoch."""
+    return int(datetime.datetime.combine(day, datetime.time(), datetime.UTC).timestamp()) * 1000
+
+
 def _count(text: str) -> int:
     count = int(text)
     if count < 0:
@@ -462,6 +516,7 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         time_controls=args.time_controls,
         claim_grace_ms=round(args.claim_grace * 1000),
         attendance_ms=round(args.presence_lapse * 1000),
+        ended_window_ms=round(args.ended_window * 1000),
         allowed_origins=args.allowed_origin,
         database=database,
     )
@@ -712,15 +767,38 @@ def _archive(args: argparse.Namespace) -> int:
     present = set()
     if args.out is not None and args.out.exists():
         present = {record.game_id for record in read_records(args.out)}
+    if args.since is not None and args.until is not None and args.until < args.since:
+        raise ValueError(f"--until {args.until} is before --since {args.since}")
+    from server.db import Database, GameCursor, games
 
-    async def export(redis: aioredis.Redis, database: Database) -> list[GameRecord]:
-        if args.ladder is None:
-            return [game.record() async for game in GameStore(redis).archived()]
-        return [game.record() for game in await _ladder_games(redis, database, args.ladder)]
+    async def export() -> list[GameRecord]:
+        # A path in full: the line says which folder's games these are.
+        database = await Database.open(args.database_url, args.data_dir.absolute())
+        try:
+            _note(args, f"finished games of {database.where}")
+            found = []
+            after: GameCursor | None = None
+            while True:
+                page = await games(
+                    database,
+                    player=args.player,
+                    since=None if args.since is None else _day_ms(args.since),
+                    until=None if args.until is None else _day_ms(args.until + ONE_DAY),
+                    game=args.game,
+                    rated=args.rated,
+                    ladder=None if args.ladder is None else args.ladder.lower(),
+                    before=after,
+                )
+                found += page.games
+                if page.next is None:
+                    break
+                after = page.next
+        finally:
+            await database.close()
+        return [game.record for game in reversed(found)]
 
     configure_logging()
-    with _redis_url(args) as url:
-        records = asyncio.run(_with_accounts(url, args, export))
+    records = asyncio.run(export())
     lines = [record.to_json() for record in records if record.game_id not in present]
     if args.out is None:
         for line in lines:
@@ -729,23 +807,10 @@ def _archive(args: argparse.Namespace) -> int:
     # A gzip file may hold several members one after another: appending one keeps it readable.
     with gzip.open(args.out, "at") if args.out.suffix == ".gz" else args.out.open("a") as out:
         out.writelines(line + "\n" for line in lines)
-    games = f"{len(lines)} game{'s' if len(lines) != 1 else ''}"
+    written = f"{len(lines)} game{'s' if len(lines) != 1 else ''}"
     kept = len(records) - len(lines)
-    print(f"wrote {games} to {args.out}" + (f" ({kept} already there)" if kept else ""))
+    print(f"wrote {written} to {args.out}" + (f" ({kept} already there)" if kept else ""))
     return 0
-
-
-async def _ladder_games(redis: aioredis.Redis, database: Database, name: str) -> list[StoredGame]:
-    """The finished games that the ladder `name` started (its own list of games), in the order
-    they ended, as `arena archive` has the server's; a LadderError if there is no such ladder."""
-    ladders, games = LadderStore(redis, database), GameStore(redis)
-    ended = []
-    for game_id in await ladders.games((await ladders.get(name)).name):
-        with contextlib.suppress(ProtocolError):  # gone from the store: nothing to export
-            game = await games.load(game_id)
-            if game.status is GameStatus.ENDED:
-                ended.append(game)
-    return sorted(ended, key=lambda game: game.ended or 0)
 
 
 async def _with_accounts(

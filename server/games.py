@@ -3,7 +3,9 @@ resigns, aborts, claims and times out games, each as one atomic commit. It puts 
 stored game (server/stored_game.py), the rules of each action (server/referee.py, pure), the Redis
 keys and commit script (server/storage.py) and attendance (server/presence.py), and keeps the
 cache that lets the next move of a game skip reading Redis. A game that ends is handed over to
-the history store (server/db/) once. Every clock reading is the caller's `now` in ms.
+the history store (server/db/) once, and leaves Redis a window later (ENDED_WINDOW_SECONDS);
+a game read by id after that is read from the history store. Every clock reading is the
+caller's `now` in ms.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
@@ -19,6 +22,7 @@ import structlog
 
 from engine.game import GameState
 from server import referee
+from server.clock import Clock
 from server.hub import user_channel
 from server.outage import Heartbeat, resume
 from server.presence import Attendance
@@ -35,6 +39,7 @@ from server.protocol import (
     Player,
     ProtocolError,
     Spectators,
+    Termination,
     TimeControl,
     decode_event,
 )
@@ -43,27 +48,27 @@ from server.storage import (
     AI_STREAM,
     ARCHIVE,
     DEADLINES,
-    FINISHED_GAMES,
+    ENDED_WINDOW_SECONDS,
     HANDOVER,
     LIVE,
     SPECTATORS,
     GameStorage,
     channel,
-    finished_games_key,
     game_key,
     game_of,
     open_redis,
     user_games_key,
 )
-from server.stored_game import StoredGame, rules_of
+from server.stored_game import COLOURS, StoredGame, rules_of
 
 if TYPE_CHECKING:
-    from server.db import Database, Recorded
+    from server.db import Database, FinishedGame, Recorded
 
 __all__ = [
     "AI_STREAM",
     "ATTENDANCE_MS",
     "CLAIM_GRACE_MS",
+    "ENDED_WINDOW_SECONDS",
     "GameStore",
     "StoredGame",
     "channel",
@@ -79,6 +84,13 @@ CLAIM_GRACE_MS = 30_000
 # A connection's attendance in a game lapses this long after its process last renewed it.
 ATTENDANCE_MS = 15_000
 RECENT_GAMES = 10_000  # games a process keeps its last commit of
+# Counts a game's spectators in or out; a count that falls to none is deleted, so that a game
+# watched to its end (whose commit deletes its count) leaves none behind when they go.
+COUNT_SPECTATOR = """
+local count = redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+if count <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return count
+"""
 
 
 def warm_engine(setups: Sequence[str], game: str = DEFAULT_GAME) -> None:
@@ -118,20 +130,24 @@ class GameStore:
         attendance_ms: int = ATTENDANCE_MS,
         heartbeat: Heartbeat | None = None,
         database: Database | None = None,
+        ended_window_ms: int = ENDED_WINDOW_SECONDS * 1000,
     ) -> None:
         """A server process's store has a `heartbeat` (server/outage.py): it gives games back
         the time the servers were away before it charges a move, ends a game on time or lets
-        a claim through; and the `database` its ended games are handed over to. A store
-        without one (a house-bot worker's) leaves the games it ends to a server's sweep
+        a claim through; and the `database` its ended games are handed over to, and read from
+        once they have left Redis, `ended_window_ms` after their hand-over. A store without
+        one (a house-bot worker's) leaves the games it ends to a server's sweep
         (`hand_over_leftovers`)."""
         self.redis = redis
         self.database = database
+        self.ended_window_ms = ended_window_ms
         self._ratings_moved = False  # an older data folder's, before the first hand-over
         self._handing: set[str] = set()  # games this process is handing over now
         self.heartbeat = heartbeat
         self.claim_grace_ms = claim_grace_ms
         self.attendance_ms = attendance_ms
         self.storage = GameStorage(redis)
+        self._count_spectator = redis.register_script(COUNT_SPECTATOR)
         self.attendance = Attendance(
             redis,
             load=self.load,
@@ -145,7 +161,19 @@ class GameStore:
         self._resumed_to = 0  # the end of the last outage every live game was given back
 
     async def load(self, game_id: str) -> StoredGame:
-        return await self.storage.load(game_id)
+        """The game `game_id`: from Redis while it is live or in its window after its end, then
+        from the history store; NOT_FOUND when neither has it."""
+        try:
+            return await self.storage.load(game_id)
+        except ProtocolError as error:
+            if error.code is not ErrorCode.NOT_FOUND or self.database is None:
+                raise
+        from server.db import finished_game
+
+        found = await finished_game(self.database, game_id)
+        if found is None:
+            raise ProtocolError(ErrorCode.NOT_FOUND, f"no game {game_id}")
+        return _from_history(found)
 
     async def _rules(self) -> None:
         """Wait, if need be, for this process's rules (see `rules_ready`)."""
@@ -382,12 +410,11 @@ class GameStore:
                 return resumed
         raise ProtocolError(ErrorCode.INTERNAL, f"game {game_id} is too busy; try again")
 
-    async def archived(self, since: int = 0) -> AsyncIterator[StoredGame]:
-        """Ended games, oldest first, that ended at or after server time `since` (ms)."""
-        ids = await self.redis.zrangebyscore(ARCHIVE, since, "+inf")
-        for game_id in ids:
+    async def archived(self) -> AsyncIterator[StoredGame]:
+        """The ended games an older data folder keeps in Redis (ARCHIVE), oldest first."""
+        for game_id in await self.redis.zrange(ARCHIVE, 0, -1):
             with contextlib.suppress(ProtocolError):
-                yield await self.load(game_id.decode())
+                yield await self.storage.load(game_id.decode())
 
     async def events_since(self, game_id: str, version: int) -> list[bytes]:
         """The logged events after `version`, as frames."""
@@ -423,7 +450,7 @@ class GameStore:
     async def count_spectator(self, game_id: str, change: int) -> None:
         """Count a spectator of a game in (+1) or out (-1), and tell those who follow the game
         how many watch now."""
-        count = await self.redis.hincrby(SPECTATORS, game_id, change)
+        count = int(await self._count_spectator(keys=[SPECTATORS], args=[game_id, change]))
         await self.redis.publish(channel(game_id), Spectators(game_id, max(0, count)).to_wire())
 
     async def _commit(
@@ -435,7 +462,7 @@ class GameStore:
         also: Sequence[str] = (),
     ) -> bool:
         """Commit through storage; an ended rated game is then rated."""
-        done = await self.storage.commit(expected, game, events, now, also)
+        done = await self.storage.commit(expected, game, events, also)
         # Whatever this process remembered of the game is out of date now (or was already).
         self._recent.pop(game.game_id, None)
         if done and game.status is GameStatus.ENDED:
@@ -447,7 +474,6 @@ class GameStore:
                 winner=str(game.winner),
                 ply=game.ply,
             )
-            await self._file_ended(game)
             if game.rated:
                 await self.rate(game)
             if self.database is not None:
@@ -472,7 +498,7 @@ class GameStore:
             await self._move_ratings()
             ladder = await ladder_of(self.redis, game.game_id)  # which rates it there
             recorded = await record_finished_game(self.database, FinishedGame.of(game, ladder))
-            await self.redis.srem(HANDOVER, game.game_id)
+            await self.storage.let_go(game.game_id, self.ended_window_ms)
         finally:
             self._handing.discard(game.game_id)
         log.info("game_handed_over", game_id=game.game_id, first=recorded.first)
@@ -503,28 +529,6 @@ class GameStore:
                 continue
             handed += 1
         return handed
-
-    async def _file_ended(self, game: StoredGame) -> None:
-        """Put the game, which has just ended, first in each player's finished games. After the
-        commit, not in it: the move's script stays as it is, and a process that stops right
-        between the two costs the players a line on their pages, not a game."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for player in (game.white, game.black):
-                key = finished_games_key(player.name)
-                pipe.lpush(key, game.game_id)
-                pipe.ltrim(key, 0, FINISHED_GAMES - 1)
-            await pipe.execute()
-
-    async def finished_games(self, name: str) -> list[StoredGame]:
-        """The last FINISHED_GAMES games `name` played to an end, the latest first."""
-        ids = await self.redis.lrange(finished_games_key(name), 0, -1)
-        if not ids:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for game_id in ids:
-                pipe.hget(game_key(game_id.decode()), "doc")
-            docs = await pipe.execute()
-        return [StoredGame.from_bytes(data) for data in docs if data is not None]
 
     async def _move_ratings(self) -> None:
         """Copy the ratings and finished games an older data folder keeps in Redis into a
@@ -568,3 +572,59 @@ class GameStore:
         for game_id in await self.redis.smembers(UNRATED):
             game = await self.load(game_id.decode())
             await self.rate(game)
+
+
+def _from_history(found: FinishedGame) -> StoredGame:
+    """A finished game from the history store as the live store had it, for what reads a game
+    by id once it has left Redis (watching, reviewing, analysing it): its moves replayed for
+    the side to move and the final state. Its version counts the events every game logs (its
+    start, a move each, its end), and its final clocks are those after its last move, the
+    side to move's at zero when it lost on time: the history keeps no clock reading at the
+    end itself."""
+    record = found.record
+    assert record.time is not None
+    base, increment = record.time
+    rules = rules_of(record.game)
+    state = rules.parse_state(record.start)
+    for move in record.moves:
+        state.apply(state.parse_move(move))
+    to_move = COLOURS[state.current_player]
+    clocks = tuple((white, black) for white, black in record.clocks)
+    final = list(clocks[-1] if clocks else (base * 1000, base * 1000))
+    termination = Termination(record.termination.replace(" ", "_"))
+    if termination is Termination.TIME_FORFEIT:
+        final[COLOURS.index(to_move)] = 0
+    extra: dict[str, Any] = {"final_clocks": final}
+    if found.abort_cause is not None:
+        extra.update(abort_cause=found.abort_cause, abort_side=found.abort_side)
+    white, black = (
+        Player(seat.name, seat.kind, rating)
+        for seat, rating in zip(
+            (found.white, found.black), (record.white_rating, record.black_rating), strict=True
+        )
+    )
+    return StoredGame(
+        game_id=found.game_id,
+        white=white,
+        black=black,
+        start=record.start,
+        setup=record.setup,
+        time=TimeControl(base, increment),
+        rated=bool(record.rated),
+        clock=replace(
+            Clock.start(base, increment, found.ended, first=to_move), ply=len(record.moves)
+        ),
+        created=found.created,
+        moves=tuple(record.moves),
+        move_ms=tuple(round(seconds * 1000) for seconds in record.seconds),
+        clocks_after=clocks,
+        status=GameStatus.ENDED,
+        winner=None if record.winner is None else Colour(record.winner),
+        termination=termination,
+        ended=found.ended,
+        version=len(record.moves) + 2,
+        house=(found.white.house, found.black.house),
+        current=state.to_bytes(),
+        extra=extra,
+        game=record.game,
+    )

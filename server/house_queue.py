@@ -45,7 +45,7 @@ async def take_turn(
             extra={**game.extra, TAKEN: [game.ply, request]},
         )
         event = ClockUpdate(game.game_id, given.version, clocks=given.clocks(now))
-        if await store.storage.commit(game.version, given, [event], now):
+        if await store.storage.commit(game.version, given, [event]):
             return given
         game = await store.load(game.game_id)  # changed meanwhile: look again
         if game.status is not GameStatus.PLAYING or game.ply != ply:

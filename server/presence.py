@@ -16,6 +16,14 @@ from server.stored_game import StoredGame
 
 __all__ = ["Attendance"]
 
+# Renews a connection's attendance only while it is there: an attendance that lapsed stays
+# lapsed, and a game that ended (its commit deletes the hash) is not given one again.
+RENEW = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+"""
+
 Load = Callable[[str], Awaitable[StoredGame]]
 Commit = Callable[[int, StoredGame, Sequence[GameEvent], int], Awaitable[bool]]
 
@@ -62,10 +70,17 @@ class Attendance:
         await self._presence(game_id, colour, online=online, now=now)
 
     async def keep_attending(self, entries: Sequence[tuple[str, Colour, str]], now: int) -> None:
-        """Renew the attendance of this process's connections: (game id, colour, connection)."""
+        """Renew the attendance of this process's connections: (game id, colour, connection).
+        Those of games that have ended are not renewed, as no attendance of theirs is left."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id, colour, connection in entries:
-                pipe.hset(online_key(game_id), f"{colour}:{connection}", now + self.attendance_ms)
+                pipe.eval(
+                    RENEW,
+                    1,
+                    online_key(game_id),
+                    f"{colour}:{connection}",
+                    now + self.attendance_ms,
+                )
             await pipe.execute()
 
     async def lapse_attendance(self, now: int) -> None:

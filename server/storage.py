@@ -1,8 +1,9 @@
 """Where live games are kept in Redis: the keys of a game and of the indexes that follow it
-(live games, deadlines, the archive, house-bot requests, players' games, the ended games not yet
-handed over to the history store), and the one Lua script that commits a change to a game. A
-commit checks the game's event version (optimistic concurrency), stores the game, appends and
-publishes its new events and keeps every index in step, all or nothing, in one round trip.
+(live games, deadlines, house-bot requests, players' games, the ended games not yet handed over
+to the history store), and the one Lua script that commits a change to a game. A commit checks
+the game's event version (optimistic concurrency), stores the game, appends and publishes its new
+events and keeps every index in step, all or nothing, in one round trip. An ended game stays
+only until its hand-over, and then for ENDED_WINDOW_SECONDS (`GameStorage.let_go`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ __all__ = [
     "ARCHIVE",
     "COMMIT",
     "DEADLINES",
-    "FINISHED_GAMES",
+    "ENDED_WINDOW_SECONDS",
     "HANDOVER",
     "LIVE",
     "SPECTATORS",
@@ -31,7 +32,6 @@ __all__ = [
     "GameStorage",
     "channel",
     "events_key",
-    "finished_games_key",
     "game_key",
     "game_of",
     "online_key",
@@ -42,13 +42,18 @@ __all__ = [
 # Keys. Per-game keys share the hash tag {g:ID} so one game lives in one cluster slot.
 LIVE = "games:live"  # set of live game ids
 DEADLINES = "games:deadlines"  # sorted set: game id -> server ms when it must be looked at
-ARCHIVE = "games:archive"  # sorted set: game id -> server ms when it ended
+# Sorted set: game id -> server ms when it ended, every ended game, kept by servers before the
+# history store; now only read, by the move of an older data folder's games (server/db/).
+ARCHIVE = "games:archive"
 # Set: ended games not yet in the history store (server/db/), put there by the commit that ends
 # a game and taken off once its record is written (`GameStore.hand_over`).
 HANDOVER = "games:handover"
 AI_STREAM = "ai:requests"  # stream of house-bot move requests
 SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
-FINISHED_GAMES = 30  # ended games a player's page lists (`finished_games_key`)
+# An ended game stays in Redis this long after its hand-over, so that what follows its end at
+# once (a rematch, a review, a watcher's catch-up) reads it there; then only the history store
+# has it. `arena serve --ended-window` sets it.
+ENDED_WINDOW_SECONDS = 300
 REDIS_CONNECTIONS = 64  # a process's connections to Redis; more commands wait their turn
 REDIS_WAIT_SECONDS = 10
 
@@ -79,11 +84,6 @@ def user_games_key(name: str) -> str:
     return f"user-games:{name.lower()}"
 
 
-def finished_games_key(name: str) -> str:
-    """List: the ids of a player's last FINISHED_GAMES ended games, the latest first."""
-    return f"user-finished:{name.lower()}"
-
-
 def channel(game_id: str) -> str:
     """The pub/sub channel a game's events are published on."""
     return f"game:{game_id}"
@@ -105,7 +105,7 @@ class CommitKeys(NamedTuple):
     ai_stream: str
     white_games: str  # set: the white player's live games
     black_games: str
-    archive: str
+    online: str  # hash: the game's attendance (server/presence.py), deleted at its end
     spectators: str
     unrated: str  # set: ended rated games not yet rated
     handover: str  # set: ended games not yet handed over to the history store
@@ -123,7 +123,6 @@ class CommitArgs(NamedTuple):
     live: str  # '1' while the game is played, '0' once it ended
     house_ply: int | str  # the ply a house bot is asked for; '' for none
     channels: str  # where the events are published, space-separated
-    now: int
     rated: str  # '1' for a rated game
 
 
@@ -157,7 +156,7 @@ else
   redis.call('SREM', keys.live, game_id)
   redis.call('SREM', keys.white_games, game_id)
   redis.call('SREM', keys.black_games, game_id)
-  redis.call('ZADD', keys.archive, args.now, game_id)
+  redis.call('DEL', keys.online)
   redis.call('HDEL', keys.spectators, game_id)
   redis.call('SADD', keys.handover, game_id)
   if args.rated == '1' then redis.call('SADD', keys.unrated, game_id) end
@@ -194,7 +193,6 @@ class GameStorage:
         expected: int,
         game: StoredGame,
         events: Sequence[GameEvent],
-        now: int,
         also: Sequence[str] = (),
     ) -> bool:
         """Store `game` and log `events` if the stored game is still at version `expected`;
@@ -210,7 +208,7 @@ class GameStorage:
             ai_stream=AI_STREAM,
             white_games=user_games_key(game.white.name),
             black_games=user_games_key(game.black.name),
-            archive=ARCHIVE,
+            online=online_key(game.game_id),
             spectators=SPECTATORS,
             unrated=UNRATED,
             handover=HANDOVER,
@@ -224,7 +222,6 @@ class GameStorage:
             live="1" if live else "0",
             house_ply=game.ply if house_turn else "",
             channels=" ".join((channel(game.game_id), *also)),
-            now=now,
             rated="1" if game.rated else "0",
         )
         done = await self._commit_script(
@@ -236,3 +233,13 @@ class GameStorage:
         """The logged events after `version`, as frames."""
         frames: list[bytes] = await self.redis.lrange(events_key(game_id), version, -1)
         return frames
+
+    async def let_go(self, game_id: str, window_ms: int) -> None:
+        """Take an ended game, now in the history store, off the hand-over set, and let its
+        document and event log expire `window_ms` later. The set last: a process that stops
+        before it leaves the game there, and the next hand-over lets it go."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.pexpire(game_key(game_id), window_ms)
+            pipe.pexpire(events_key(game_id), window_ms)
+            pipe.srem(HANDOVER, game_id)
+            await pipe.execute()

@@ -18,6 +18,7 @@ from server.protocol import (
     ErrorCode,
     Event,
     GameEvent,
+    GameStatus,
     Ok,
     Player,
     PlayMove,
@@ -68,12 +69,17 @@ class PlayConnection(Protocol):
 
 
 async def watch(services: PlayServices, connection: PlayConnection, request: Watch) -> None:
+    """Follow a game and send its state: a live one or one ended (from Redis in its window
+    after the end, then from the history store). A spectator of a live game is counted."""
     game = await services.store.load(request.game_id)
     await connection.follow(channel(game.game_id))
     if game.colour_of(connection.me().name) is None and game.game_id not in connection.watching:
         connection.watching.add(game.game_id)
-        await services.store.count_spectator(game.game_id, +1)
-    await connection.send_state(await services.store.load(request.game_id), request.id)
+        if game.status is GameStatus.PLAYING:
+            await services.store.count_spectator(game.game_id, +1)
+    if game.status is GameStatus.PLAYING:
+        game = await services.store.load(request.game_id)  # as it is now that it is followed
+    await connection.send_state(game, request.id)
 
 
 async def unwatch(services: PlayServices, connection: PlayConnection, request: Unwatch) -> None:
@@ -124,6 +130,10 @@ async def resync(services: PlayServices, connection: PlayConnection, request: Re
         connection.push(game.snapshot(now_ms()).to_wire())
     since = game.version if ahead else request.version
     frames = await services.store.events_since(game_id, since)
+    if not ahead and since + len(frames) < game.version:
+        # The log is gone with the game's window in Redis (it was read from the history).
+        ahead, since, frames = True, game.version, []
+        connection.push(game.snapshot(now_ms()).to_wire())
     for frame in frames:
         connection.push(frame)
     last = since + len(frames)

@@ -1,6 +1,7 @@
 """`arena archive` over real games: players on real websockets and a real Redis play rated and
-casual games, then the archive exports them as game records, once each however often it runs;
-with `--ladder` only the games that ladder started."""
+casual games, handed over to the server's database, then the archive exports them from there as
+game records, once each however often it runs; its filters (player, dates, game, rated, ladder)
+pick games, and a bad one is one line."""
 
 from __future__ import annotations
 
@@ -17,11 +18,10 @@ from redis.asyncio import Redis
 from clients import ArenaClient
 from engine.records import read_records
 from server.cli import main
-from server.db import Database
-from server.games import GameStore
+from server.db import Database, FinishedGame
+from server.db.finished_games import copy_finished_games
+from server.games import GameStore, StoredGame
 from server.identity import create_account
-from server.ladder.pairing import Pairing
-from server.ladder.store import LadderStore
 from server.protocol import (
     AcceptSeek,
     ColourPreference,
@@ -61,14 +61,18 @@ async def _resigned_game(white: ArenaClient, black: ArenaClient, rated: bool) ->
 
 
 async def _archive(
-    redis_url: str, out: Path, capsys: pytest.CaptureFixture[str], *options: str
+    database: Database, out: Path, capsys: pytest.CaptureFixture[str], *options: str
 ) -> list[str]:
-    """`arena archive --out` (in a thread: it runs an event loop of its own) with `options`;
-    what it printed, among the server's log lines."""
+    """`arena archive --out` on the test's database (in a thread: it runs an event loop of its
+    own) with `options`; what it printed, among the server's log lines."""
     capsys.readouterr()
-    command = ["archive", "--redis-url", redis_url, "--out", str(out), *options]
+    command = ["archive", "--database-url", _url(database), "--out", str(out), *options]
     await asyncio.to_thread(main, command)
     return capsys.readouterr().out.splitlines()
+
+
+def _url(database: Database) -> str:
+    return database.where  # a SQLite file's URL, which has no password to hide
 
 
 @pytest.mark.asyncio
@@ -98,12 +102,13 @@ async def test_archived_records_carry_id_date_rating_and_are_written_once(
     after = datetime.datetime.now(datetime.UTC)
 
     out = tmp_path / "games.jsonl"
-    assert f"wrote 3 games to {out}" in await _archive(redis_url, out, capsys)
+    assert f"wrote 3 games to {out}" in await _archive(database, out, capsys)
     records = read_records(out)
     assert [r.game_id for r in records] == [g.game_id for g in (first, second, casual)]
     assert [r.rated for r in records] == [True, True, False]
+    # A rated game keeps the ratings that rated it: a new player's first is 1500.
     assert [(r.white_rating, r.black_rating) for r in records] == [
-        (None, None),
+        (1500, 1500),
         ratings,
         (None, None),
     ]
@@ -114,18 +119,18 @@ async def test_archived_records_carry_id_date_rating_and_are_written_once(
         # Ratings nobody has are written as null, not left out.
         assert {"white_rating", "black_rating"} <= json.loads(line).keys()
 
-    assert f"wrote 0 games to {out} (3 already there)" in await _archive(redis_url, out, capsys)
+    assert f"wrote 0 games to {out} (3 already there)" in await _archive(database, out, capsys)
     assert read_records(out) == records
     # Gzipped: each run appends a member, and the file reads as one.
     packed = tmp_path / "games.jsonl.gz"
-    assert f"wrote 3 games to {packed}" in await _archive(redis_url, packed, capsys)
+    assert f"wrote 3 games to {packed}" in await _archive(database, packed, capsys)
     assert f"wrote 0 games to {packed} (3 already there)" in await _archive(
-        redis_url, packed, capsys
+        database, packed, capsys
     )
     assert read_records(packed) == records
 
     fourth = await _resigned_game(other, visitor, rated=False)
-    assert f"wrote 1 game to {out} (3 already there)" in await _archive(redis_url, out, capsys)
+    assert f"wrote 1 game to {out} (3 already there)" in await _archive(database, out, capsys)
     assert [r.game_id for r in read_records(out)] == [
         g.game_id for g in (first, second, casual, fourth)
     ]
@@ -135,12 +140,12 @@ async def test_archived_records_carry_id_date_rating_and_are_written_once(
 
 @pytest.mark.asyncio
 async def test_archive_refuses_to_append_to_a_file_that_is_not_records(
-    redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], database: Database
 ) -> None:
     out = tmp_path / "games.jsonl"
     out.write_text("a shopping list\n")
     with pytest.raises(SystemExit) as exit_info:
-        await _archive(redis_url, out, capsys)
+        await _archive(database, out, capsys)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"arena archive: error: {out}:1: not a game record: ")
@@ -150,9 +155,9 @@ async def test_archive_refuses_to_append_to_a_file_that_is_not_records(
 
 @pytest.mark.asyncio
 async def test_a_game_other_than_amazons_is_archived_under_its_name(
-    redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    redis: Redis, tmp_path: Path, capsys: pytest.CaptureFixture[str], database: Database
 ) -> None:
-    store = GameStore(redis)
+    store = GameStore(redis, database=database)
     ann, bob = Player("ann", PlayerKind.GUEST), Player("bob", PlayerKind.GUEST)
     started = await store.create(
         ann, bob, time=TimeControl(60, 0), rated=False, now=0, game="takeaway", setup="10"
@@ -160,7 +165,7 @@ async def test_a_game_other_than_amazons_is_archived_under_its_name(
     for ply, take in enumerate(["3", "3", "3", "1"]):
         await store.play(started.game_id, ("ann", "bob")[ply % 2], ply, take, now=1_000 * ply)
     out = tmp_path / "games.jsonl"
-    assert f"wrote 1 game to {out}" in await _archive(redis_url, out, capsys)
+    assert f"wrote 1 game to {out}" in await _archive(database, out, capsys)
     [record] = read_records(out)
     assert (record.game, record.start, record.moves, record.winner) == (
         "takeaway",
@@ -170,42 +175,92 @@ async def test_a_game_other_than_amazons_is_archived_under_its_name(
     )
 
 
-async def _takeaway(store: GameStore, white: str, black: str, now: int, *, end: bool) -> str:
-    """A game of takeaway between two bots, played to its end (Black wins) when `end`."""
+DAY = 86_400_000
+NOV_1 = 1_793_534_400_000  # 2026-11-01 12:00 UTC
+
+
+async def _takeaway(
+    store: GameStore, white: str, black: str, now: int, *, rated: bool = False
+) -> StoredGame:
+    """A game of takeaway between two bots, begun at `now` and won by Black a second later."""
     players = (Player(white, PlayerKind.BOT), Player(black, PlayerKind.BOT))
     started = await store.create(
-        *players, time=TimeControl(60, 0), rated=False, now=now, game="takeaway", setup="10"
+        *players, time=TimeControl(60, 0), rated=rated, now=now, game="takeaway", setup="10"
     )
-    for ply, take in enumerate(["3", "3", "3", "1"] if end else ["3"]):
-        await store.play(started.game_id, (white, black)[ply % 2], ply, take, now=now + ply)
-    return started.game_id
+    for ply, take in enumerate(["3", "3", "3", "1"]):
+        await store.play(started.game_id, (white, black)[ply % 2], ply, take, now=now + 250 * ply)
+    return await store.load(started.game_id)
 
 
 @pytest.mark.asyncio
-async def test_a_ladders_archive_has_only_the_finished_games_it_started(
-    redis: Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+async def test_the_archive_picks_games_by_player_date_game_rating_and_ladder(
+    redis: Redis, tmp_path: Path, capsys: pytest.CaptureFixture[str], database: Database
 ) -> None:
-    games, ladders = GameStore(redis), LadderStore(redis)
-    await ladders.ensure_defaults()
-    # Started by `fast` in this order, ending in the other: the archive lists them as they ended.
-    later = await _takeaway(games, "ada", "bea", 1_000, end=False)
-    for ply, take in enumerate(["3", "3", "1"], start=1):
-        await games.play(later, ("ada", "bea")[ply % 2], ply, take, now=9_000 + ply)
-    earlier = await _takeaway(games, "bea", "cy", 2_000, end=True)
-    under_way = await _takeaway(games, "cy", "ada", 3_000, end=False)
-    elsewhere = await _takeaway(games, "ada", "cy", 4_000, end=True)
-    on_main = await _takeaway(games, "cy", "bea", 5_000, end=True)
-    for game_id in (later, earlier, under_way):
-        await ladders.started("fast", Pairing("x", "y"), game_id)
-    await ladders.started("main", Pairing("x", "y"), on_main)
+    games = GameStore(redis, database=database)
+    day = datetime.datetime.fromtimestamp(NOV_1 / 1000, datetime.UTC).date()
+    first = await _takeaway(games, "ada", "bea", NOV_1)
+    second = await _takeaway(games, "Bea", "cy", NOV_1 + DAY, rated=True)
+    third = await _takeaway(games, "cy", "ada", NOV_1 + 2 * DAY)
+    amazons = await games.create(
+        Player("ada", PlayerKind.BOT),
+        Player("cy", PlayerKind.BOT),
+        time=TimeControl(60, 0),
+        rated=False,
+        now=NOV_1 + DAY,
+        setup="6x6",
+    )
+    await games.resign(amazons.game_id, "ada", NOV_1 + DAY + 1_000)
+    # Ladder games as the ladders hand them over: with their ladder (server/db/ladders.py).
+    ladder_games = [
+        await _takeaway(GameStore(redis), white, black, NOV_1 + 3 * DAY + k)
+        for k, (white, black) in enumerate([("ada", "cy"), ("bea", "ada")])
+    ]
+    await copy_finished_games(database, [FinishedGame.of(game, "fast") for game in ladder_games])
 
-    out = tmp_path / "fast.jsonl"
-    assert f"wrote 2 games to {out}" in await _archive(redis_url, out, capsys, "--ladder", "FAST")
-    assert [record.game_id for record in read_records(out)] == [earlier, later]
-    assert elsewhere not in out.read_text()
+    async def picked(*options: str) -> list[str]:
+        out = tmp_path / f"picked-{len(list(tmp_path.iterdir()))}.jsonl"
+        await _archive(database, out, capsys, *options)
+        return [record.game_id or "" for record in read_records(out)] if out.exists() else []
 
+    ids = [game.game_id for game in (first, second, third, *ladder_games)]
+    assert await picked() == [ids[0], ids[1], amazons.game_id, *ids[2:]]
+    assert await picked("--player", "BEA") == [ids[0], ids[1], ids[4]]
+    assert await picked("--since", str(day + datetime.timedelta(days=2))) == ids[2:]
+    assert await picked("--until", str(day)) == [ids[0]]
+    assert await picked(
+        "--since",
+        str(day + datetime.timedelta(days=1)),
+        "--until",
+        str(day + datetime.timedelta(days=2)),
+    ) == [ids[1], amazons.game_id, ids[2]]
+    assert await picked("--game", "amazons") == [amazons.game_id]
+    assert await picked("--rated") == [ids[1]]
+    assert await picked("--unrated", "--player", "cy", "--game", "takeaway") == [ids[2], ids[3]]
+    assert await picked("--ladder", "FAST") == ids[3:]
+    assert await picked("--ladder", "slow") == []
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (["--since", "2026-13-01"], "argument --since: not a date (YYYY-MM-DD): '2026-13-01'"),
+        (["--until", "yesterday"], "argument --until: not a date (YYYY-MM-DD): 'yesterday'"),
+        (
+            ["--since", "2026-11-02", "--until", "2026-11-01"],
+            "--until 2026-11-01 is before --since 2026-11-02",
+        ),
+        (
+            ["--game", "chess"],
+            "argument --game: no game 'chess'; the games are amazons, bao, takeaway",
+        ),
+        (["--rated", "--unrated"], "argument --unrated: not allowed with argument --rated"),
+    ],
+)
+def test_bad_filters_are_one_line(
+    options: list[str], problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        await _archive(redis_url, tmp_path / "none.jsonl", capsys, "--ladder", "slow")
+        main(["archive", "--data-dir", str(tmp_path), *options])
     assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    assert err == "arena archive: error: no ladder slow; the ladders are bao, fast, main\n"
+    # argparse's usage, then the one line saying what is wrong.
+    assert capsys.readouterr().err.splitlines()[-1] == f"arena archive: error: {problem}"

@@ -127,7 +127,7 @@ def test_archive_and_user_create_write_only_their_output_to_stdout(tmp_path: Pat
     assert (created.returncode, created.stdout) == (0, "created account ann\n"), created.stderr
     archived = _arena("archive", cwd=tmp_path)
     assert (archived.returncode, archived.stdout) == (0, ""), archived.stderr
-    assert f"data folder {tmp_path / '.arena'}" in archived.stderr
+    assert f"{tmp_path / '.arena' / 'arena.sqlite3'}" in archived.stderr
 
 
 @pytest.mark.parametrize(
@@ -135,7 +135,6 @@ def test_archive_and_user_create_write_only_their_output_to_stdout(tmp_path: Pat
     [
         ["serve", "--port", "0", "--workers", "0"],
         ["worker"],
-        ["archive"],
         ["token", "create", "mybot", "--bot"],
         ["user", "create", "ann"],
     ],

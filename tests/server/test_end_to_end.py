@@ -11,8 +11,8 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
-from server.db import Database
-from server.games import GameStore, channel
+from server.db import Database, games
+from server.games import channel
 from server.glicko import Rating
 from server.identity import create_account
 from server.offers import TimeControls
@@ -77,7 +77,7 @@ async def _play_white_against_the_house(human: ArenaClient, game_id: str, turns:
 
 @pytest.mark.asyncio
 async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
-    arena_url: str, redis: Redis
+    arena_url: str, database: Database
 ) -> None:
     white, black, game_id = await start_game(arena_url)
     spectator = await guest(arena_url)
@@ -94,9 +94,12 @@ async def test_two_players_and_a_spectator_play_a_6x6_game_to_the_end(
         assert view.termination is Termination.NO_LEGAL_MOVE
         assert view.winner is (Colour.WHITE if len(moves) % 2 == 1 else Colour.BLACK)
         assert view.version == len(moves) + 2  # game_started, the moves, game_ended
-    records = [game.record() async for game in GameStore(redis).archived()]
-    assert [r.moves for r in records] == [moves]
-    record = records[0]
+    page = await games(database)
+    while not page.games:  # handed over by the server just after the end it published
+        await asyncio.sleep(0.05)
+        page = await games(database)
+    assert [game.record.moves for game in page.games] == [moves]
+    record = page.games[0].record
     assert record.replay().is_terminal()
     assert (record.winner, record.termination) == (str(view.winner), "no legal move")
     assert len(record.clocks) == len(record.seconds) == len(moves)

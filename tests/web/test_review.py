@@ -8,8 +8,10 @@ Screenshots of the lobby, a game and a review at desktop and phone widths go to
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from server.db import Database
 from server.identity import create_bot_token
 from server.ladder.store import LadderStore
 from server.protocol import Analysis, Analyze, PlayMove, Seek, TimeControl
+from server.storage import game_key
 from tests.server.endpoint import guest, random_game, serving, start_game
 from tests.server.wire import Wire
 from tests.web.test_pages import WAIT_MS, http_url, open_page
@@ -207,6 +210,40 @@ async def test_a_finished_game_is_reviewed_move_by_move_with_its_analysis_and_it
         assert record.termination == "no legal move"
         record.replay()
         assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_a_finished_game_gone_from_redis_shows_as_it_did_from_the_database(
+    browser: Browser, redis_url: str, redis: Redis, database: Database
+) -> None:
+    moves = random_game("6x6", seed=5)
+    async with serving(redis_url, ended_window_ms=500) as url:
+        white, black, game_id = await start_game(url)
+        for ply, move in enumerate(moves):
+            await (white if ply % 2 == 0 else black).request(PlayMove(game_id, ply, move))
+
+        async def shown() -> tuple[str | None, ...]:
+            page, errors = await open_page(browser, http_url(url) + f"/game/{game_id}")
+            await expect(page.locator("#review-at")).to_have_text(
+                f"After move {len(moves)} of {len(moves)}: {moves[-1]}", timeout=WAIT_MS
+            )
+            assert await pieces(page) == engine_pieces(position_after(moves))
+            seen = (
+                await page.locator("#game-status").text_content(),
+                await page.locator(".panel h2").text_content(),
+                " ".join(await page.locator("#moves .move").all_text_contents()),
+            )
+            assert errors == []
+            await page.close()
+            return seen
+
+        in_window = await shown()
+        deadline = time.monotonic() + 10
+        while await redis.exists(game_key(game_id)):
+            assert time.monotonic() < deadline, "the game is still in Redis"
+            await asyncio.sleep(0.05)
+        assert await shown() == in_window
+        assert "wins" in (in_window[0] or "")
 
 
 @pytest.mark.asyncio

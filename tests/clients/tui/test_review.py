@@ -5,7 +5,9 @@ the review opened from the game screen once the game ends."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from engine.bao import RECOMMENDED, BaoPosition, Move
 from engine.bao.board import sowing_steps
 from engine.records import GameRecord
 from server.cli import _fetch, main
+from server.db import Database
 from server.protocol import (
     AcceptSeek,
     GameStarted,
@@ -31,6 +34,7 @@ from server.protocol import (
     Seek,
     TimeControl,
 )
+from server.storage import game_key
 from tests.clients.tui.test_app import ANALYSIS_WAIT_SECONDS, keys, until
 from tests.clients.tui.test_game import play_the_bot
 from tests.server.endpoint import guest, house_worker, random_game, serving
@@ -267,6 +271,35 @@ async def test_a_finished_game_is_fetched_from_the_server_and_analysed_there(
                 ANALYSIS_WAIT_SECONDS,
             )
             assert mobility_line(record, 1) in review.panel.text
+        for client in (white, black, viewer):
+            await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_game_gone_from_redis_after_its_window_is_fetched_from_the_database(
+    redis_url: str, redis: Redis, database: Database
+) -> None:
+    async with serving(redis_url, ended_window_ms=200) as url:
+        white, black = await guest(url), await guest(url)
+        added = await white.request(Seek(TimeControl(300, 0), setup="6x6", colour="white"))
+        started = await black.request(AcceptSeek(added.seek.seek_id), GameStarted)
+        game_id = started.game_id
+        await white.request(PlayMove(game_id, 0, MOVES[0]))
+        await black.request(PlayMove(game_id, 1, MOVES[1]))
+        await white.request(Resign(game_id))
+        viewer = await guest(url)
+        in_window = await _fetch(viewer, game_id, url)
+        deadline = time.monotonic() + 10
+        while await redis.exists(game_key(game_id)):
+            assert time.monotonic() < deadline, "the game is still in Redis"
+            await asyncio.sleep(0.05)
+        record = await _fetch(viewer, game_id, url)
+        assert record == in_window
+        assert (record.moves, record.winner, record.termination) == (
+            MOVES[:2],
+            "black",
+            "resignation",
+        )
         for client in (white, black, viewer):
             await client.close()
 

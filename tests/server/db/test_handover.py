@@ -52,8 +52,8 @@ async def main():
         server.db.record_finished_game = die
     elif step == "in_record":  # the game's row and moves written, its transaction open
         server.db.finished_games._rate = die
-    elif step == "before_unmark":
-        store.redis.srem = die
+    elif step == "before_unmark":  # recorded, not yet let go from Redis
+        store.storage.let_go = die
     ann, bob = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
     started = await store.create(
         ann, bob, time=TimeControl(60, 2), rated=True, now={T0}, setup="6x6"

@@ -17,7 +17,7 @@ from server.db.schema import RATING_HISTORY, RATINGS
 from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
 from server.protocol import Player, PlayerKind, TimeControl
-from server.storage import HANDOVER
+from server.storage import ARCHIVE, HANDOVER
 
 T0 = 1_790_000_000_000
 
@@ -218,6 +218,8 @@ async def test_an_older_folders_finished_games_move_as_they_were_rated(
     finally:
         await older.redis.aclose()
     await redis.delete(HANDOVER)  # servers before the hand-over kept no such set
+    # They kept every ended game on games:archive, by when it ended, instead.
+    await redis.zadd(ARCHIVE, {game.game_id: game.ended or 0 for game in stored})
     ratings_before = await redis.hgetall("user:ann")
 
     store = GameStore(open_redis(redis_url), database=db)
