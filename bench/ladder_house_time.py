@@ -32,8 +32,8 @@ from pathlib import Path
 
 from bench.serving import arena_serve
 from clients import ArenaClient
-from server.db import Database
-from server.games import GameStore, open_redis
+from server.db import Database, GameCursor, games
+from server.games import open_redis
 from server.ladder.store import LadderStore
 from server.protocol import (
     Challenge,
@@ -41,7 +41,6 @@ from server.protocol import (
     GameStatus,
     PlayerKind,
     PlayMove,
-    Termination,
     TimeControl,
 )
 from server.redis_embedded import SOCKET_NAME
@@ -142,15 +141,22 @@ async def _report(data: Path, minutes: float) -> None:
         endings: Counter[str] = Counter()
         flagged = []
         house_games = 0
-        async for game in GameStore(redis).archived():
-            house = [p for p in (game.white, game.black) if p.kind is PlayerKind.HOUSE]
-            if not house:
-                continue
-            house_games += 1
-            endings[str(game.termination)] += 1
-            loser = None if game.winner is None else game.player(game.winner.other)
-            if game.termination is Termination.TIME_FORFEIT and loser in house:
-                flagged.append(game.game_id)
+        after: GameCursor | None = None
+        while True:
+            page = await games(database, before=after)
+            for game in page.games:
+                house = [seat for seat in (game.white, game.black) if seat.kind is PlayerKind.HOUSE]
+                if not house:
+                    continue
+                house_games += 1
+                record = game.record
+                endings[record.termination] += 1
+                loser = {"white": game.black, "black": game.white}.get(record.winner or "")
+                if record.termination == "time forfeit" and loser in house:
+                    flagged.append(game.game_id)
+            if page.next is None:
+                break
+            after = page.next
         print(f"{minutes:.0f} min on one worker: {house_games} ended games with a house player")
         print(f"  endings: {dict(endings)}")
         store = LadderStore(redis, database)
