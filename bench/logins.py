@@ -62,7 +62,7 @@ async def _run(r: Redis, db: Database, logins: int, accounts: int) -> None:
 
     async def bot_login(number: int) -> None:
         token = tokens[number % accounts]
-        bot = await identity.bot_for_token(r, db, token)
+        bot = await identity.bot_for_token(db, token)
         assert bot is not None
         await identity.open_session(r, db, bot, origin=identity.token_digest(token))
         assert await identity.token_known(db, identity.token_digest(token))
@@ -74,13 +74,13 @@ async def _run(r: Redis, db: Database, logins: int, accounts: int) -> None:
 
     async def cheap_password(number: int) -> None:
         account = await identity.authenticate(
-            r, db, f"human{number % accounts}", PASSWORD, hasher=CHEAP
+            db, f"human{number % accounts}", PASSWORD, hasher=CHEAP
         )
         assert account is not None
         await identity.open_session(r, db, account)
 
     async def password(number: int) -> None:
-        account = await identity.authenticate(r, db, "strong", PASSWORD, hasher=strong)
+        account = await identity.authenticate(db, "strong", PASSWORD, hasher=strong)
         assert account is not None
         await identity.open_session(r, db, account)
 

@@ -24,7 +24,6 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from server import identity
 from server.analysis import Analyst
 from server.clock import now_ms
 from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, ENDED_WINDOW_SECONDS, GameStore, warm_engine
@@ -52,6 +51,7 @@ from server.protocol import (
     PlayerKind,
     TimeControl,
 )
+from server.ratings import player_in
 from server.readiness import house_bots, in_daemon_thread
 from server.session import LOGIN_SECONDS, Session
 from server.throttle import LoginLimits, LoginThrottle
@@ -146,7 +146,7 @@ class Arena:
             database=database,
             ended_window_ms=ended_window_ms,
         )
-        self.lobby = Lobby(redis)
+        self.lobby = Lobby(redis, database)
         self.login_throttle = LoginThrottle(redis, login_limits)
         self.hub = Hub(redis)
         self.ladders = LadderStore(redis, database)
@@ -286,8 +286,9 @@ class Arena:
             first_white = colour is ColourPreference.WHITE
         # Ratings in this game as they are now: a player's rating changes after each rated game,
         # and a connection knows only the one it had when it logged in.
-        first = await identity.player_in(self.redis, first, game, house_spec)
-        second = await identity.player_in(self.redis, second, game, house_spec)
+        database = self.store.database
+        first = await player_in(self.redis, database, first, game, house_spec)
+        second = await player_in(self.redis, database, second, game, house_spec)
         white, black = (first, second) if first_white else (second, first)
         house = (
             house_spec if white.kind is PlayerKind.HOUSE else None,
@@ -427,7 +428,6 @@ class Arena:
         while True:
             await asyncio.sleep(SEEK_TTL_MS / 3000)
             try:
-                await self.store.rate_leftovers()
                 now = now_ms()
                 mine = [seek for session in self.sessions for seek in session.seek_ids]
                 await self.lobby.refresh_seeks(mine, now)

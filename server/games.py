@@ -43,7 +43,7 @@ from server.protocol import (
     TimeControl,
     decode_event,
 )
-from server.ratings import UNRATED, settle
+from server.ratings import bump_versions
 from server.storage import (
     AI_STREAM,
     ARCHIVE,
@@ -461,7 +461,7 @@ class GameStore:
         now: int,
         also: Sequence[str] = (),
     ) -> bool:
-        """Commit through storage; an ended rated game is then rated."""
+        """Commit through storage; an ended game is then handed over (with a database)."""
         done = await self.storage.commit(expected, game, events, also)
         # Whatever this process remembered of the game is out of date now (or was already).
         self._recent.pop(game.game_id, None)
@@ -474,8 +474,6 @@ class GameStore:
                 winner=str(game.winner),
                 ply=game.ply,
             )
-            if game.rated:
-                await self.rate(game)
             if self.database is not None:
                 try:
                     await self.hand_over(game)
@@ -486,9 +484,10 @@ class GameStore:
 
     async def hand_over(self, game: StoredGame) -> Recorded:
         """Write the ended `game` to the history store (its record, moves and rating changes in
-        one transaction keyed by its id), then take it off the hand-over set. A process that
-        stops between the two leaves it there, and whichever process hands it over again
-        writes nothing twice."""
+        one transaction keyed by its id), count the change to its players' ratings
+        (`server.ratings`), then take it off the hand-over set. A process that stops between
+        the steps leaves it there, and whichever process hands it over again writes nothing
+        twice and counts the change again."""
         from server.db import FinishedGame, record_finished_game
         from server.ladder.store import ladder_of
 
@@ -497,7 +496,10 @@ class GameStore:
         try:
             await self._move_ratings()
             ladder = await ladder_of(self.redis, game.game_id)  # which rates it there
-            recorded = await record_finished_game(self.database, FinishedGame.of(game, ladder))
+            finished = FinishedGame.of(game, ladder)
+            recorded = await record_finished_game(self.database, finished)
+            if finished.moves_ratings:
+                await bump_versions(self.redis, (finished.white.holder, finished.black.holder))
             await self.storage.let_go(game.game_id, self.ended_window_ms)
         finally:
             self._handing.discard(game.game_id)
@@ -533,45 +535,30 @@ class GameStore:
     async def _move_ratings(self) -> None:
         """Copy the ratings and finished games an older data folder keeps in Redis into a
         database that has none, once, before this process hands over a game (which would rate
-        from nothing)."""
+        from nothing); Redis then forgets its ratings (`move_ratings`)."""
         if self._ratings_moved or self.database is None:
             return
         from server.db.moved_games import move_finished_games
-        from server.db.moved_ratings import move_ratings
+        from server.db.moved_ratings import UNRATED, move_ratings
 
         # An older folder's games ended and not rated yet are rated when handed over, not
-        # copied: marked before the ratings are read, so one rated meanwhile counts once.
+        # copied: marked first, so the move of its finished games leaves them to the hand-over.
         unrated = await self.redis.smembers(UNRATED)
         if unrated:
             await self.redis.sadd(HANDOVER, *unrated)
+            await self.redis.delete(UNRATED)
         moved = await move_ratings(self.database, self.redis)
-        if moved is not None and moved.ratings + moved.points > 0:
-            log.info("ratings_moved", ratings=moved.ratings, history_points=moved.points)
+        if moved is not None and moved.ratings + moved.points + moved.deleted > 0:
+            log.info(
+                "ratings_moved",
+                ratings=moved.ratings,
+                history_points=moved.points,
+                redis_keys_deleted=moved.deleted,
+            )
         games = await move_finished_games(self.database, self)
         if games:
             log.info("finished_games_moved", games=games)
         self._ratings_moved = True
-
-    async def rate(self, game: StoredGame) -> None:
-        """Update the players' ratings for an ended rated game, once."""
-        await settle(
-            self.redis,
-            game.game_id,
-            game.white.name,
-            game.black.name,
-            game.winner,
-            (game.white.kind, game.black.kind),
-            game=game.game,
-            house=game.house,
-            setup=game.setup,
-            ended=game.ended,
-        )
-
-    async def rate_leftovers(self) -> None:
-        """Rate ended games whose ending process stopped before rating them."""
-        for game_id in await self.redis.smembers(UNRATED):
-            game = await self.load(game_id.decode())
-            await self.rate(game)
 
 
 def _from_history(found: FinishedGame) -> StoredGame:

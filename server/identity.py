@@ -13,27 +13,29 @@ import re
 import secrets
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import msgpack
 import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from redis.asyncio.client import Pipeline
 
 from engine.search.registry import bot_names
-from server.db import Database, accounts
 from server.hub import user_channel
 from server.protocol.limits import MAX_NAME_LENGTH, MAX_TOKEN_LENGTH
-from server.protocol.values import DEFAULT_GAME, Player, PlayerKind
+from server.protocol.values import Player, PlayerKind
+
+# The database's modules load SQLAlchemy (a fifth of a second): imported where an account is
+# read, so the commands that read none do not wait for it.
+if TYPE_CHECKING:
+    from server.db import Database, accounts
 
 __all__ = [
     "GUEST_PREFIX",
-    "RATING_FIELDS",
     "SESSION_TTL",
     "TOKEN_REVOKED",
-    "UNSUFFIXED_GAME",
     "Account",
     "AccountError",
     "BotToken",
@@ -54,14 +56,9 @@ __all__ = [
     "open_session",
     "owner_of",
     "owners",
-    "player_in",
-    "rating_fields",
-    "rating_in",
-    "rating_key",
     "resume_session",
     "revoke_bot_token",
     "session_origin",
-    "stored_rating",
     "token_digest",
     "token_id",
     "token_known",
@@ -71,13 +68,10 @@ __all__ = [
 # Keys in Redis. Names are case-insensitive, so players are keyed by the lowercase name.
 # An account's `id` is random: tokens and sessions hold "<lowercase name> <id>", so a name that
 # is freed and taken again does not inherit them.
-# Hash by lowercase name: a guest's name (as typed), kind and id; an account's Glicko-2 rating in
-# each game played rated (`rating_fields`). Servers before the database also kept an account
-# here: name, kind, id, password (argon2) and a bot's `owner` (`move_to_database` reads them).
+# Hash by lowercase name: a guest's name (as typed), kind and id. Servers before the database
+# also kept an account here (name, kind, id, password (argon2), a bot's `owner`: read by
+# `move_to_database`) with its ratings (server/db/moved_ratings.py), until both moved.
 USER_KEY = "user:{}"
-# Hash by a house bot's spec (`invader@5`): its Glicko-2 rating in each game it played rated, in
-# the fields of an account's; each strength of a house bot is a player of its own.
-HOUSE_KEY = "house:{}"
 # Bot tokens as servers before the database kept them, read by `move_to_database` only: a
 # token's SHA-256 hex -> "<lowercase name> <id>" of its bot; their creation times, ns.
 TOKEN_KEY = "token:{}"
@@ -100,12 +94,6 @@ TOKEN_ID_LENGTH = 12
 # The type of the map published on a bot's user channel when one of its tokens is revoked,
 # with the token's digest as `token`; servers end the connections that logged in with it.
 TOKEN_REVOKED = "token_revoked"
-
-# The fields of a rating, each kept per game as `<field>:<game>`. Servers before ratings were per
-# game kept them unsuffixed, for the one game there was; they are read while the game's own
-# fields are absent, and the first rating settled in the game replaces them.
-RATING_FIELDS = ("rating", "deviation", "volatility")
-UNSUFFIXED_GAME = DEFAULT_GAME
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -157,9 +145,10 @@ class UnknownTokenError(AccountError):
 
 @dataclass(frozen=True)
 class Account:
-    """An account as the server knows it; `rating`, its rating in the default game (Amazons), is
-    None for guests and unrated accounts. `id`, when the account was just read from its store,
-    lets a session be opened for it without reading it again (a login's second read)."""
+    """An account as the server knows it; `rating`, its rating in the default game (Amazons) as
+    it was read with the account, is None for guests and unrated accounts. `id`, when the
+    account was just read from its store, lets a session be opened for it without reading it
+    again (a login's second read)."""
 
     name: str
     kind: PlayerKind
@@ -188,7 +177,9 @@ def token_digest(token: str) -> str:
 
 async def token_known(db: Database, digest: str) -> bool:
     """Whether the bot token with this digest is still valid (not revoked)."""
-    return await accounts.token_account(db, digest) is not None
+    from server.db import accounts
+
+    return await accounts.token_valid(db, digest)
 
 
 def token_id(token: str) -> str:
@@ -199,46 +190,6 @@ def token_id(token: str) -> str:
 def user_key(name: str) -> str:
     """The key of an account's hash."""
     return USER_KEY.format(name.lower())
-
-
-def rating_fields(game: str) -> tuple[str, ...]:
-    """The fields of an account's hash that hold its rating, deviation and volatility in `game`."""
-    return tuple(f"{field}:{game}" for field in RATING_FIELDS)
-
-
-def rating_key(name: str, house: str | None = None) -> str:
-    """The key of the hash holding the ratings of the account `name`, or of the house bot at
-    one strength whose spec (`invader@5`) is `house` when given."""
-    return user_key(name) if house is None else HOUSE_KEY.format(house.lower())
-
-
-async def stored_rating(
-    r: aioredis.Redis | Pipeline, name: str, game: str, house: str | None = None
-) -> list[str | None]:
-    """The rating, deviation and volatility in `game` as stored (None where absent) of the
-    account `name`, or of the house bot whose spec is `house` when given."""
-    return _stored_rating(await _fields(r, rating_key(name, house)), game)
-
-
-async def rating_in(
-    r: aioredis.Redis, name: str, game: str, house: str | None = None
-) -> int | None:
-    """The rating in `game` in whole points of the account `name` (or of the house bot `house`,
-    a spec, when given); None when it has none (or no account)."""
-    return _rating((await stored_rating(r, name, game, house))[0])
-
-
-async def player_in(
-    r: aioredis.Redis, player: Player, game: str, house: str | None = None
-) -> Player:
-    """`player` as others see them in `game`: an account, or a house bot at the strength of its
-    spec `house`, with its rating there as it is now (it changes after each rated game);
-    guests as they are."""
-    if player.kind is PlayerKind.HOUSE and house is not None:
-        return replace(player, rating=await rating_in(r, player.name, game, house))
-    if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
-        return player
-    return replace(player, rating=await rating_in(r, player.name, game))
 
 
 def check_name(name: str) -> None:
@@ -277,6 +228,8 @@ async def create_account(
         raise AccountError(f"an account with a password is human or bot, not {kind}")
     if not password:
         raise InvalidPasswordError("the password is empty")
+    from server.db import accounts
+
     # Fail fast before spending the hashing time on a name that is plainly taken.
     if await accounts.account(db, name) is not None:
         raise NameTakenError(f"user name {name!r} is taken")
@@ -287,7 +240,6 @@ async def create_account(
 
 
 async def authenticate(
-    r: aioredis.Redis,
     db: Database,
     name: str,
     password: str,
@@ -299,6 +251,8 @@ async def authenticate(
     A name with no account costs one hash verification all the same, so the time taken does not
     tell which names exist. A hash made with weaker parameters than `hasher`'s is replaced.
     """
+    from server.db import accounts
+
     row = await accounts.account(db, name) if name else None
     stored = None if row is None else row.password
     if row is None or stored is None:
@@ -309,7 +263,7 @@ async def authenticate(
     if hasher.check_needs_rehash(stored):
         rehashed = await asyncio.to_thread(hasher.hash, password)
         await accounts.replace_password(db, row.id, stored, rehashed)
-    return await _rated(r, row)
+    return _rated(row)
 
 
 async def find(r: aioredis.Redis, db: Database | None, name: str) -> Account | None:
@@ -329,6 +283,8 @@ async def create_bot_token(db: Database, name: str, owner: str | None = None) ->
     account, or AccountError if the bot has another owner.
     """
     check_name(name)
+    from server.db import accounts
+
     owner_row = None if owner is None else await accounts.account(db, owner)
     if owner is not None and (owner_row is None or owner_row.kind != PlayerKind.HUMAN.value):
         problem = "there is no account" if owner_row is None else "that is not a human account"
@@ -355,6 +311,8 @@ async def create_bot_token(db: Database, name: str, owner: str | None = None) ->
 async def owners(db: Database | None, bots: Iterable[str]) -> dict[str, str]:
     """Each of `bots`' owner as recorded (the human account's name as typed), or the bot's own
     name for a bot that has none (every bot, without a database)."""
+    from server.db import accounts
+
     names = list(bots)
     found = {} if db is None else await accounts.owners(db, names)
     return {bot: found.get(bot.lower()) or bot for bot in names}
@@ -362,11 +320,15 @@ async def owners(db: Database | None, bots: Iterable[str]) -> dict[str, str]:
 
 async def owner_of(db: Database | None, name: str) -> str | None:
     """The recorded owner of the account `name` (the human account's name as typed), if any."""
+    from server.db import accounts
+
     return None if db is None else (await accounts.owners(db, [name])).get(name.lower())
 
 
 async def list_bot_tokens(db: Database) -> list[BotToken]:
     """Every bot token, by bot name and then age, oldest first."""
+    from server.db import accounts
+
     return [_bot_token(row) for row in await accounts.tokens(db)]
 
 
@@ -380,6 +342,8 @@ async def revoke_bot_token(r: aioredis.Redis, db: Database, id: str) -> BotToken
         raise UnknownTokenError(
             f"a token id is {TOKEN_ID_LENGTH} hex digits (as `arena token list` shows), not {id!r}"
         )
+    from server.db import accounts
+
     found = await accounts.revoke_token(db, id, time.time_ns() // 1_000_000)
     if len(found) != 1:
         many = "no bot token" if not found else f"{len(found)} bot tokens"
@@ -389,16 +353,18 @@ async def revoke_bot_token(r: aioredis.Redis, db: Database, id: str) -> BotToken
     return _bot_token(row)
 
 
-async def bot_for_token(r: aioredis.Redis, db: Database, token: str) -> Account | None:
+async def bot_for_token(db: Database, token: str) -> Account | None:
     """The bot that `token` logs in, or None for a token never issued or revoked."""
     if not 1 <= len(token) <= MAX_TOKEN_LENGTH:
         return None
+    from server.db import accounts
+
     # Looking up by digest needs no constant-time compare: the timing of the lookup can only
     # tell an attacker about digests, and a digest does not lead back to a token.
     row = await accounts.token_account(db, _digest(token))
     if row is None or row.kind != PlayerKind.BOT.value:
         return None
-    return await _rated(r, row)
+    return _rated(row)
 
 
 async def open_session(
@@ -471,7 +437,9 @@ async def move_to_database(r: aioredis.Redis, db: Database) -> tuple[int, int] |
     `db`, if it has no accounts yet (its first start on an older data folder): how many accounts
     and tokens were copied, or None if it had accounts. Ids are kept, so sessions open before go
     on; a token whose bot account is gone (it logged in no more) is left. The Redis keys are
-    left as they were (docs/server.md says why)."""
+    left as they were, until the ratings they hold move too (server/db/moved_ratings.py)."""
+    from server.db import accounts
+
     if await accounts.account_count(db):
         return None
     rows = []
@@ -509,7 +477,7 @@ async def _create_guest(r: aioredis.Redis, name: str, ttl: timedelta) -> bool:
     return bool(await r.eval(_CREATE, 1, user_key(name), millis, *pairs))
 
 
-async def _fields(r: aioredis.Redis | Pipeline, key: str) -> dict[str, str]:
+async def _fields(r: aioredis.Redis, key: str) -> dict[str, str]:
     return {_text(k): _text(v) for k, v in (await r.hgetall(key)).items()}
 
 
@@ -541,13 +509,17 @@ async def _holder_account(
         fields = await _fields(r, user_key(name))
         account = _account(fields)
         return None if account is None or "id" not in fields else (account, fields["id"])
-    row = None if db is None else await accounts.account(db, name)
-    return None if row is None else (await _rated(r, row), row.id)
+    if db is None:
+        return None
+    from server.db import accounts
+
+    row = await accounts.account(db, name)
+    return None if row is None else (_rated(row), row.id)
 
 
-async def _rated(r: aioredis.Redis, row: accounts.AccountRow) -> Account:
-    """An account kept in the database with its rating in the default game, kept in Redis."""
-    rating = await rating_in(r, row.name, DEFAULT_GAME)
+def _rated(row: accounts.AccountRow) -> Account:
+    """An account kept in the database, with its rating in the default game read with it."""
+    rating = None if row.rating is None else round(row.rating)
     return Account(row.name, PlayerKind(row.kind), rating, row.id)
 
 
@@ -561,6 +533,8 @@ def _new_id() -> str:
 
 
 def _new_row(name: str, kind: PlayerKind, password: str | None = None) -> accounts.AccountRow:
+    from server.db import accounts
+
     return accounts.AccountRow(
         _new_id(), name, kind.value, password, created=time.time_ns() // 1_000_000
     )
@@ -592,25 +566,7 @@ def _account(fields: dict[str, str]) -> Account | None:
         name = fields["name"]
     except (KeyError, ValueError):
         return None
-    rating = _stored_rating(fields, DEFAULT_GAME)[0]
-    return Account(
-        name, kind, None if kind is PlayerKind.GUEST else _rating(rating), fields.get("id")
-    )
-
-
-def _stored_rating(fields: dict[str, str], game: str) -> list[str | None]:
-    own = [fields.get(field) for field in rating_fields(game)]
-    if own[0] is None and game == UNSUFFIXED_GAME:
-        return [fields.get(field) for field in RATING_FIELDS]
-    return own
-
-
-def _rating(text: str | None) -> int | None:
-    # The rating module may keep a fractional Glicko rating; players see whole points.
-    try:
-        return None if text is None else round(float(text))
-    except (ValueError, OverflowError):
-        return None
+    return Account(name, kind, id=fields.get("id"))
 
 
 async def _verify(hasher: PasswordHasher, stored: str, password: str) -> bool:

@@ -10,12 +10,11 @@ import math
 import secrets
 from collections.abc import Collection
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 
 from server.hub import LOBBY, user_channel
-from server.identity import player_in
 from server.protocol import (
     DEFAULT_GAME,
     ChallengeAdded,
@@ -31,7 +30,11 @@ from server.protocol import (
     SeekRemoved,
     TimeControl,
 )
+from server.ratings import player_in
 from server.stored import pack, unpack
+
+if TYPE_CHECKING:
+    from server.db import Database
 
 __all__ = ["SEEK_TTL_MS", "Lobby", "Pairing"]
 
@@ -153,8 +156,11 @@ def _pool_terms(name: str) -> tuple[str, str, TimeControl, bool]:
 
 
 class Lobby:
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, database: Database | None = None) -> None:
+        """The lobby of `redis`, showing players with their ratings in `database` (none
+        without one)."""
         self.redis = redis
+        self.database = database
         self._take = redis.register_script(TAKE)
         self._take_pair = redis.register_script(TAKE_PAIR)
 
@@ -179,7 +185,7 @@ class Lobby:
         now: int,
     ) -> SeekInfo:
         """Open a seek; the lobby shows `player` with their rating in `game`."""
-        player = await player_in(self.redis, player, game)
+        player = await player_in(self.redis, self.database, player, game)
         seek = SeekInfo(secrets.token_urlsafe(6), player, setup, time, rated, colour, game)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(SEEKS, seek.seek_id, pack(seek))
@@ -236,8 +242,8 @@ class Lobby:
         game = challenge.game
         challenge = replace(
             challenge,
-            challenger=await player_in(self.redis, challenge.challenger, game),
-            opponent=await player_in(self.redis, challenge.opponent, game),
+            challenger=await player_in(self.redis, self.database, challenge.challenger, game),
+            opponent=await player_in(self.redis, self.database, challenge.opponent, game),
         )
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(CHALLENGES, challenge.challenge_id, pack(challenge))
@@ -277,7 +283,7 @@ class Lobby:
         self, player: Player, game: str, setup: str, time: TimeControl, rated: bool, now: int
     ) -> None:
         """Wait in the pool of these terms, paired by the rating in `game`."""
-        player = await player_in(self.redis, player, game)
+        player = await player_in(self.redis, self.database, player, game)
         pool = pool_name(game, setup, time, rated)
         for other in await self.redis.smembers(POOLS):
             name = other.decode()

@@ -13,6 +13,7 @@ import redis.asyncio as aioredis
 from engine.game import game_names
 from server import identity
 from server.db import Database, FinishedGame, GameCursor, GamePage, games
+from server.db.ratings import history
 from server.games import GameStore
 from server.glicko import Rating
 from server.ladder.rating import is_provisional
@@ -32,7 +33,8 @@ from server.protocol import (
 )
 from server.protocol.limits import MAX_RATING, MAX_STRENGTH
 from server.protocol.requests import GAMES_PAGE
-from server.rating_history import RatingPoint, game_history_key, read_history
+from server.rating_history import RatingPoint
+from server.ratings import holder, ratings_cache
 
 __all__ = ["player_games", "player_profile"]
 
@@ -54,11 +56,11 @@ async def player_profile(
         if kind is PlayerKind.HOUSE:
             for strength in range(1, MAX_STRENGTH + 1):
                 spec = f"{spelled}@{strength}"
-                found = await _game_rating(redis, spelled, game, spec, strength)
+                found = await _game_rating(redis, store.database, spelled, game, spec, strength)
                 if found is not None:
                     ratings.append(found)
         elif kind is not PlayerKind.GUEST:
-            found = await _game_rating(redis, spelled, game)
+            found = await _game_rating(redis, store.database, spelled, game)
             if found is not None:
                 ratings.append(found)
     for ladder in await ladders.ladders():
@@ -129,17 +131,22 @@ async def _games_of(
 
 async def _game_rating(
     redis: aioredis.Redis,
+    database: Database | None,
     name: str,
     game: str,
     house: str | None = None,
     strength: int | None = None,
 ) -> PoolRating | None:
-    rating, deviation, volatility = await identity.stored_rating(redis, name, game, house)
+    """The rating in `game` of the account `name`, or of the house bot at the strength of its
+    spec `house`, with its history; None when it has none (or there is no database)."""
+    if database is None:
+        return None
+    player = holder(name, house)
+    # Through the cache: a house bot's page asks for its every strength, most of them unrated.
+    (rating,) = await ratings_cache(database).ratings(redis, [player], game)
     if rating is None:
         return None
-    stored = Rating(float(rating), float(deviation or 350.0), float(volatility or 0.06))
-    history = await read_history(redis, game_history_key(name, game, house))
-    return _pool(game, stored, history, strength=strength)
+    return _pool(game, rating, await history(database, player, game), strength=strength)
 
 
 def _pool(

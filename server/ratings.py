@@ -1,101 +1,148 @@
-"""Glicko-2 ratings of accounts and of house bots (each strength on its own), one per game,
-settled once per rated game. A rated game that ends
-is put on a to-be-rated set in the same commit that ends it; whichever process takes it off the
-set rates the game, so a rating is never applied twice and a crash only delays it until the next
-sweep.
+"""Players' ratings in the games' pools as the server shows them (a seek's, a challenge's, a
+quick pairing's, a game's players'): read from the history store, which rates each game in the
+transaction that records it (`record_finished_game`), and kept by each process while the
+player's version in Redis stays as it was. Each hand-over adds one to both its players'
+versions after its transaction (`bump_versions`), so every process reads a changed rating at
+its next use, and a read costs one round trip to Redis while nothing changed.
 """
 
 from __future__ import annotations
 
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
 import redis.asyncio as aioredis
-from redis.asyncio.client import Pipeline
-from redis.exceptions import WatchError
 
-from server.clock import now_ms
-from server.glicko import Rating, rate_game
-from server.identity import (
-    RATING_FIELDS,
-    UNSUFFIXED_GAME,
-    rating_fields,
-    rating_key,
-    stored_rating,
-)
-from server.protocol import DEFAULT_GAME, Colour, PlayerKind
-from server.rating_history import RatingPoint, append_point, game_history_key
+from server.glicko import Rating
+from server.protocol.values import Player, PlayerKind
 
-__all__ = ["UNRATED", "rating_of", "settle"]
+if TYPE_CHECKING:
+    from server.db import Database
 
-UNRATED = "games:unrated"  # set of ended rated games whose ratings are not yet updated
+__all__ = [
+    "VERSION_KEY",
+    "RatingCache",
+    "bump_versions",
+    "holder",
+    "player_in",
+    "rating_in",
+    "ratings_cache",
+]
 
-
-async def rating_of(
-    redis: aioredis.Redis | Pipeline, name: str, game: str = DEFAULT_GAME, house: str | None = None
-) -> Rating:
-    """The Glicko-2 rating in `game` of the account `name`, or of the house bot whose spec is
-    `house` when given; a new player's default when it has none."""
-    fields = await stored_rating(redis, name, game, house)
-    if fields[0] is None:
-        return Rating()
-    return Rating(float(fields[0]), float(fields[1] or 350.0), float(fields[2] or 0.06))
+# String per player (`holder`): how many times a transaction changed its ratings, as counted
+# after each. Only its changes matter: a cached rating is kept while it reads the same.
+VERSION_KEY = "rating-version:{}"
+CACHE_ENTRIES = 50_000  # ratings (a player in a game) a process keeps, the least used dropped
+# A cached rating is read again this long after it was, whatever its version: versions lost
+# with Redis count again from nothing, and could come back to a count an entry was read at.
+CACHE_SECONDS = 600.0
 
 
-async def settle(
+def holder(name: str, house: str | None = None) -> str:
+    """Whose rating: the account `name`'s (names are case-insensitive), or the house bot's at
+    the strength of its spec `house` (`invader@5`), a player of its own."""
+    return (name if house is None else house).lower()
+
+
+async def bump_versions(redis: aioredis.Redis, holders: Iterable[str | None]) -> None:
+    """Count a change to these players' ratings (None: a player without one, left out), once
+    the transaction that made it has committed: every process reads them again."""
+    keys = [VERSION_KEY.format(name) for name in holders if name is not None]
+    if not keys:
+        return
+    async with redis.pipeline(transaction=False) as pipe:
+        for key in keys:
+            pipe.incr(key)
+        await pipe.execute()
+
+
+@dataclass(frozen=True)
+class _Entry:
+    version: bytes | str | None  # the player's version when it was read (None: never changed)
+    rating: Rating | None
+    read: float  # when, in time.monotonic() seconds
+
+
+class RatingCache:
+    """The ratings one process has read from `db`, each kept while its player's version stays
+    the one it was read at (and for at most CACHE_SECONDS)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+
+    async def ratings(
+        self, redis: aioredis.Redis, holders: Sequence[str], game: str
+    ) -> list[Rating | None]:
+        """The ratings in `game` of `holders` (see `holder`), None for one who has none: one
+        MGET of their versions, and one query for those whose cached rating is out of date."""
+        versions = await redis.mget([VERSION_KEY.format(name) for name in holders])
+        now = time.monotonic()
+        found: dict[str, Rating | None] = {}
+        stale: dict[str, bytes | str | None] = {}
+        for name, version in zip(holders, versions, strict=True):
+            entry = self._entries.get((name, game))
+            if entry is not None and entry.version == version and now - entry.read < CACHE_SECONDS:
+                self._entries.move_to_end((name, game))
+                found[name] = entry.rating
+            else:
+                stale[name] = version
+        if stale:
+            from server.db.ratings import ratings
+
+            # Read after the versions: a change committed since is read now, or counted in a
+            # version that differs from the one kept with it.
+            read = await ratings(self.db, list(stale), game)
+            for name, version in stale.items():
+                found[name] = read.get(name)
+                self._entries[(name, game)] = _Entry(version, found[name], now)
+                self._entries.move_to_end((name, game))
+            while len(self._entries) > CACHE_ENTRIES:
+                self._entries.popitem(last=False)
+        return [found[name] for name in holders]
+
+
+# A process's cache of each database it opened: every reader there (logins aside, which read
+# the rating with the account) shares it.
+_CACHES: weakref.WeakKeyDictionary[Database, RatingCache] = weakref.WeakKeyDictionary()
+
+
+def ratings_cache(db: Database) -> RatingCache:
+    """This process's cache of the ratings in `db`."""
+    cache = _CACHES.get(db)
+    if cache is None:
+        cache = _CACHES[db] = RatingCache(db)
+    return cache
+
+
+async def rating_in(
+    redis: aioredis.Redis, db: Database | None, name: str, game: str, house: str | None = None
+) -> int | None:
+    """The rating in `game` in whole points of the account `name` (or of the house bot at the
+    strength of its spec `house`, when given); None when it has none, or there is no
+    database."""
+    if db is None:
+        return None
+    (rating,) = await ratings_cache(db).ratings(redis, [holder(name, house)], game)
+    return None if rating is None else round(rating.rating)
+
+
+async def player_in(
     redis: aioredis.Redis,
-    game_id: str,
-    white: str,
-    black: str,
-    winner: Colour | None,
-    kinds: tuple[PlayerKind, PlayerKind],
-    *,
-    game: str = DEFAULT_GAME,
-    house: tuple[str | None, str | None] = (None, None),
-    setup: str | None = None,
-    ended: int | None = None,
-) -> tuple[Rating, Rating] | None:
-    """Rate the game (of `game`, whose ratings it moves) if it is still waiting to be rated: the
-    players' new ratings there, or None when another process rated it or nobody won (an aborted
-    game). A house player is rated at its strength, by its spec in `house` (`invader@5`).
-    Each new rating is added to its player's history in `game` (`server.rating_history`), with
-    the game's `setup` and when it `ended` (server ms; now when not given).
-
-    Reading the ratings and writing the new ones is one optimistic transaction on both players
-    and the set of games to rate, tried again when either changed meanwhile: two games of one
-    player ending at once both count, and a game is rated once."""
-    # A house player is rated by its spec: one without (none is stored so) stays out of it.
-    unknown_house = any(
-        kind is PlayerKind.HOUSE and spec is None for kind, spec in zip(kinds, house, strict=True)
-    )
-    rated = winner is not None and PlayerKind.GUEST not in kinds and not unknown_house
-    keys = (rating_key(white, house[0]), rating_key(black, house[1]))
-    histories = (
-        game_history_key(white, game, house[0]),
-        game_history_key(black, game, house[1]),
-    )
-    at = now_ms() if ended is None else ended
-    async with redis.pipeline(transaction=True) as pipe:
-        while True:
-            try:
-                await pipe.watch(UNRATED, *keys)
-                if not await pipe.sismember(UNRATED, game_id):
-                    return None
-                after = None
-                if rated:
-                    before = (
-                        await rating_of(pipe, white, game, house[0]),
-                        await rating_of(pipe, black, game, house[1]),
-                    )
-                    after = rate_game(*before, white_won=winner is Colour.WHITE)
-                pipe.multi()
-                pipe.srem(UNRATED, game_id)
-                if after is not None:
-                    for key, history, rating in zip(keys, histories, after, strict=True):
-                        values = map(repr, (rating.rating, rating.deviation, rating.volatility))
-                        pipe.hset(key, mapping=dict(zip(rating_fields(game), values, strict=True)))
-                        if game == UNSUFFIXED_GAME:
-                            pipe.hdel(key, *RATING_FIELDS)  # read no more: the game's own are set
-                        point = RatingPoint(at, game_id, rating.rating, rating.deviation, setup)
-                        append_point(pipe, history, point)
-                await pipe.execute()
-                return after
-            except WatchError:
-                continue
+    db: Database | None,
+    player: Player,
+    game: str,
+    house: str | None = None,
+) -> Player:
+    """`player` as others see them in `game`: an account, or a house bot at the strength of its
+    spec `house`, with its rating there as it is now (it changes after each rated game);
+    guests as they are."""
+    if player.kind is PlayerKind.HOUSE and house is not None:
+        return replace(player, rating=await rating_in(redis, db, player.name, game, house))
+    if player.kind not in (PlayerKind.HUMAN, PlayerKind.BOT):
+        return player
+    return replace(player, rating=await rating_in(redis, db, player.name, game))

@@ -15,7 +15,6 @@ import redis.asyncio as aioredis
 
 from server.lane import LaneRedis
 from server.protocol import ErrorCode, GameEvent, GameStatus, ProtocolError
-from server.ratings import UNRATED
 from server.stored_game import COLOURS, StoredGame
 
 __all__ = [
@@ -107,7 +106,6 @@ class CommitKeys(NamedTuple):
     black_games: str
     online: str  # hash: the game's attendance (server/presence.py), deleted at its end
     spectators: str
-    unrated: str  # set: ended rated games not yet rated
     handover: str  # set: ended games not yet handed over to the history store
 
 
@@ -123,7 +121,6 @@ class CommitArgs(NamedTuple):
     live: str  # '1' while the game is played, '0' once it ended
     house_ply: int | str  # the ply a house bot is asked for; '' for none
     channels: str  # where the events are published, space-separated
-    rated: str  # '1' for a rated game
 
 
 def _names(table: str, fields: Sequence[str], array: str) -> str:
@@ -159,7 +156,6 @@ else
   redis.call('DEL', keys.online)
   redis.call('HDEL', keys.spectators, game_id)
   redis.call('SADD', keys.handover, game_id)
-  if args.rated == '1' then redis.call('SADD', keys.unrated, game_id) end
 end
 if args.house_ply ~= '' then
   redis.call('XADD', keys.ai_stream, '*', 'game_id', game_id, 'ply', args.house_ply)
@@ -210,7 +206,6 @@ class GameStorage:
             black_games=user_games_key(game.black.name),
             online=online_key(game.game_id),
             spectators=SPECTATORS,
-            unrated=UNRATED,
             handover=HANDOVER,
         )
         args = CommitArgs(
@@ -222,7 +217,6 @@ class GameStorage:
             live="1" if live else "0",
             house_ply=game.ply if house_turn else "",
             channels=" ".join((channel(game.game_id), *also)),
-            rated="1" if game.rated else "0",
         )
         done = await self._commit_script(
             keys=keys, args=[*args, *(event.to_wire() for event in events)]

@@ -2,7 +2,8 @@
 (names are unique whatever their case, which the database holds to), its password hash replaced
 only where it is still the one that was verified, a bot's owner recorded once; a bot token by
 its digest, listed, revoked (kept, marked, so that an id is never given to another token's
-revocation). What server/identity.py says about accounts, these rows keep.
+revocation). What server/identity.py says about accounts, these rows keep; an account is read
+with its rating in the default game, which a login shows.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Row, Select, func, insert, select, update
+from sqlalchemy import Row, Select, and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.expression import ColumnElement
 
 from server.db.database import Database
-from server.db.schema import ACCOUNTS, BOT_TOKENS
+from server.db.schema import ACCOUNTS, BOT_TOKENS, GAME_POOL, RATINGS
+from server.protocol.values import DEFAULT_GAME
 
 __all__ = [
     "AccountRow",
@@ -26,15 +28,18 @@ __all__ = [
     "add_account",
     "add_token",
     "copy_accounts",
+    "known_ids",
     "owners",
     "record_owner",
     "replace_password",
     "revoke_token",
     "token_account",
+    "token_valid",
     "tokens",
 ]
 
 _OWNER = ACCOUNTS.alias("owner")
+ID_BATCH = 500  # ids a query looks up at once, well within any database's limit on parameters
 
 
 @dataclass(frozen=True)
@@ -42,8 +47,9 @@ class AccountRow:
     """An account as it is kept: `id` random (tokens and sessions name it, so a name freed and
     taken again inherits nothing), `name` as typed, `kind` human or bot, its argon2 `password`
     hash (None for a bot that logs in by token only), a bot's `owner` (the human account's name
-    as typed), and when it was `created` (ms since the epoch; None for accounts made before
-    creation times were kept)."""
+    as typed), when it was `created` (ms since the epoch; None for accounts made before
+    creation times were kept), and as read, its `rating` in the default game (None before its
+    first rated game there; not written with the account: rated games write it)."""
 
     id: str
     name: str
@@ -51,6 +57,7 @@ class AccountRow:
     password: str | None = None
     owner: str | None = None
     created: int | None = None
+    rating: float | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,13 @@ class TokenRow:
     revoked: int | None = None
 
 
-def _accounts() -> Select[str, str, str, str | None, str | None, int | None]:
+def _accounts() -> Select[str, str, str, str | None, str | None, int | None, float | None]:
+    # The rating in the same query: a login reads the account and its rating in one round trip.
+    rated = and_(
+        RATINGS.c.player == ACCOUNTS.c.name_key,
+        RATINGS.c.game == DEFAULT_GAME,
+        RATINGS.c.ladder == GAME_POOL,
+    )
     return select(
         ACCOUNTS.c.id,
         ACCOUNTS.c.name,
@@ -75,20 +88,49 @@ def _accounts() -> Select[str, str, str, str | None, str | None, int | None]:
         ACCOUNTS.c.password,
         _OWNER.c.name,
         ACCOUNTS.c.created,
-    ).select_from(ACCOUNTS.outerjoin(_OWNER, ACCOUNTS.c.owner_id == _OWNER.c.id))
+        RATINGS.c.rating,
+    ).select_from(
+        ACCOUNTS.outerjoin(_OWNER, ACCOUNTS.c.owner_id == _OWNER.c.id).outerjoin(RATINGS, rated)
+    )
 
 
-def _account(row: Row[str, str, str, str | None, str | None, int | None]) -> AccountRow:
+# A login's statements, made once: building one costs more than SQLAlchemy's run of the
+# compiled form it caches.
+_BY_NAME = _accounts().where(ACCOUNTS.c.name_key == bindparam("name_key"))
+_BY_TOKEN = (
+    _accounts()
+    .join(BOT_TOKENS, BOT_TOKENS.c.account_id == ACCOUNTS.c.id)
+    .where(BOT_TOKENS.c.digest == bindparam("digest"), BOT_TOKENS.c.revoked.is_(None))
+)
+_TOKEN_VALID = select(BOT_TOKENS.c.digest).where(
+    BOT_TOKENS.c.digest == bindparam("digest"), BOT_TOKENS.c.revoked.is_(None)
+)
+
+
+def _account(
+    row: Row[str, str, str, str | None, str | None, int | None, float | None],
+) -> AccountRow:
     return AccountRow(*row)
 
 
 async def account(db: Database, name: str) -> AccountRow | None:
     """The account called `name` (any case), or None."""
     async with db.reading() as connection:
-        row = (
-            await connection.execute(_accounts().where(ACCOUNTS.c.name_key == name.lower()))
-        ).first()
+        row = (await connection.execute(_BY_NAME, {"name_key": name.lower()})).first()
     return None if row is None else _account(row)
+
+
+async def known_ids(db: Database, ids: Iterable[str]) -> set[str]:
+    """Those of `ids` that are accounts' ids."""
+    wanted = sorted(set(ids))
+    known: set[str] = set()
+    async with db.reading() as connection:
+        for first in range(0, len(wanted), ID_BATCH):
+            batch = wanted[first : first + ID_BATCH]
+            known.update(
+                await connection.scalars(select(ACCOUNTS.c.id).where(ACCOUNTS.c.id.in_(batch)))
+            )
+    return known
 
 
 async def account_count(db: Database) -> int:
@@ -186,14 +228,14 @@ async def add_token(db: Database, digest: str, account_id: str, created: int) ->
 async def token_account(db: Database, digest: str) -> AccountRow | None:
     """The account of the bot token with this digest, if the token is not revoked."""
     async with db.reading() as connection:
-        row = (
-            await connection.execute(
-                _accounts()
-                .join(BOT_TOKENS, BOT_TOKENS.c.account_id == ACCOUNTS.c.id)
-                .where(BOT_TOKENS.c.digest == digest, BOT_TOKENS.c.revoked.is_(None))
-            )
-        ).first()
+        row = (await connection.execute(_BY_TOKEN, {"digest": digest})).first()
     return None if row is None else _account(row)
+
+
+async def token_valid(db: Database, digest: str) -> bool:
+    """Whether the bot token with this digest is kept and not revoked."""
+    async with db.reading() as connection:
+        return (await connection.execute(_TOKEN_VALID, {"digest": digest})).first() is not None
 
 
 def _tokens(*where: ColumnElement[bool]) -> Select[str, str, str, int | None, int | None]:

@@ -6,12 +6,11 @@ player's news, games and challenges.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import redis.asyncio as aioredis
 
 from server import identity
-from server.db import Database
 from server.games import GameStore
 from server.hub import user_channel
 from server.lobby import Lobby
@@ -35,6 +34,9 @@ from server.protocol.limits import MAX_OWN_GAMES
 from server.throttle import LoginThrottle
 
 from .route import Route, on
+
+if TYPE_CHECKING:
+    from server.db import Database
 
 __all__ = ["ROUTES", "AccountConnection", "AccountServices"]
 
@@ -80,9 +82,7 @@ async def login(services: AccountServices, connection: AccountConnection, reques
             f"too many failed logins for {request.user}: try again in {wait} s",
             retry_after=wait,
         )
-    account = await identity.authenticate(
-        services.redis, _database(services), request.user, request.password
-    )
+    account = await identity.authenticate(_database(services), request.user, request.password)
     if account is None:
         await throttle.failed(request.user, address)
         raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
@@ -93,7 +93,7 @@ async def login(services: AccountServices, connection: AccountConnection, reques
 async def bot_login(
     services: AccountServices, connection: AccountConnection, request: BotLogin
 ) -> None:
-    account = await identity.bot_for_token(services.redis, _database(services), request.token)
+    account = await identity.bot_for_token(_database(services), request.token)
     if account is None:
         raise ProtocolError(
             ErrorCode.BAD_CREDENTIALS,

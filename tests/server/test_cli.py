@@ -195,8 +195,8 @@ class _Terminal:
 def test_user_create_asks_a_terminal_for_the_password_twice_without_echo(
     tmp_path: Path, redis_url: str, redis: Redis
 ) -> None:
-    # `redis` empties the session's Redis first: a rating another test left for `ann` there
-    # would be read as this new account's.
+    # `redis` empties the session's Redis first: an account another test left there would be
+    # moved into the new database as an older data folder's.
     terminal = _Terminal("user", "create", "ann", "--redis-url", redis_url, cwd=tmp_path)
     terminal.expect("Password for ann: ")
     terminal.type("s3cret-pw")
@@ -207,13 +207,11 @@ def test_user_create_asks_a_terminal_for_the_password_twice_without_echo(
     assert b"s3cret-pw" not in terminal.output
 
     async def log_in() -> identity.Account | None:
-        client = from_url(redis_url)
         database = await Database.open(None, tmp_path / DEFAULT_DATA_DIR)
         try:
-            return await identity.authenticate(client, database, "ann", "s3cret-pw")
+            return await identity.authenticate(database, "ann", "s3cret-pw")
         finally:
             await database.close()
-            await client.aclose()
 
     assert asyncio.run(log_in()) == identity.Account("ann", PlayerKind.HUMAN)
 

@@ -11,7 +11,8 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
-from server.db import Database, games
+from server.db import Database, finished_game, games
+from server.db.ratings import ratings
 from server.games import channel
 from server.glicko import Rating
 from server.identity import create_account
@@ -42,7 +43,6 @@ from server.protocol import (
     TimeControl,
     Watch,
 )
-from server.ratings import UNRATED, rating_of
 from tests.server.endpoint import guest, house_worker, random_game, serving, start_game
 
 CLAIM_GRACE_MS = 300
@@ -173,18 +173,18 @@ async def test_a_rated_game_against_a_house_bot_rates_both_and_the_bot_at_its_st
         ended = human.games[started.game_id]
         assert ended.status is GameStatus.ENDED
         won = ended.winner is Colour.WHITE
-        async with asyncio.timeout(10):  # rated just after the end is committed
-            while await redis.sismember(UNRATED, started.game_id):
-                await asyncio.sleep(0.01)
-        ann = await rating_of(redis, "ann")
-        bot = await rating_of(redis, "random", house="random@10")
+        async with asyncio.timeout(10):  # the worker ended it: the server's sweep hands it over
+            while await finished_game(database, started.game_id) is None:
+                await asyncio.sleep(0.05)
+        ann = await _rating(database, "ann")
+        bot = await _rating(database, "random@10")
         # Both moved from a new player's 1500, the winner up and the loser down.
         assert (ann.rating > 1500) is won
         assert (bot.rating > 1500) is not won
         assert ann.deviation < 350
         assert bot.deviation < 350
         # Another strength of the same bot is a player of its own, and untouched.
-        assert await rating_of(redis, "random", house="random@9") == Rating()
+        assert await _rating(database, "random@9") == Rating()
         # The bot's next game shows its rating, rounded.
         again = await human.request(
             Challenge("random", TimeControl(60, 1), "6x6", False, "white", strength=10),
@@ -275,6 +275,11 @@ async def test_a_clock_that_runs_out_loses_the_game_on_time(arena_url: str) -> N
     await black.close()
 
 
+async def _rating(database: Database, holder: str) -> Rating:
+    """A player's rating in Amazons in the history store (a new player's when it has none)."""
+    return (await ratings(database, [holder], "amazons")).get(holder, Rating())
+
+
 async def _account(url: str, database: Database, name: str) -> ArenaClient:
     await create_account(database, name, f"{name}-password")
     client = await ArenaClient.connect(url)
@@ -300,7 +305,7 @@ async def test_a_rated_game_between_accounts_moves_both_ratings(
     await ann.wait_for(lambda c: started.game_id in c.games)
     await ann.request(PlayMove(started.game_id, 0, "b1-b2/b3"))
     await bob.request(Resign(started.game_id))
-    ann_rating, bob_rating = await rating_of(redis, "ann"), await rating_of(redis, "bob")
+    ann_rating, bob_rating = await _rating(database, "ann"), await _rating(database, "bob")
     assert ann_rating.rating > 1500 > bob_rating.rating
     assert ann_rating.rating - 1500 == pytest.approx(1500 - bob_rating.rating)
     again = await ArenaClient.connect(arena_url)

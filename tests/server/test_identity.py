@@ -20,6 +20,7 @@ from server.identity import (
     UnknownAccountError,
 )
 from server.protocol import Player, PlayerKind
+from tests.server.db.stored_ratings import store_rating
 
 # Session lifetimes in the expiry tests are multiples of this; raise ARENA_TEST_TIME_SCALE on a
 # slow machine.
@@ -67,12 +68,12 @@ async def _remove(database: Database, name: str) -> None:
 async def test_an_account_logs_in_with_its_password_only(redis: Redis, database: Database) -> None:
     ann = Account("Ann", PlayerKind.HUMAN)
     assert await identity.create_account(database, "Ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, database, "Ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, database, "ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, database, "Ann", PASSWORD + " ", hasher=FAST) is None
-    assert await identity.authenticate(redis, database, "Ann", "", hasher=FAST) is None
-    assert await identity.authenticate(redis, database, "Bob", PASSWORD, hasher=FAST) is None
-    assert await identity.authenticate(redis, database, "", PASSWORD, hasher=FAST) is None
+    assert await identity.authenticate(database, "Ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(database, "ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(database, "Ann", PASSWORD + " ", hasher=FAST) is None
+    assert await identity.authenticate(database, "Ann", "", hasher=FAST) is None
+    assert await identity.authenticate(database, "Bob", PASSWORD, hasher=FAST) is None
+    assert await identity.authenticate(database, "", PASSWORD, hasher=FAST) is None
 
 
 @pytest.mark.asyncio
@@ -80,7 +81,7 @@ async def test_the_password_is_kept_only_as_an_argon2_hash(
     redis: Redis, database: Database
 ) -> None:
     await identity.create_account(database, "ann", PASSWORD)
-    await identity.authenticate(redis, database, "ann", PASSWORD)
+    await identity.authenticate(database, "ann", PASSWORD)
     store = await _every_value(redis, database)
     assert PASSWORD.encode() not in store
     assert b"battery" not in store
@@ -107,8 +108,8 @@ async def test_a_login_costs_one_hash_whether_or_not_the_name_exists(
     # machine is noise (bench figures, not tests, measure time).
     hasher = CountingHasher()
     await identity.create_account(database, "ann", PASSWORD, hasher=hasher)
-    assert await identity.authenticate(redis, database, "ann", "wrong", hasher=hasher) is None
-    assert await identity.authenticate(redis, database, "nobody", "wrong", hasher=hasher) is None
+    assert await identity.authenticate(database, "ann", "wrong", hasher=hasher) is None
+    assert await identity.authenticate(database, "nobody", "wrong", hasher=hasher) is None
     known, unknown = hasher.verified
     assert known.startswith("$argon2")
     assert unknown.startswith("$argon2")
@@ -120,13 +121,13 @@ async def test_a_weak_hash_is_upgraded_at_login(redis: Redis, database: Database
     await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
     [weak] = await _stored_hashes(redis, database)
     assert "m=8," in weak
-    assert await identity.authenticate(redis, database, "ann", PASSWORD) == Account(
+    assert await identity.authenticate(database, "ann", PASSWORD) == Account(
         "ann", PlayerKind.HUMAN
     )
     [strong] = await _stored_hashes(redis, database)
     assert not PasswordHasher().check_needs_rehash(strong)
-    assert await identity.authenticate(redis, database, "ann", PASSWORD, hasher=FAST) is not None
-    assert await identity.authenticate(redis, database, "ann", "wrong") is None
+    assert await identity.authenticate(database, "ann", PASSWORD, hasher=FAST) is not None
+    assert await identity.authenticate(database, "ann", "wrong") is None
 
 
 @pytest.mark.asyncio
@@ -137,7 +138,7 @@ async def test_names_are_unique_whatever_their_case(redis: Redis, database: Data
             await identity.create_account(database, taken, "other", hasher=FAST)
     # The first owner keeps the name as typed and the password.
     assert await identity.find(redis, database, "ANN") == Account("Ann", PlayerKind.HUMAN)
-    assert await identity.authenticate(redis, database, "ANN", "other", hasher=FAST) is None
+    assert await identity.authenticate(database, "ANN", "other", hasher=FAST) is None
 
 
 @pytest.mark.asyncio
@@ -154,10 +155,7 @@ async def test_concurrent_registrations_of_one_name_let_one_win(
     assert sum(isinstance(result, Account) for result in results) == 1
     assert sum(isinstance(result, NameTakenError) for result in results) == 7
     winner = next(i for i, result in enumerate(results) if isinstance(result, Account))
-    assert (
-        await identity.authenticate(redis, database, "ann", f"pw{winner}", hasher=hasher)
-        is not None
-    )
+    assert await identity.authenticate(database, "ann", f"pw{winner}", hasher=hasher) is not None
 
 
 @pytest.mark.parametrize(
@@ -197,14 +195,14 @@ async def test_an_empty_password_is_refused(redis: Redis, database: Database) ->
 @pytest.mark.asyncio
 async def test_a_bot_token_logs_in_its_bot(redis: Redis, database: Database) -> None:
     token = await identity.create_bot_token(database, "MyBot")
-    assert await identity.bot_for_token(redis, database, token) == Account("MyBot", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, database, token[:-1]) is None
-    assert await identity.bot_for_token(redis, database, token + "x") is None
-    assert await identity.bot_for_token(redis, database, "") is None
-    assert await identity.bot_for_token(redis, database, "x" * 10_000) is None
+    assert await identity.bot_for_token(database, token) == Account("MyBot", PlayerKind.BOT)
+    assert await identity.bot_for_token(database, token[:-1]) is None
+    assert await identity.bot_for_token(database, token + "x") is None
+    assert await identity.bot_for_token(database, "") is None
+    assert await identity.bot_for_token(database, "x" * 10_000) is None
     # A token bot has no password to log in with.
-    assert await identity.authenticate(redis, database, "MyBot", "", hasher=FAST) is None
-    assert await identity.authenticate(redis, database, "MyBot", token, hasher=FAST) is None
+    assert await identity.authenticate(database, "MyBot", "", hasher=FAST) is None
+    assert await identity.authenticate(database, "MyBot", token, hasher=FAST) is None
 
 
 @pytest.mark.asyncio
@@ -216,9 +214,7 @@ async def test_bot_tokens_are_long_random_and_stored_only_as_digests(
     for token in tokens:
         # token_urlsafe(32): 43 characters of base64url, 6 bits each, so 256 bits.
         assert re.fullmatch(r"bot_[A-Za-z0-9_-]{43}", token)
-        assert await identity.bot_for_token(redis, database, token) == Account(
-            "mybot", PlayerKind.BOT
-        )
+        assert await identity.bot_for_token(database, token) == Account("mybot", PlayerKind.BOT)
     store = await _every_value(redis, database)
     assert not any(token.encode() in store for token in tokens)
 
@@ -231,7 +227,7 @@ async def test_a_bot_token_never_starts_with_a_dash(
     monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda size: "-" + "A" * 42)
     token = await identity.create_bot_token(database, "mybot")
     assert not token.startswith("-")
-    assert await identity.bot_for_token(redis, database, token) == Account("mybot", PlayerKind.BOT)
+    assert await identity.bot_for_token(database, token) == Account("mybot", PlayerKind.BOT)
 
 
 @pytest.mark.asyncio
@@ -268,13 +264,13 @@ async def test_a_removed_bots_tokens_do_not_pass_to_the_next_owner_of_its_name(
 ) -> None:
     token = await identity.create_bot_token(database, "mybot")
     await _remove(database, "mybot")
-    assert await identity.bot_for_token(redis, database, token) is None
+    assert await identity.bot_for_token(database, token) is None
     fresh = await identity.create_bot_token(database, "MyBot")
-    assert await identity.bot_for_token(redis, database, fresh) == Account("MyBot", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, database, token) is None
+    assert await identity.bot_for_token(database, fresh) == Account("MyBot", PlayerKind.BOT)
+    assert await identity.bot_for_token(database, token) is None
     await _remove(database, "mybot")
     await identity.create_account(database, "mybot", PASSWORD, hasher=FAST)
-    assert await identity.bot_for_token(redis, database, fresh) is None
+    assert await identity.bot_for_token(database, fresh) is None
 
 
 @pytest.mark.asyncio
@@ -284,8 +280,8 @@ async def test_a_bot_account_with_a_password_can_also_have_tokens(
     await identity.create_account(database, "Crawler", PASSWORD, PlayerKind.BOT, hasher=FAST)
     token = await identity.create_bot_token(database, "crawler")
     crawler = Account("Crawler", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, database, token) == crawler
-    assert await identity.authenticate(redis, database, "crawler", PASSWORD, hasher=FAST) == crawler
+    assert await identity.bot_for_token(database, token) == crawler
+    assert await identity.authenticate(database, "crawler", PASSWORD, hasher=FAST) == crawler
 
 
 @pytest.mark.asyncio
@@ -383,27 +379,34 @@ async def test_a_guest_lives_while_its_session_is_used(redis: Redis, database: D
     await asyncio.sleep(5 * TICK)
     assert await identity.resume_session(redis, database, session, ttl=ttl) is None
     assert await identity.find(redis, database, guest.name) is None
-    assert await identity.authenticate(redis, database, guest.name, "", hasher=FAST) is None
+    assert await identity.authenticate(database, guest.name, "", hasher=FAST) is None
 
 
 @pytest.mark.asyncio
 async def test_a_guest_has_no_password_and_no_rating(redis: Redis, database: Database) -> None:
     guest = await identity.new_guest(redis)
-    await redis.hset(identity.user_key(guest.name), "rating", "1500")
     assert await identity.find(redis, database, guest.name) == Account(guest.name, PlayerKind.GUEST)
-    assert await identity.authenticate(redis, database, guest.name, "", hasher=FAST) is None
+    assert await identity.authenticate(database, guest.name, "", hasher=FAST) is None
 
 
 @pytest.mark.asyncio
-async def test_a_rating_in_the_account_is_shown_in_whole_points(
+async def test_an_account_logs_in_with_its_amazons_rating_in_whole_points(
     redis: Redis, database: Database
 ) -> None:
     await identity.create_account(database, "ann", PASSWORD, hasher=FAST)
+    token = await identity.create_bot_token(database, "Crawler")
     assert (await identity.find(redis, database, "ann")) == Account("ann", PlayerKind.HUMAN, None)
-    await redis.hset(identity.user_key("ann"), "rating", "1712.6")
-    ann = await identity.authenticate(redis, database, "ann", PASSWORD, hasher=FAST)
+    await store_rating(database, "ann", "amazons", 1712.6)
+    await store_rating(database, "ann", "toy", 1900.0)  # another game's: not a login's
+    await store_rating(database, "crawler", "amazons", 1499.4)
+    ann = await identity.authenticate(database, "ann", PASSWORD, hasher=FAST)
     assert ann == Account("ann", PlayerKind.HUMAN, 1713)
     assert ann.player() == Player("ann", PlayerKind.HUMAN, 1713)
+    assert await identity.find(redis, database, "ANN") == ann
+    session = await identity.open_session(redis, database, ann)
+    assert await identity.resume_session(redis, database, session) == ann
+    crawler = await identity.bot_for_token(database, token)
+    assert crawler == Account("Crawler", PlayerKind.BOT, 1499)
 
 
 @pytest.mark.asyncio
@@ -415,10 +418,8 @@ async def test_clients_that_decode_responses_see_the_same_accounts(
     decoding = from_url(redis_url, decode_responses=True)
     try:
         ann = Account("Ann", PlayerKind.HUMAN)
-        assert await identity.authenticate(decoding, database, "ann", PASSWORD, hasher=FAST) == ann
-        assert await identity.bot_for_token(decoding, database, token) == Account(
-            "bot", PlayerKind.BOT
-        )
+        assert await identity.authenticate(database, "ann", PASSWORD, hasher=FAST) == ann
+        assert await identity.bot_for_token(database, token) == Account("bot", PlayerKind.BOT)
         session = await identity.open_session(decoding, database, "ann")
         assert await identity.resume_session(redis, database, session) == ann
     finally:
@@ -463,9 +464,9 @@ async def test_a_revoked_token_and_its_sessions_no_longer_log_in(
     assert await identity.session_origin(redis, session) == identity.token_digest(revoked)
     gone = await identity.revoke_bot_token(redis, database, identity.token_id(revoked))
     assert (gone.id, gone.bot) == (identity.token_id(revoked), "mybot")
-    assert await identity.bot_for_token(redis, database, revoked) is None
+    assert await identity.bot_for_token(database, revoked) is None
     assert await identity.resume_session(redis, database, session) is None
-    assert await identity.bot_for_token(redis, database, kept) == Account("mybot", PlayerKind.BOT)
+    assert await identity.bot_for_token(database, kept) == Account("mybot", PlayerKind.BOT)
     assert await identity.resume_session(redis, database, other_session) == Account(
         "mybot", PlayerKind.BOT
     )

@@ -9,10 +9,11 @@ from argon2 import PasswordHasher
 from redis.asyncio import Redis
 
 from server.db import Database
-from server.identity import create_account, user_key
+from server.identity import create_account
 from server.lobby import CHALLENGES, POOLS, SEEK_EXPIRY, SEEKS, Lobby, Pairing
 from server.protocol import ChallengeInfo, ColourPreference, Player, PlayerKind, TimeControl
 from server.stored import StoredRecordError, pack, unpack
+from tests.server.db.stored_ratings import store_rating
 from tests.server.endpoint import serving
 from tests.server.wire import Wire
 
@@ -22,17 +23,17 @@ NOW = 1_000_000
 
 
 @pytest_asyncio.fixture(autouse=True)
-async def accounts(redis: Redis, database: Database) -> None:
-    """Ann with an Amazons rating (kept as servers before ratings per game kept it), Bob none."""
+async def accounts(database: Database) -> None:
+    """Ann with an Amazons rating, Bob none."""
     fast = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
     for name in ("ann", "bob"):
         await create_account(database, name, f"{name}-password", hasher=fast)
-    await redis.hset(user_key("ann"), "rating", "1712.4")
+    await store_rating(database, "ann", "amazons", 1712.4)
 
 
 @pytest.mark.asyncio
-async def test_a_seek_is_stored_as_a_map_of_named_fields(redis: Redis) -> None:
-    lobby = Lobby(redis)
+async def test_a_seek_is_stored_as_a_map_of_named_fields(redis: Redis, database: Database) -> None:
+    lobby = Lobby(redis, database)
     seek = await lobby.add_seek(
         ANN,
         game="amazons",
@@ -73,7 +74,7 @@ async def test_a_seek_stored_as_a_list_by_an_earlier_server_still_reads(redis: R
 
 @pytest.mark.asyncio
 async def test_a_challenge_stored_as_a_list_by_an_earlier_server_still_reads(
-    redis: Redis,
+    redis: Redis, database: Database
 ) -> None:
     await redis.hset(
         CHALLENGES,
@@ -82,7 +83,7 @@ async def test_a_challenge_stored_as_a_list_by_an_earlier_server_still_reads(
             ["c3", ["ann", "human", 1712], ["bob", "human", None], "8x8", [60, 0], False, "random"]
         ),
     )
-    lobby = Lobby(redis)
+    lobby = Lobby(redis, database)
     expected = ChallengeInfo(
         "c3", ANN, BOB, "8x8", TimeControl(60, 0), False, ColourPreference.RANDOM
     )
@@ -133,8 +134,10 @@ def test_a_field_a_later_server_added_is_skipped() -> None:
 
 
 @pytest.mark.asyncio
-async def test_quick_pairing_pairs_only_players_waiting_for_the_same_game(redis: Redis) -> None:
-    lobby = Lobby(redis)
+async def test_quick_pairing_pairs_only_players_waiting_for_the_same_game(
+    redis: Redis, database: Database
+) -> None:
+    lobby = Lobby(redis, database)
     blitz = TimeControl(180, 2)
     await lobby.join_pool(ANN, "amazons", "6x6", blitz, False, NOW)
     await lobby.join_pool(BOB, "toy", "6x6", blitz, False, NOW)
@@ -148,10 +151,10 @@ async def test_quick_pairing_pairs_only_players_waiting_for_the_same_game(redis:
 
 @pytest.mark.asyncio
 async def test_the_lobby_shows_a_player_with_the_rating_in_the_game_asked_for(
-    redis: Redis,
+    redis: Redis, database: Database
 ) -> None:
-    await redis.hset(user_key("bob"), "rating:toy", "1820.7")
-    lobby = Lobby(redis)
+    await store_rating(database, "bob", "toy", 1820.7)
+    lobby = Lobby(redis, database)
     stale = Player("bob", PlayerKind.HUMAN, 1400)  # as a connection had it at login
     terms = {"setup": "6x6", "time": TimeControl(60, 0), "rated": True, "now": NOW}
     toy = await lobby.add_seek(stale, game="toy", colour=ColourPreference.RANDOM, **terms)

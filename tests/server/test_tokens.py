@@ -78,8 +78,8 @@ async def test_a_token_revoked_while_its_login_is_under_way_is_refused(
     token = await identity.create_bot_token(database, "mybot")
     found = identity.bot_for_token
 
-    async def found_then_revoked(r: Redis, db: Database, given: str) -> identity.Account | None:
-        account = await found(r, db, given)
+    async def found_then_revoked(db: Database, given: str) -> identity.Account | None:
+        account = await found(db, given)
         await identity.revoke_bot_token(redis, database, identity.token_id(given))
         return account
 

@@ -30,6 +30,7 @@ from server.protocol import (
     SeekAdded,
     TimeControl,
 )
+from server.ratings import rating_in
 from tests.server.endpoint import random_game, serving
 from tests.web.test_pages import SIZES, WAIT_MS, http_url, open_page
 
@@ -84,7 +85,7 @@ async def test_a_players_page_lists_its_games_and_charts_its_rating(
         pool = page.locator('#player-ratings .pool[data-pool="amazons"]')
         await expect(pool.locator(".chart .point")).to_have_count(RATED_GAMES)
         await expect(pool).to_contain_text(f"{RATED_GAMES} rated games")
-        rating = await identity.rating_in(redis, "Ann", "amazons")
+        rating = await rating_in(redis, database, "Ann", "amazons")
         await expect(pool.locator(".rating")).to_contain_text(f"{rating} ±")
         await expect(page).to_have_title("Ann · Amazons Arena")
         for size in SIZES:

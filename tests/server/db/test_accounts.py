@@ -1,6 +1,7 @@
 """Accounts and bot tokens in the history store, on SQLite and PostgreSQL: made once whatever
-the case of their names, logged in by password and by token, listed, revoked, owned; and moved
-once from the Redis of a data folder written before they were kept here."""
+the case of their names, logged in by password and by token (with their ratings), listed,
+revoked, owned; and moved once from the Redis of a data folder written before they were kept
+here, which forgets them once their ratings have moved too."""
 
 import asyncio
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from sqlalchemy import select
 from server import identity
 from server.db import accounts
 from server.db.database import Database
+from server.db.moved_ratings import MovedRatings, move_ratings
 from server.db.schema import ACCOUNTS, BOT_TOKENS
 from server.identity import Account, NameTakenError
 from server.protocol import PlayerKind
@@ -49,12 +51,12 @@ async def test_logins_by_password_and_by_token(db: Database, redis: Redis) -> No
     assert await identity.create_account(db, "Ann", PASSWORD, hasher=FAST) == ann
     with pytest.raises(NameTakenError, match="'aNN' is taken"):
         await identity.create_account(db, "aNN", PASSWORD, hasher=FAST)
-    assert await identity.authenticate(redis, db, "ann", PASSWORD, hasher=FAST) == ann
-    assert await identity.authenticate(redis, db, "ann", PASSWORD + "x", hasher=FAST) is None
+    assert await identity.authenticate(db, "ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(db, "ann", PASSWORD + "x", hasher=FAST) is None
     token = await identity.create_bot_token(db, "Crawler", owner="ann")
     crawler = Account("Crawler", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, db, token) == crawler
-    assert await identity.bot_for_token(redis, db, token + "x") is None
+    assert await identity.bot_for_token(db, token) == crawler
+    assert await identity.bot_for_token(db, token + "x") is None
     assert await identity.owners(db, ["crawler", "loner"]) == {"crawler": "Ann", "loner": "loner"}
     session = await identity.open_session(redis, db, "crawler", origin=identity.token_digest(token))
     assert await identity.resume_session(redis, db, session) == crawler
@@ -62,7 +64,7 @@ async def test_logins_by_password_and_by_token(db: Database, redis: Redis) -> No
     assert [(t.id, t.bot) for t in listed] == [(identity.token_id(token), "Crawler")]
     gone = await identity.revoke_bot_token(redis, db, identity.token_id(token))
     assert (gone.id, gone.bot) == (identity.token_id(token), "Crawler")
-    assert await identity.bot_for_token(redis, db, token) is None
+    assert await identity.bot_for_token(db, token) is None
     assert await identity.resume_session(redis, db, session) is None
     assert await identity.list_bot_tokens(db) == []
     with pytest.raises(identity.UnknownTokenError, match="no bot token with id"):
@@ -144,12 +146,27 @@ async def test_an_older_data_folder_s_accounts_and_tokens_move_once(
             datetime.fromtimestamp(MADE_NS / 1e9, UTC),
         )
     ]
-    # The old password, the old token and the session open before all still log in.
+    # Then the ratings, as a server's first hand-over moves them: Redis forgets the accounts'
+    # hashes and the ratings, and keeps the guest, the session and the tokens.
+    assert await move_ratings(db, redis) == MovedRatings(ratings=2, points=0, deleted=3)
+    assert sorted(key.decode() for key in await redis.keys("*")) == sorted(
+        [
+            "user:guest-7",
+            "token:" + identity.token_digest(OLD_TOKEN),
+            "token:" + identity.token_digest(LOST_TOKEN),
+            "token-created",
+            "session:" + identity.token_digest(OLD_SESSION),
+            "rating-version:ann",
+            "rating-version:invader@5",
+        ]
+    )
+    # The old password, the old token and the session open before all still log in, Ann
+    # with her rating.
     ann = Account("Ann", PlayerKind.HUMAN, 1713)
-    assert await identity.authenticate(redis, db, "ann", PASSWORD, hasher=FAST) == ann
+    assert await identity.authenticate(db, "ann", PASSWORD, hasher=FAST) == ann
     crawler = Account("Crawler", PlayerKind.BOT)
-    assert await identity.bot_for_token(redis, db, OLD_TOKEN) == crawler
-    assert await identity.bot_for_token(redis, db, LOST_TOKEN) is None
+    assert await identity.bot_for_token(db, OLD_TOKEN) == crawler
+    assert await identity.bot_for_token(db, LOST_TOKEN) is None
     assert await identity.resume_session(redis, db, OLD_SESSION) == crawler
     assert await identity.owners(db, ["crawler"]) == {"crawler": "Ann"}
     # Once: a database with accounts is not written again, whatever Redis holds.

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import server.db
 import server.db.finished_games
+import server.games
 from server.db import Database
 from server.games import GameStore, open_redis
 from server.protocol import Player, PlayerKind, TimeControl
@@ -52,6 +53,8 @@ async def main():
         server.db.record_finished_game = die
     elif step == "in_record":  # the game's row and moves written, its transaction open
         server.db.finished_games._rate = die
+    elif step == "before_bump":  # recorded, its players' ratings not yet counted as changed
+        server.games.bump_versions = die
     elif step == "before_unmark":  # recorded, not yet let go from Redis
         store.storage.let_go = die
     ann, bob = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
@@ -129,7 +132,7 @@ async def test_a_game_that_ends_is_handed_over_at_once_and_unmarked(
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("step", ["before_record", "in_record", "before_unmark"])
+@pytest.mark.parametrize("step", ["before_record", "in_record", "before_bump", "before_unmark"])
 async def test_a_process_killed_between_a_games_end_and_its_unmark_loses_nothing(
     step: str, redis: Redis, redis_url: str, database_url: str, db: Database
 ) -> None:
@@ -148,7 +151,7 @@ async def test_a_process_killed_between_a_games_end_and_its_unmark_loses_nothing
     game_id = out.decode().splitlines()[0]
     assert await redis.smembers(HANDOVER) == {game_id.encode()}
     recorded_before = await finished_game(db, game_id)
-    assert (recorded_before is not None) == (step == "before_unmark")
+    assert (recorded_before is not None) == (step in ("before_bump", "before_unmark"))
 
     # The next process to start sweeps the set; a second sweep (another process) finds it empty.
     restarted = GameStore(open_redis(redis_url), database=db)
@@ -160,6 +163,12 @@ async def test_a_process_killed_between_a_games_end_and_its_unmark_loses_nothing
 
     await _rated_once(db, game_id)
     assert await redis.smembers(HANDOVER) == set()
+    # Each hand-over counts the change to the players' ratings, the one that found the game
+    # recorded too: every process reads the new ratings (server/ratings.py).
+    counted = 2 if step == "before_unmark" else 1
+    assert (
+        await redis.mget("rating-version:ann", "rating-version:bob") == [str(counted).encode()] * 2
+    )
 
 
 @pytest.mark.asyncio

@@ -1,6 +1,7 @@
 """An older data folder's ratings and rating histories, as servers wrote them in Redis, moved into
 the history store on SQLite and PostgreSQL: every value read back, once, before the first game
-handed over rates from them."""
+handed over rates from them; Redis forgets them after, and a process that read a player as
+unrated before reads the moved rating."""
 
 import dataclasses
 import json
@@ -12,11 +13,12 @@ from sqlalchemy import select
 from server.clock import now_ms
 from server.db.database import Database
 from server.db.finished_games import FinishedGame, copy_finished_games, finished_game
-from server.db.moved_ratings import MovedRatings, move_ratings
+from server.db.moved_ratings import UNRATED, MovedRatings, move_ratings
 from server.db.schema import RATING_HISTORY, RATINGS
 from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
 from server.protocol import Player, PlayerKind, TimeControl
+from server.ratings import rating_in
 from server.storage import ARCHIVE, HANDOVER
 
 T0 = 1_790_000_000_000
@@ -63,7 +65,7 @@ HASHES: dict[str, dict[str, str]] = {
     "user:guest-7": {"name": "guest-7", "kind": "guest", "id": "9"},  # guests are never rated
 }
 
-# Histories as rating_history.append_point wrote them: RatingPoint.to_json, oldest first.
+# Histories as servers wrote them: each point as JSON, oldest first.
 HISTORIES: dict[str, list[str]] = {
     "user:ann:history:amazons": [
         '{"at": 1789999000000, "game_id": "g1", "rating": 1500.5, "deviation": 340.25, '
@@ -118,7 +120,8 @@ async def test_every_rating_and_history_point_of_an_older_folder_moves_once(
     await _write_older_folder(redis)
     before = now_ms()
 
-    assert await move_ratings(db, redis) == MovedRatings(ratings=5, points=4)
+    # The accounts have not moved (`identity.move_to_database`): their hashes stay for it.
+    assert await move_ratings(db, redis) == MovedRatings(ratings=5, points=4, deleted=4)
 
     ratings = await _ratings(db)
     now = ratings.pop(("both", "amazons"))
@@ -158,9 +161,35 @@ async def test_every_rating_and_history_point_of_an_older_folder_moves_once(
             ),
         ]
     )
+    assert sorted(key.decode() for key in await redis.keys("*")) == [
+        "ladder:main:ratings",
+        "rating-version:ann",
+        "rating-version:both",
+        "rating-version:invader@5",
+        "rating-version:old",
+        "user-finished:ann",
+        "user-games:ann",
+        "user:ann",
+        "user:both",
+        "user:guest-7",
+        "user:old",
+    ]
     # Once: a second start finds the ratings there and moves nothing.
     assert await move_ratings(db, redis) is None
     assert len(await _history(db)) == 4
+
+
+@pytest.mark.asyncio
+async def test_a_player_read_as_unrated_before_the_move_is_read_again_after_it(
+    redis: Redis, db: Database
+) -> None:
+    await _write_older_folder(redis)
+    assert await rating_in(redis, db, "ann", "amazons") is None  # cached so
+
+    await move_ratings(db, redis)
+
+    assert await rating_in(redis, db, "ann", "amazons") == 1662
+    assert await rating_in(redis, db, "invader", "amazons", "invader@5") == 1338
 
 
 @pytest.mark.asyncio
@@ -203,7 +232,7 @@ async def test_the_first_game_handed_over_rates_from_the_moved_ratings(
 async def test_an_older_folders_finished_games_move_as_they_were_rated(
     redis: Redis, redis_url: str, db: Database
 ) -> None:
-    older = GameStore(open_redis(redis_url))  # the servers' own writes, before the database
+    older = GameStore(open_redis(redis_url))  # the games as stored, before the database
     try:
         ann, bob = Player("Ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
         won = await older.create(ann, bob, time=TimeControl(60, 2), rated=True, now=T0, setup="6x6")
@@ -217,10 +246,14 @@ async def test_an_older_folders_finished_games_move_as_they_were_rated(
         stored = [await older.load(won.game_id), await older.load(aborted.game_id)]
     finally:
         await older.redis.aclose()
-    await redis.delete(HANDOVER)  # servers before the hand-over kept no such set
-    # They kept every ended game on games:archive, by when it ended, instead.
-    await redis.zadd(ARCHIVE, {game.game_id: game.ended or 0 for game in stored})
-    ratings_before = await redis.hgetall("user:ann")
+    # What those servers kept besides: no hand-over set, every ended game on the archive, and
+    # the ratings the won game gave its players, with their history points.
+    await redis.delete(HANDOVER)
+    await redis.zadd(ARCHIVE, {won.game_id: T0 + 9_000, aborted.game_id: T0 + 11_000})
+    for name, rating in (("ann", "1662.3"), ("bob", "1337.7")):
+        await redis.hset(f"user:{name}", mapping={"rating:amazons": rating})
+        point = {"at": T0 + 9_000, "game_id": won.game_id, "rating": float(rating)}
+        await redis.rpush(f"user:{name}:history:amazons", json.dumps(point | {"deviation": 290.3}))
 
     store = GameStore(open_redis(redis_url), database=db)
     try:
@@ -238,8 +271,52 @@ async def test_an_older_folders_finished_games_move_as_they_were_rated(
     assert aborted_found is not None
     assert (aborted_found.abort_cause, aborted_found.abort_side) == ("called_off", "black")
     won_ann = (await _ratings(db))[("ann", "amazons")]
-    assert won_ann[0] == float(ratings_before[b"rating:amazons"])  # rated once, in Redis
+    assert won_ann[0] == 1662.3  # rated once, in Redis
     assert len(await _history(db)) == 2
+
+
+@pytest.mark.asyncio
+async def test_an_older_folders_game_left_unrated_is_rated_at_its_hand_over(
+    redis: Redis, redis_url: str, db: Database
+) -> None:
+    """Servers before the database rated a game after the commit that ended it, which put it on
+    `games:unrated`: a game its server stopped before rating is rated once, from the moved
+    ratings, when the first process with a database hands it over."""
+    await _write_older_folder(redis)
+    older = GameStore(open_redis(redis_url))
+    try:
+        ann, both = Player("Ann", PlayerKind.HUMAN), Player("Both", PlayerKind.HUMAN)
+        started = await older.create(
+            ann, both, time=TimeControl(60, 2), rated=True, now=T0, setup="6x6"
+        )
+        await older.play(started.game_id, "Ann", 0, "b1-b4/d4", T0 + 1_000)
+        await older.play(started.game_id, "Both", 1, "e6-e3/c3", T0 + 2_000)
+        await older.resign(started.game_id, "Both", T0 + 3_000)
+    finally:
+        await older.redis.aclose()
+    # As those servers left it: on the archive and the set to rate, no hand-over set.
+    await redis.delete(HANDOVER)
+    await redis.zadd(ARCHIVE, {started.game_id: T0 + 3_000})
+    await redis.sadd(UNRATED, started.game_id)
+
+    store = GameStore(open_redis(redis_url), database=db)
+    try:
+        assert await store.hand_over_leftovers() == 1
+        assert await store.hand_over_leftovers() == 0
+    finally:
+        await store.redis.aclose()
+
+    found = await finished_game(db, started.game_id)
+    assert found is not None
+    assert found.changes is not None
+    after = rate_game(
+        Rating(1662.3077478559583, 290.31896371798047, 0.05999967537233814),
+        Rating(1555.5, 120.25, 0.0599),
+        white_won=True,
+    )
+    assert (await _ratings(db))[("ann", "amazons")][0] == after[0].rating
+    assert len(await _history(db)) == 4 + 2
+    assert not await redis.exists(UNRATED, HANDOVER)
 
 
 @pytest.mark.asyncio
@@ -281,6 +358,6 @@ async def test_a_rating_or_point_edited_out_of_shape_is_left_out_of_the_move(
         '{"at": 1789999000000, "game_id": "h8", "rating": 1600.5, "deviation": 300.0}',
     )
 
-    assert await move_ratings(db, redis) == MovedRatings(ratings=1, points=1)
+    assert await move_ratings(db, redis) == MovedRatings(ratings=1, points=1, deleted=2)
     assert list(await _ratings(db)) == [("cat", "hex")]
     assert [point[2] for point in await _history(db)] == ["h8"]

@@ -41,6 +41,7 @@ from server.protocol import (
     TimeControl,
     decode_request,
 )
+from server.ratings import rating_in
 from server.worker import HOUSE_BOTS
 from tests.server.ladder.rated import rated_game
 
@@ -122,7 +123,7 @@ async def test_an_accounts_profile_has_its_rating_history_and_finished_games(
     assert ratings[2] < ratings[1]
     assert (pool.rating, pool.deviation) == (ratings[-1], pool.history[-1].deviation)
     assert pool.provisional  # three games leave the deviation far above 110
-    stored = await identity.rating_in(redis, "Alice", "amazons")
+    stored = await rating_in(redis, database, "Alice", "amazons")
     assert pool.rating == stored
 
     assert [game.game_id for game in profile.games] == ids[::-1]
