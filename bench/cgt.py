@@ -120,11 +120,15 @@ def amazons(text: str, followers: bool) -> None:
         return
     board = cgt_py.Amazons(cgt_py_grid(position))
     start = time.perf_counter()
+    their_cpu = time.process_time()
     theirs = board.canonical_form
     their_seconds = time.perf_counter() - start
+    their_cpu = time.process_time() - their_cpu
     text_theirs = repr(theirs)[len("CanonicalForm('") : -2]
+    # On a shared machine the CPU times' ratio moves less than the wall-clock one.
     print(
         f"  cgt-py: {their_seconds:>8.2f} s ({their_seconds / seconds:.1f} times ours), "
+        f"{their_cpu:.2f} s of CPU ({their_cpu / cpu:.1f} times ours), "
         f"same value: {Form.parse(text_theirs) == ours}; load average now "
         f"{os.getloadavg()[0]:.2f}"
     )
