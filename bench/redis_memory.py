@@ -84,6 +84,17 @@ TAG = re.compile(r"\{(\w+):[^}]*\}")  # a game's or a user's hash tag: {g:ID}, {
 # capitals or underscores.
 VARYING = re.compile(r"[0-9A-Z_]")
 
+# What Redis's MEMORY STATS says its memory at the end holds besides the keys' values.
+STATS = (
+    "dataset.bytes",
+    "overhead.total",
+    "overhead.hashtable.main",
+    "overhead.hashtable.expires",
+    "clients.normal",
+    "aof.buffer",
+    "lua.caches",
+)
+
 E = TypeVar("E", bound=Event)
 
 
@@ -129,6 +140,7 @@ class Figures:
     keys_seated: int = 0
     keys_ended: int = 0
     kinds: list[Kind] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)  # MEMORY STATS at the end (STATS)
 
     @property
     def kept(self) -> Reading:
@@ -293,6 +305,8 @@ async def _measure(url: str, redis_url: str, figures: Figures, args: argparse.Na
             figures.settle_seconds = args.settle
         figures.keys_ended = await redis.dbsize()
         figures.kinds = await _census(redis)
+        found = await redis.memory_stats()
+        figures.stats = {name: int(found.get(name, 0)) for name in STATS}
     finally:
         await asyncio.gather(*(table.close() for table in tables))
         await redis.aclose()
@@ -374,6 +388,8 @@ def report(runs: Sequence[Figures], plies: int) -> None:
         cells = "  ".join(value.rjust(columns[k]) for k, value in enumerate(values))
         print(f"{name:<{width}}  {cells}")
     for figures in runs:
+        stats = ", ".join(f"{name} {value:,}" for name, value in figures.stats.items())
+        print(f"\nMEMORY STATS at the end ({figures.source}), bytes: {stats}")
         print(f"\nkeys after every game ended, by kind ({figures.source}):")
         print(f"  {'keys':>8} {'bytes':>12} {'per game':>9} {'expiring':>8}  kind")
         for kind in figures.kinds:

@@ -26,7 +26,14 @@ from websockets.http11 import Response
 
 from server.analysis import Analyst
 from server.clock import now_ms
-from server.games import ATTENDANCE_MS, CLAIM_GRACE_MS, ENDED_WINDOW_SECONDS, GameStore, warm_engine
+from server.games import (
+    ATTENDANCE_MS,
+    CLAIM_GRACE_MS,
+    ENDED_WINDOW_SECONDS,
+    GameStore,
+    game_of,
+    warm_engine,
+)
 from server.handlers import (
     AccountServices,
     AnalysisServices,
@@ -376,10 +383,24 @@ class Arena:
                 log.exception("heartbeat_failed")
             await asyncio.sleep(HEARTBEAT_MS / 1000)
 
+    async def _forget_ended_games(self) -> None:
+        """Have every connection stop following the games that have ended
+        (`Session.forget_ended`)."""
+        followed = {
+            game_id
+            for session in self.sessions
+            for name in session.channels
+            if (game_id := game_of(name)) is not None
+        }
+        ended = await self.store.ended_of(sorted(followed))
+        for session in list(self.sessions) if ended else ():
+            await session.forget_ended(ended)
+
     async def _presence_loop(self) -> None:
         while True:
             await asyncio.sleep(self.store.attendance_ms / 3000)
             try:
+                await self._forget_ended_games()
                 now = now_ms()
                 attending = [
                     (game_id, colour, session.connection_id)

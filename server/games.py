@@ -424,6 +424,13 @@ class GameStore:
         found = await self.redis.smembers(user_games_key(name))
         return sorted(g.decode() if isinstance(g, bytes) else g for g in found)
 
+    async def ended_of(self, game_ids: Sequence[str]) -> set[str]:
+        """Those of `game_ids` that are not in play: ended (or never were)."""
+        if not game_ids:
+            return set()
+        playing = await self.redis.smismember(LIVE, list(game_ids))
+        return {game_id for game_id, live in zip(game_ids, playing, strict=True) if not live}
+
     async def live_games(self, now: int) -> list[GameSummary]:
         games = await self._live()
         if not games:

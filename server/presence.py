@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import redis.asyncio as aioredis
 
 from server import referee
-from server.protocol import Colour, GameEvent
+from server.protocol import Colour, GameEvent, GameStatus
 from server.storage import LIVE, online_key
 from server.stored_game import StoredGame
 
@@ -111,6 +111,10 @@ class Attendance:
     async def _presence(self, game_id: str, colour: Colour, *, online: bool, now: int) -> None:
         for _ in range(self.ATTEMPTS):
             game = await self._load(game_id)
+            if game.status is not GameStatus.PLAYING:
+                # Ended while a connection came: what it wrote is not left after the end.
+                await self.redis.delete(online_key(game_id))
+                return
             change = referee.presence(
                 game, colour, online=online, now=now, grace_ms=self.claim_grace_ms
             )

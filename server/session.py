@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Set
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -290,6 +290,14 @@ class Session:
         if name in self.channels:
             self.channels.discard(name)
             await self.arena.hub.unfollow(name, self)
+
+    async def forget_ended(self, ended: Set[str]) -> None:
+        """Stop following and attending the games of `ended`, which have ended: nothing more
+        comes on their channels, and while a connection follows one Redis keeps its
+        subscription (and its process renews the attendance) for as long as it stays."""
+        for game_id in ended:
+            self.attending.pop(game_id, None)
+            await self.unfollow(channel(game_id))
 
     async def follow_game(self, game_id: str, version: int, snapshot: bool = False) -> None:
         """Follow a game's channel, then send what the client misses after `version`: the

@@ -43,6 +43,7 @@ from server.protocol import (
     TimeControl,
     Watch,
 )
+from server.storage import online_key
 from tests.server.endpoint import guest, house_worker, random_game, serving, start_game
 
 CLAIM_GRACE_MS = 300
@@ -519,3 +520,25 @@ async def test_a_client_past_the_send_bound_is_cut_off_and_others_play_on(
     assert played.ply == 0
     await white.close()
     await black.close()
+
+
+@pytest.mark.asyncio
+async def test_connections_stop_following_a_game_once_it_has_ended(
+    redis: Redis, redis_url: str, database: Database
+) -> None:
+    # The players and a spectator stay connected; Redis keeps no subscription to the game,
+    # nor its attendance, once the server's presence round (every third of 0.6 s) has seen it end.
+    async with serving(redis_url, attendance_ms=600) as url:
+        white, black, game_id = await start_game(url)
+        spectator = await guest(url)
+        await spectator.request(Watch(game_id))
+        await white.request(PlayMove(game_id, 0, "b1-b4/d4"))
+        assert await redis.pubsub_channels(channel(game_id)) == [channel(game_id).encode()]
+        assert await redis.exists(online_key(game_id))
+        await black.request(Resign(game_id))
+        async with asyncio.timeout(10):
+            while await redis.pubsub_channels(channel(game_id)):
+                await asyncio.sleep(0.05)
+        assert not await redis.exists(online_key(game_id))
+        for client in (white, black, spectator):
+            await client.close()

@@ -111,6 +111,9 @@ async def test_a_game_s_attendance_goes_at_its_end_and_is_not_renewed(
     # The connection's process renews what its connections attend: not an ended game's.
     await store.keep_attending([(game_id, Colour.WHITE, "c1")], T0 + 3_100)
     assert not await redis.exists(online_key(game_id))
+    # Nor by a connection that comes as it ends (the end committed between its read and write).
+    await store.attend(game_id, Colour.BLACK, "c2", present=True, now=T0 + 3_200)
+    assert not await redis.exists(online_key(game_id))
 
 
 @pytest.mark.asyncio
