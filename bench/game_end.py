@@ -37,9 +37,10 @@ MOVES = ("b1-b4/d4", "e6-e3/c3")
 
 async def _game(
     store: GameStore, number: int, players: int, ladder: bool = False
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     """One game, rated or (`ladder`) one the fast ladder started between two bots: the seconds
-    its moves took (the later one) and its end took."""
+    its moves took (the later one) and its end took, and the CPU seconds of its end (this
+    process's, the database's thread with it; not Redis's)."""
     kind = PlayerKind.BOT if ladder else PlayerKind.HUMAN
     white = Player(f"player{number % players}", kind)
     black = Player(f"player{(number + 1) % players}", kind)
@@ -54,15 +55,19 @@ async def _game(
     begun = time.perf_counter()
     await store.play(game_id, black.name, 1, MOVES[1], now + 2_000)
     moved = time.perf_counter() - begun
-    begun = time.perf_counter()
+    begun, cpu = time.perf_counter(), time.process_time()
     await store.resign(game_id, white.name, now + 3_000)
-    return moved, time.perf_counter() - begun
+    return moved, time.perf_counter() - begun, time.process_time() - cpu
 
 
-def _figures(label: str, seconds: list[float]) -> None:
+def _figures(label: str, seconds: list[float], cpu: list[float] | None = None) -> None:
     ms = sorted(s * 1000 for s in seconds)
     p90 = ms[int(len(ms) * 0.9)]
-    print(f"{label:<44} median {statistics.median(ms):6.2f} ms  p90 {p90:6.2f} ms  (n={len(ms)})")
+    spent = "" if cpu is None else f"  CPU median {statistics.median(cpu) * 1000:5.2f} ms"
+    print(
+        f"{label:<44} median {statistics.median(ms):6.2f} ms  p90 {p90:6.2f} ms{spent}"
+        f"  (n={len(ms)})"
+    )
 
 
 async def _run(folder: Path, count: int, players: int) -> None:
@@ -71,19 +76,22 @@ async def _run(folder: Path, count: int, players: int) -> None:
         plain = GameStore(open_redis(redis_server.url))
         handing = GameStore(open_redis(redis_server.url), database=db)
         await LadderStore(handing.redis, db).ensure_defaults()
-        times: dict[str, list[float]] = {
-            kind: [] for kind in ("move", "end", "move+db", "end+db", "end+ladder")
-        }
+        kinds = ("move", "end", "move+db", "end+db", "end+ladder")
+        times: dict[str, list[float]] = {kind: [] for kind in kinds}
+        cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
         try:
             for number in range(count):
-                moved, ended = await _game(plain, 3 * number, players)
+                moved, ended, spent = await _game(plain, 3 * number, players)
                 times["move"].append(moved)
                 times["end"].append(ended)
-                moved, ended = await _game(handing, 3 * number + 1, players)
+                cpu["end"].append(spent)
+                moved, ended, spent = await _game(handing, 3 * number + 1, players)
                 times["move+db"].append(moved)
                 times["end+db"].append(ended)
-                _, ended = await _game(handing, 3 * number + 2, players, ladder=True)
+                cpu["end+db"].append(spent)
+                _, ended, spent = await _game(handing, 3 * number + 2, players, ladder=True)
                 times["end+ladder"].append(ended)
+                cpu["end+ladder"].append(spent)
         finally:
             await plain.redis.aclose()
             await handing.redis.aclose()
@@ -91,9 +99,9 @@ async def _run(folder: Path, count: int, players: int) -> None:
     print(f"load average {os.getloadavg()[0]:.2f} over {os.cpu_count()} CPUs")
     _figures("a move, no database", times["move"])
     _figures("a move, handing over to SQLite", times["move+db"])
-    _figures("a game's end, no database", times["end"])
-    _figures("a game's end, handed over to SQLite", times["end+db"])
-    _figures("a ladder game's end, handed over to SQLite", times["end+ladder"])
+    _figures("a game's end, no database", times["end"], cpu["end"])
+    _figures("a game's end, handed over to SQLite", times["end+db"], cpu["end+db"])
+    _figures("a ladder game's end, handed over to SQLite", times["end+ladder"], cpu["end+ladder"])
 
 
 def main() -> None:

@@ -6,18 +6,19 @@ player, date, game, ladder and whether rated.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Row, Select, Table, and_, or_, select, tuple_, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, Row, Select, and_, bindparam, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.records import GameRecord, utc_date
 from server.db.database import Database
 from server.db.ladders import rate_ladder_game_in
-from server.db.schema import GAME_POOL, GAMES, MOVES, RATING_HISTORY, RATINGS
+from server.db.pools import add_points, dialect_insert, lock_ratings, store_ratings
+from server.db.schema import GAME_POOL, GAMES, MOVES, RATING_HISTORY
 from server.glicko import Rating, rate_game
 from server.protocol import GameStatus, PlayerKind
 from server.stored_game import StoredGame
@@ -186,12 +187,6 @@ def _check(game: FinishedGame) -> None:
         )
 
 
-def _insert(connection: AsyncConnection, table: Table) -> Any:
-    """An INSERT that can be told to do nothing on a conflict (SQLite and PostgreSQL alike)."""
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
-
-
 async def record_finished_game(db: Database, game: FinishedGame) -> Recorded:
     """Write `game`, its moves and, when it moves ratings (`FinishedGame.moves_ratings`), its
     players' new ratings in its game's pool and their history points, and a ladder game's
@@ -200,36 +195,37 @@ async def record_finished_game(db: Database, game: FinishedGame) -> Recorded:
     (a retry, another process, at the same moment or later) writes nothing and says so.
     A ValueError for a game that cannot be recorded (no id, moves without times or clocks)."""
     _check(game)
-    record = game.record
-    async with db.writing() as connection:
-        claim = (
-            _insert(connection, GAMES)
-            .values(_game_row(game))
-            .on_conflict_do_nothing(index_elements=[GAMES.c.game_id])
-            .returning(GAMES.c.game_id)
-        )
-        if (await connection.execute(claim)).first() is None:
-            found = await connection.execute(select(GAMES).where(GAMES.c.game_id == game.game_id))
-            row = found.one()
-            return Recorded(False, _changes(row))
-        if record.moves:
-            await connection.execute(MOVES.insert(), _move_rows(game))
-        changes = await _rate(connection, game) if game.moves_ratings else None
-        if changes is not None:
-            await connection.execute(
-                update(GAMES)
-                .where(GAMES.c.game_id == game.game_id)
-                .values(
-                    {
-                        f"{colour}_rating_{when}": getattr(change, when)
-                        for colour, change in zip(COLOURS, changes, strict=True)
-                        for when in ("before", "after")
-                    }
-                )
-            )
-        if game.ladder is not None:
-            await rate_ladder_game_in(connection, game)
+    return await db.transact(_record, game)
+
+
+def _record(connection: Connection, game: FinishedGame) -> Recorded:
+    """`record_finished_game`'s transaction, on `connection`."""
+    if connection.execute(_claim(connection.dialect.name), _game_row(game)).first() is None:
+        row = connection.execute(select(GAMES).where(GAMES.c.game_id == game.game_id)).one()
+        return Recorded(False, _changes(row))
+    if game.record.moves:
+        connection.execute(MOVES.insert(), _move_rows(game))
+    changes = _rate(connection, game) if game.moves_ratings else None
+    if changes is not None:
+        shown = {
+            f"new_{colour}_{when}": getattr(change, when)
+            for colour, change in zip(COLOURS, changes, strict=True)
+            for when in ("before", "after")
+        }
+        connection.execute(_RATED, {"id": game.game_id, **shown})
+    if game.ladder is not None:
+        rate_ladder_game_in(connection, game)
     return Recorded(True, changes)
+
+
+@functools.cache
+def _claim(dialect: str) -> Any:
+    """Insert a game's row unless it is there, saying whether it was."""
+    return (
+        dialect_insert(dialect, GAMES)
+        .on_conflict_do_nothing(index_elements=[GAMES.c.game_id])
+        .returning(GAMES.c.game_id)
+    )
 
 
 async def copy_finished_games(db: Database, found: Sequence[FinishedGame]) -> int:
@@ -248,13 +244,8 @@ async def copy_finished_games(db: Database, found: Sequence[FinishedGame]) -> in
     written = 0
     async with db.writing() as connection:
         for game in recordable:
-            claim = (
-                _insert(connection, GAMES)
-                .values(_game_row(game))
-                .on_conflict_do_nothing(index_elements=[GAMES.c.game_id])
-                .returning(GAMES.c.game_id)
-            )
-            if (await connection.execute(claim)).first() is None:
+            claimed = await connection.execute(_claim(connection.dialect.name), _game_row(game))
+            if claimed.first() is None:
                 continue
             written += 1
             if game.record.moves:
@@ -312,9 +303,7 @@ def _move_rows(game: FinishedGame) -> list[dict[str, object]]:
     ]
 
 
-async def _rate(
-    connection: AsyncConnection, game: FinishedGame
-) -> tuple[RatingChange, RatingChange] | None:
+def _rate(connection: Connection, game: FinishedGame) -> tuple[RatingChange, RatingChange] | None:
     """Rate the game in its game's pool: both players' ratings read under a lock (rows made
     first for a new player, so two games of one player ending at once both count, one after
     the other), Glicko-2 applied, the new ratings and their history points written. None for a
@@ -324,84 +313,54 @@ async def _rate(
     white, black = game.white.holder, game.black.holder
     assert white is not None, "a rated game's players have ratings (moves_ratings)"
     assert black is not None, "a rated game's players have ratings (moves_ratings)"
-    holders = (white, black)
     pool = {"game": record.game, "ladder": GAME_POOL}
-    counted = await connection.execute(
-        select(RATING_HISTORY.c.player)
-        .where(
-            RATING_HISTORY.c.game_id == game.game_id,
-            RATING_HISTORY.c.player.in_(holders),
-            RATING_HISTORY.c.game == record.game,
-            RATING_HISTORY.c.ladder == GAME_POOL,
-        )
-        .limit(1)
+    counted = connection.execute(
+        _COUNTED,
+        {"id": game.game_id, "players": [white, black], "pool_game": record.game},
     )
     if counted.first() is not None:
         return None
-    new = Rating()
-    await connection.execute(
-        _insert(connection, RATINGS).on_conflict_do_nothing(),
-        [
-            {
-                "player": holder,
-                **pool,
-                "rating": new.rating,
-                "deviation": new.deviation,
-                "volatility": new.volatility,
-                "updated": game.ended,
-            }
-            for holder in holders
-        ],
-    )
-    # Locked in one order, whoever is White, so two games of the same players cannot wait on
-    # each other (PostgreSQL; SQLite's write transaction holds the whole file already).
-    found = await connection.execute(
-        select(RATINGS)
-        .where(
-            RATINGS.c.player.in_(holders),
-            RATINGS.c.game == record.game,
-            RATINGS.c.ladder == GAME_POOL,
-        )
-        .order_by(RATINGS.c.player)
-        .with_for_update()
-    )
-    by_holder = {row.player: Rating(row.rating, row.deviation, row.volatility) for row in found}
-    before = (by_holder[holders[0]], by_holder[holders[1]])
+    stored = lock_ratings(connection, pool, {white: Rating(), black: Rating()}, game.ended)
+    before = (stored[white], stored[black])
     after = rate_game(*before, white_won=record.winner == "white")
-    for holder, rating in zip(holders, after, strict=True):
-        await connection.execute(
-            update(RATINGS)
-            .where(
-                RATINGS.c.player == holder,
-                RATINGS.c.game == record.game,
-                RATINGS.c.ladder == GAME_POOL,
-            )
-            .values(
-                rating=rating.rating,
-                deviation=rating.deviation,
-                volatility=rating.volatility,
-                updated=game.ended,
-            )
-        )
-    await connection.execute(
-        RATING_HISTORY.insert(),
-        [
-            {
-                "player": holder,
-                **pool,
-                "game_id": game.game_id,
-                "at": game.ended,
-                "rating": rating.rating,
-                "deviation": rating.deviation,
-                "setup": record.setup,
-            }
-            for holder, rating in zip(holders, after, strict=True)
-        ],
+    store_ratings(connection, pool, {white: after[0], black: after[1]}, game.ended)
+    add_points(
+        connection,
+        pool,
+        [(white, after[0]), (black, after[1])],
+        game.game_id,
+        game.ended,
+        record.setup,
     )
     return (
         RatingChange(before[0].rating, after[0].rating),
         RatingChange(before[1].rating, after[1].rating),
     )
+
+
+# Whether a game's history points are there already (see `_rate`).
+_COUNTED = (
+    select(RATING_HISTORY.c.player)
+    .where(
+        RATING_HISTORY.c.game_id == bindparam("id"),
+        RATING_HISTORY.c.player.in_(bindparam("players", expanding=True)),
+        RATING_HISTORY.c.game == bindparam("pool_game"),
+        RATING_HISTORY.c.ladder == GAME_POOL,
+    )
+    .limit(1)
+)
+# A rated game's ratings before and after it, as rating it found and made them.
+_RATED = (
+    update(GAMES)
+    .where(GAMES.c.game_id == bindparam("id"))
+    .values(
+        {
+            f"{colour}_rating_{when}": bindparam(f"new_{colour}_{when}")
+            for colour in COLOURS
+            for when in ("before", "after")
+        }
+    )
+)
 
 
 def _changes(row: Row[Any]) -> tuple[RatingChange, RatingChange] | None:

@@ -7,13 +7,14 @@ over. A bot is known here by its name in lower case, as the ratings of games' po
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Final
 
 import structlog
-from sqlalchemy import ColumnElement, Row, and_, delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, select
 
 from server.db.database import Database
+from server.db.pools import add_points, dialect_insert, insert, lock_ratings, store_ratings
 from server.db.schema import GAMES, LADDER_RESULTS, LADDERS, RATING_HISTORY, RATINGS
 from server.glicko import Rating
 from server.ladder.anchors import anchors_of
@@ -49,11 +50,10 @@ COLOURS: Final = ("white", "black")
 
 async def create_ladder(db: Database, ladder: Ladder, created: int | None) -> bool:
     """Add `ladder` unless one of its name is there; whether it was added."""
-    from server.db.finished_games import _insert
 
     async with db.writing() as connection:
         added = await connection.execute(
-            _insert(connection, LADDERS)
+            insert(connection, LADDERS)
             .values(
                 name=ladder.name,
                 game=ladder.game,
@@ -192,14 +192,12 @@ def house_flagged(game: FinishedGame) -> bool:
     return loser.kind is PlayerKind.HOUSE
 
 
-async def rate_ladder_game_in(connection: AsyncConnection, game: FinishedGame) -> bool:
+def rate_ladder_game_in(connection: Connection, game: FinishedGame) -> bool:
     """In the transaction on `connection` that records the ladder game `game`: its result and
     its players' new ratings on the ladder, anchors at their fixed ratings (stored at them) and
     the others' history points. A game without a winner, one a house bot lost on time, and one
     whose result is there already (moved from an older data folder) move nothing. Whether it
     rated the game."""
-    from server.db.finished_games import _insert
-
     record, ladder = game.record, game.ladder
     assert ladder is not None, "a ladder game has its ladder"
     if record.winner not in COLOURS:
@@ -207,18 +205,16 @@ async def rate_ladder_game_in(connection: AsyncConnection, game: FinishedGame) -
     if house_flagged(game):
         log.warning("ladder_game_not_rated", ladder=ladder, game_id=game.game_id)
         return False
-    result = await connection.execute(
-        _insert(connection, LADDER_RESULTS)
-        .values(
-            ladder=ladder,
-            game_id=game.game_id,
-            white=game.white.name,
-            black=game.black.name,
-            white_won=record.winner == "white",
-            ended=game.ended,
-        )
-        .on_conflict_do_nothing()
-        .returning(LADDER_RESULTS.c.game_id)
+    result = connection.execute(
+        _result(connection.dialect.name),
+        {
+            "ladder": ladder,
+            "game_id": game.game_id,
+            "white": game.white.name,
+            "black": game.black.name,
+            "white_won": record.winner == "white",
+            "ended": game.ended,
+        },
     )
     if result.first() is None:
         return False
@@ -231,29 +227,13 @@ async def rate_ladder_game_in(connection: AsyncConnection, game: FinishedGame) -
     def first(player: str, anchor: bool) -> Rating:
         return anchor_rating(fixed[player]) if anchor else Rating()
 
-    await connection.execute(
-        _insert(connection, RATINGS).on_conflict_do_nothing(),
-        [
-            _rating_row(player, pool, first(player, anchor), game.ended)
-            for player, anchor in zip(players, anchors, strict=True)
-        ],
-    )
-    # Locked in one order, whoever is White, so two games of the same bots cannot wait on each
-    # other (PostgreSQL; SQLite's write transaction holds the whole file already).
-    found = await connection.execute(
-        select(RATINGS)
-        .where(
-            RATINGS.c.player.in_(players),
-            RATINGS.c.game == record.game,
-            RATINGS.c.ladder == ladder,
-        )
-        .order_by(RATINGS.c.player)
-        .with_for_update()
-    )
-    stored = {row.player: Rating(row.rating, row.deviation, row.volatility) for row in found}
+    firsts = {
+        player: first(player, anchor) for player, anchor in zip(players, anchors, strict=True)
+    }
+    stored = lock_ratings(connection, pool, firsts, game.ended)
     # An anchor plays at its fixed rating whatever was stored for it.
     white, black = (
-        first(player, True) if anchor else stored[player]
+        firsts[player] if anchor else stored[player]
         for player, anchor in zip(players, anchors, strict=True)
     )
     after = rate_ladder_game(
@@ -263,42 +243,21 @@ async def rate_ladder_game_in(connection: AsyncConnection, game: FinishedGame) -
         white_is_anchor=anchors[0],
         black_is_anchor=anchors[1],
     )
-    for player, rating in zip(players, after, strict=True):
-        await connection.execute(
-            update(RATINGS)
-            .where(
-                RATINGS.c.player == player,
-                RATINGS.c.game == record.game,
-                RATINGS.c.ladder == ladder,
-            )
-            .values(_rating_row(player, pool, rating, game.ended))
-        )
+    store_ratings(connection, pool, dict(zip(players, after, strict=True)), game.ended)
     points = [
-        {
-            "player": player,
-            **pool,
-            "game_id": game.game_id,
-            "at": game.ended,
-            "rating": rating.rating,
-            "deviation": rating.deviation,
-            "setup": record.setup,
-        }
+        (player, rating)
         for player, rating, anchor in zip(players, after, anchors, strict=True)
         if not anchor
     ]
-    if points:
-        await connection.execute(RATING_HISTORY.insert(), points)
+    add_points(connection, pool, points, game.game_id, game.ended, record.setup)
     return True
 
 
-def _rating_row(
-    player: str, pool: dict[str, str], rating: Rating, updated: int
-) -> dict[str, object]:
-    return {
-        "player": player,
-        **pool,
-        "rating": rating.rating,
-        "deviation": rating.deviation,
-        "volatility": rating.volatility,
-        "updated": updated,
-    }
+@functools.cache
+def _result(dialect: str) -> Any:
+    """Insert a ladder game's result unless it is there, saying whether it was."""
+    return (
+        dialect_insert(dialect, LADDER_RESULTS)
+        .on_conflict_do_nothing()
+        .returning(LADDER_RESULTS.c.game_id)
+    )

@@ -26,8 +26,9 @@ from sqlalchemy import select, update
 
 from server.clock import now_ms
 from server.db.database import Database
-from server.db.finished_games import _insert, finished_game
+from server.db.finished_games import finished_game
 from server.db.ladders import rate_ladder_game_in
+from server.db.pools import insert
 from server.db.schema import GAMES, LADDER_RESULTS, LADDERS, RATING_HISTORY, RATINGS
 from server.ladder.definition import Ladder, LadderError
 from server.ladder.store import LADDER_OF_GAME
@@ -122,7 +123,7 @@ async def _move(db: Database, redis: aioredis.Redis, ladder: Ladder) -> MovedLad
     result_rows = _results(name, results)
     async with db.writing() as connection:
         await connection.execute(
-            _insert(connection, LADDERS)
+            insert(connection, LADDERS)
             .values(
                 name=name,
                 game=ladder.game,
@@ -139,7 +140,7 @@ async def _move(db: Database, redis: aioredis.Redis, ladder: Ladder) -> MovedLad
             (RATING_HISTORY, point_rows),
         ):
             if rows:
-                await connection.execute(_insert(connection, table).on_conflict_do_nothing(), rows)
+                await connection.execute(insert(connection, table).on_conflict_do_nothing(), rows)
         ids = [_text(game_id) for game_id in games]
         recorded: list[str] = []
         for first in range(0, len(ids), BATCH):
@@ -180,7 +181,8 @@ async def _rate_unrated(db: Database, redis: aioredis.Redis, ladder: str, game_i
         await connection.execute(
             update(GAMES).where(GAMES.c.game_id == game_id).values(ladder=ladder)
         )
-        return int(await rate_ladder_game_in(connection, replace(recorded, ladder=ladder)))
+        rated = await connection.run_sync(rate_ladder_game_in, replace(recorded, ladder=ladder))
+        return int(rated)
 
 
 def _ratings(

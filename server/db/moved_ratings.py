@@ -19,7 +19,7 @@ from sqlalchemy import select
 from server.clock import now_ms
 from server.db import accounts
 from server.db.database import Database
-from server.db.finished_games import _insert
+from server.db.pools import insert
 from server.db.schema import GAME_POOL, RATING_HISTORY, RATINGS
 from server.glicko import Rating
 from server.protocol import PlayerKind
@@ -89,10 +89,10 @@ async def move_ratings(db: Database, redis: aioredis.Redis) -> MovedRatings | No
         if there.first() is not None:
             return None
         if ratings:
-            await connection.execute(_insert(connection, RATINGS).on_conflict_do_nothing(), ratings)
+            await connection.execute(insert(connection, RATINGS).on_conflict_do_nothing(), ratings)
         if points:
             await connection.execute(
-                _insert(connection, RATING_HISTORY).on_conflict_do_nothing(), points
+                insert(connection, RATING_HISTORY).on_conflict_do_nothing(), points
             )
     await bump_versions(redis, sorted({row["player"] for row in ratings}))
     return MovedRatings(len(ratings), len(points), await _forget(db, redis, found))

@@ -2,7 +2,7 @@
 tests of what reads it."""
 
 from server.db.database import Database
-from server.db.finished_games import _insert
+from server.db.pools import insert
 from server.db.schema import GAME_POOL, RATINGS
 
 T0 = 1_790_000_000_000
@@ -14,7 +14,7 @@ async def store_rating(
     """Give `player` (a lower-case name, or a house bot's spec) `rating` in `game`'s pool."""
     async with db.writing() as connection:
         await connection.execute(
-            _insert(connection, RATINGS).on_conflict_do_update(
+            insert(connection, RATINGS).on_conflict_do_update(
                 index_elements=[RATINGS.c.player, RATINGS.c.game, RATINGS.c.ladder],
                 set_={"rating": rating, "deviation": deviation},
             ),
