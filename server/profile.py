@@ -126,7 +126,7 @@ async def _games_of(
         # A server without a history store (its tests') keeps no finished game to list.
         return GamePage([], None)
     # A house bot's seat keeps the name it is shown by (`invader`), whatever its strength.
-    return await games(database, player=name, game=game, limit=limit, before=before)
+    return await games(database, player=name, game=game, limit=limit, before=before, moves=False)
 
 
 async def _game_rating(

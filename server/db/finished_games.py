@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Connection, Row, Select, and_, bindparam, or_, select, tuple_, update
+from sqlalchemy import Connection, Row, Select, bindparam, select, tuple_, union, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.records import GameRecord, utc_date
@@ -394,19 +394,17 @@ async def games(
     ladder: str | None = None,
     limit: int = MAX_PAGE,
     before: GameCursor | None = None,
+    moves: bool = True,
 ) -> GamePage:
     """A page of finished games, newest first (by end, then id), of at most `limit`: those
     `player` played (any case), that ended at or after `since` and before `until` (ms since
     the epoch), of `game`, rated or not, of `ladder`; after `before`, the cursor a previous
     page gave. Each page is a query of its own (keyset paging): a game that ends meanwhile
-    never moves a game from one page to another."""
+    never moves a game from one page to another. Without `moves` the records have none (nor
+    their times and clocks): a list of games shows none, and they are most of what is read."""
     if not 1 <= limit <= MAX_PAGE:
         raise ValueError(f"a page holds 1 to {MAX_PAGE} games, not {limit}")
-    query: Select[Any] = select(GAMES)
     conditions = []
-    if player is not None:
-        key = player.lower()
-        conditions.append(or_(GAMES.c.white_key == key, GAMES.c.black_key == key))
     if since is not None:
         conditions.append(GAMES.c.ended >= since)
     if until is not None:
@@ -419,18 +417,33 @@ async def games(
         conditions.append(GAMES.c.ladder == ladder)
     if before is not None:
         conditions.append(tuple_(GAMES.c.ended, GAMES.c.game_id) < (before.ended, before.game_id))
-    query = (
-        query.where(and_(True, *conditions))
-        .order_by(GAMES.c.ended.desc(), GAMES.c.game_id.desc())
-        .limit(limit + 1)
-    )
+    chosen = select(GAMES).where(*conditions)
+    if player is not None:
+        # Each colour's half read in the order of its own index, then the two merged: an OR of
+        # the two would sort every game the player ever played on each page.
+        key = player.lower()
+        halves = (
+            select(_newest(chosen.where(column == key), limit + 1).subquery())
+            for column in _PLAYER_KEYS
+        )
+        chosen = select(union(*halves).subquery())
+    query = _newest(chosen, limit + 1)
     async with db.reading() as connection:
         rows = list(await connection.execute(query))
         page = rows[:limit]
-        moves = await _moves(connection, [row.game_id for row in page])
-    found = [_finished(row, moves.get(row.game_id, [])) for row in page]
+        played = await _moves(connection, [row.game_id for row in page]) if moves else {}
+    found = [_finished(row, played.get(row.game_id, [])) for row in page]
     last = found[-1] if len(rows) > limit else None
     return GamePage(found, None if last is None else GameCursor(last.ended, last.game_id))
+
+
+_PLAYER_KEYS: Final = (GAMES.c.white_key, GAMES.c.black_key)
+
+
+def _newest(query: Select[Any], limit: int) -> Select[Any]:
+    """`query`'s first `limit` games, newest first (by end, then id)."""
+    columns = query.selected_columns
+    return query.order_by(columns.ended.desc(), columns.game_id.desc()).limit(limit)
 
 
 async def _moves(connection: AsyncConnection, ids: Sequence[str]) -> dict[str, list[Row[Any]]]:

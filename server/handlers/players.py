@@ -98,7 +98,9 @@ async def ladder_games_page(
     page = (
         GamePage([], None)
         if database is None
-        else await games(database, ladder=ladder.name, limit=request.limit, before=before)
+        else await games(
+            database, ladder=ladder.name, limit=request.limit, before=before, moves=False
+        )
     )
     listed = tuple(
         LadderGame(

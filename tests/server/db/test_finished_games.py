@@ -253,6 +253,26 @@ async def test_games_are_listed_newest_first_a_page_at_a_time_by_each_filter(
 
 
 @pytest.mark.asyncio
+async def test_a_game_a_player_played_against_itself_is_listed_once_and_lists_need_no_moves(
+    db: Database,
+) -> None:
+    # A house bot's seats keep its shown name whatever the strength: invader@3 met invader@7.
+    weak, strong = (Seat("invader", PlayerKind.HOUSE, f"invader@{n}") for n in (3, 7))
+    await record_finished_game(db, _game("h1", weak, strong, ended=T0, rated=False))
+    await record_finished_game(db, _game("h2", _human("ann"), weak, ended=T0 + DAY))
+    await record_finished_game(db, _game("h3", strong, weak, ended=T0 + 2 * DAY, rated=False))
+
+    first = await games(db, player="invader", limit=2, moves=False)
+    assert [game.game_id for game in first.games] == ["h3", "h2"]
+    assert [game.record.moves for game in first.games] == [[], []]
+    assert first.next is not None
+    rest = await games(db, player="invader", limit=2, before=first.next)
+    assert [game.game_id for game in rest.games] == ["h1"]
+    assert rest.games[0].record.moves == MOVES_PLAYED
+    assert rest.next is None
+
+
+@pytest.mark.asyncio
 async def test_a_page_has_one_to_a_hundred_games(db: Database) -> None:
     for limit in (0, 101):
         with pytest.raises(ValueError, match=f"a page holds 1 to 100 games, not {limit}"):
