@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ from server.cli import _fetch, main
 from server.db import Database
 from server.protocol import (
     AcceptSeek,
+    Analysis,
+    Analyze,
     GameStarted,
     GameStatus,
     PlayMove,
@@ -289,12 +292,16 @@ async def test_a_game_gone_from_redis_after_its_window_is_fetched_from_the_datab
         await white.request(Resign(game_id))
         viewer = await guest(url)
         in_window = await _fetch(viewer, game_id, url)
+        analysed = await viewer.request(Analyze(game_id=game_id, ply=2), Analysis)
         deadline = time.monotonic() + 10
         while await redis.exists(game_key(game_id)):
             assert time.monotonic() < deadline, "the game is still in Redis"
             await asyncio.sleep(0.05)
         record = await _fetch(viewer, game_id, url)
         assert record == in_window
+        # Its positions are analysed as they were: the analysis reads the game by id too.
+        again = await viewer.request(Analyze(game_id=game_id, ply=2), Analysis)
+        assert replace(again, id=None) == replace(analysed, id=None)
         assert (record.moves, record.winner, record.termination) == (
             MOVES[:2],
             "black",
