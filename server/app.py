@@ -37,6 +37,7 @@ from server.games import (
 from server.handlers import (
     AccountServices,
     AnalysisServices,
+    BotsServices,
     Dispatch,
     LadderServices,
     LobbyServices,
@@ -258,6 +259,7 @@ class Arena:
             AnalysisServices(self.store, self.analyst),
             LadderServices(self.ladders, self.offered),
             PlayersServices(self.redis, self.store, self.ladders, HOUSE_BOTS),
+            BotsServices(self.redis, self.store),
         )
 
     # Games

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from server.db import Database, accounts
 
 __all__ = [
+    "BOTS_PER_OWNER",
     "GUEST_PREFIX",
     "SESSION_TTL",
+    "TOKENS_PER_BOT",
     "TOKEN_REVOKED",
     "Account",
     "AccountError",
@@ -42,18 +44,25 @@ __all__ = [
     "InvalidNameError",
     "InvalidPasswordError",
     "NameTakenError",
+    "OwnedBot",
+    "TooManyError",
     "UnknownAccountError",
+    "UnknownBotError",
     "UnknownTokenError",
     "authenticate",
     "bot_for_token",
     "check_name",
     "create_account",
     "create_bot_token",
+    "create_owned_bot",
+    "create_owned_bot_token",
     "find",
     "list_bot_tokens",
     "move_to_database",
     "new_guest",
     "open_session",
+    "owned_bot_tokens",
+    "owned_bots",
     "owner_of",
     "owners",
     "resume_session",
@@ -94,6 +103,10 @@ TOKEN_ID_LENGTH = 12
 # The type of the map published on a bot's user channel when one of its tokens is revoked,
 # with the token's digest as `token`; servers end the connections that logged in with it.
 TOKEN_REVOKED = "token_revoked"
+# What a person may make for themselves over the protocol (the operator's `arena token create`
+# is not bound by them): bots per owner, and live tokens per bot (a revoked one frees its place).
+BOTS_PER_OWNER = 5
+TOKENS_PER_BOT = 5
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -143,6 +156,14 @@ class UnknownTokenError(AccountError):
     """No bot token has this id, or several do."""
 
 
+class UnknownBotError(AccountError):
+    """The asker owns no bot of this name (whether someone else does is not said)."""
+
+
+class TooManyError(AccountError):
+    """A person has as many bots, or a bot as many live tokens, as one may have."""
+
+
 @dataclass(frozen=True)
 class Account:
     """An account as the server knows it; `rating`, its rating in the default game (Amazons) as
@@ -167,6 +188,16 @@ class BotToken:
 
     id: str
     bot: str
+    created: datetime | None
+
+
+@dataclass(frozen=True)
+class OwnedBot:
+    """One of a person's bots as their list shows it: its name, how many live tokens it has,
+    and when it was made (None for bots made before creation times were kept)."""
+
+    name: str
+    tokens: int
     created: datetime | None
 
 
@@ -302,10 +333,81 @@ async def create_bot_token(db: Database, name: str, owner: str | None = None) ->
                 f"bot {bot.name!r} is owned by {recorded!r}, not {owner_row.name!r}; "
                 "an owner is not changed"
             )
-    token = BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+    token = _new_bot_token()
     # In ns, so that tokens made one after the other list in that order.
     await accounts.add_token(db, _digest(token), bot.id, time.time_ns())
     return token
+
+
+async def create_owned_bot(db: Database, owner: str, name: str) -> OwnedBot:
+    """A new bot account called `name`, owned by the human account `owner` (it logs in by its
+    tokens only). Raises InvalidNameError, NameTakenError, UnknownAccountError if `owner` is no
+    human account, or TooManyError if it owns BOTS_PER_OWNER bots already."""
+    check_name(name)
+    from server.db import accounts
+
+    owner_id = await _owner_id(db, owner)
+    row = _new_row(name, PlayerKind.BOT)
+    had = await accounts.add_owned_bot(db, row, owner_id, BOTS_PER_OWNER)
+    if had is None:
+        raise NameTakenError(f"user name {name!r} is taken")
+    if had >= BOTS_PER_OWNER:
+        raise TooManyError(f"you have {had} bots, the most one account may have ({BOTS_PER_OWNER})")
+    return OwnedBot(name, 0, _time_ms(row.created))
+
+
+async def owned_bots(db: Database, owner: str) -> list[OwnedBot]:
+    """The bots the human account `owner` owns, by name (any case). Raises
+    UnknownAccountError if `owner` is no human account."""
+    from server.db import accounts
+
+    rows = await accounts.owned_bots(db, await _owner_id(db, owner))
+    return [OwnedBot(row.name, row.tokens, _time_ms(row.created)) for row in rows]
+
+
+async def create_owned_bot_token(db: Database, owner: str, bot: str) -> tuple[str, BotToken]:
+    """A new login token for `bot`, one of the human account `owner`'s bots: the token (shown
+    only now: the database keeps its digest) and how lists show it. Raises UnknownBotError if
+    `owner` owns no such bot, or TooManyError if it has TOKENS_PER_BOT live tokens already."""
+    from server.db import accounts
+
+    row = await _owned_bot(db, owner, bot)
+    token, created = _new_bot_token(), time.time_ns()
+    had = await accounts.add_token_within(db, _digest(token), row.id, created, TOKENS_PER_BOT)
+    if had >= TOKENS_PER_BOT:
+        raise TooManyError(
+            f"bot {row.name} has {had} live tokens, the most a bot may have "
+            f"({TOKENS_PER_BOT}): revoke one first"
+        )
+    return token, BotToken(token_id(token), row.name, _time(created))
+
+
+async def owned_bot_tokens(db: Database, owner: str, bot: str) -> tuple[str, list[BotToken]]:
+    """The name of `bot`, one of the human account `owner`'s bots, as it is spelled, and its
+    live tokens, oldest first. Raises UnknownBotError if `owner` owns no such bot."""
+    from server.db import accounts
+
+    row = await _owned_bot(db, owner, bot)
+    return row.name, [_bot_token(token) for token in await accounts.bot_tokens(db, row.id)]
+
+
+async def _owner_id(db: Database, owner: str) -> str:
+    """The id of the human account `owner`; UnknownAccountError if there is none."""
+    from server.db import accounts
+
+    row = await accounts.account(db, owner)
+    if row is None or row.kind != PlayerKind.HUMAN.value:
+        raise UnknownAccountError(f"bots are owned by human accounts, and {owner!r} is none")
+    return row.id
+
+
+async def _owned_bot(db: Database, owner: str, bot: str) -> accounts.OwnedBotRow:
+    from server.db import accounts
+
+    row = await accounts.owned_bot(db, await _owner_id(db, owner), bot)
+    if row is None:
+        raise UnknownBotError(f"you have no bot {bot!r}; list_bots lists yours")
+    return row
 
 
 async def owners(db: Database | None, bots: Iterable[str]) -> dict[str, str]:
@@ -332,11 +434,15 @@ async def list_bot_tokens(db: Database) -> list[BotToken]:
     return [_bot_token(row) for row in await accounts.tokens(db)]
 
 
-async def revoke_bot_token(r: aioredis.Redis, db: Database, id: str) -> BotToken:
-    """Revoke the bot token whose id is `id`: it logs in no more, nor do the sessions it opened,
-    and the connections logged in with it are told to close (on the bot's user channel).
+async def revoke_bot_token(
+    r: aioredis.Redis, db: Database, id: str, *, owner: str | None = None
+) -> BotToken:
+    """Revoke the bot token whose id is `id` (a token of one of the human account `owner`'s
+    bots, if given): it logs in no more, nor do the sessions it opened, and the connections
+    logged in with it are told to close (on the bot's user channel).
 
-    Raises UnknownTokenError if no token, or more than one, has that id.
+    Raises UnknownTokenError if no token, or more than one, has that id (among `owner`'s), or
+    UnknownAccountError if `owner` is no human account.
     """
     if not re.fullmatch(f"[0-9a-f]{{{TOKEN_ID_LENGTH}}}", id):
         raise UnknownTokenError(
@@ -344,10 +450,12 @@ async def revoke_bot_token(r: aioredis.Redis, db: Database, id: str) -> BotToken
         )
     from server.db import accounts
 
-    found = await accounts.revoke_token(db, id, time.time_ns() // 1_000_000)
+    owner_id = None if owner is None else await _owner_id(db, owner)
+    found = await accounts.revoke_token(db, id, time.time_ns() // 1_000_000, owner_id=owner_id)
     if len(found) != 1:
         many = "no bot token" if not found else f"{len(found)} bot tokens"
-        raise UnknownTokenError(f"{many} with id {id}; `arena token list` shows them")
+        whose = "" if owner is None else " of your bots"
+        raise UnknownTokenError(f"{many}{whose} with id {id}; `arena token list` shows them")
     row = found[0]
     await r.publish(user_channel(row.bot), msgpack.packb({"t": TOKEN_REVOKED, "token": row.digest}))
     return _bot_token(row)
@@ -542,6 +650,14 @@ def _new_row(name: str, kind: PlayerKind, password: str | None = None) -> accoun
 
 def _bot_token(row: accounts.TokenRow) -> BotToken:
     return BotToken(row.digest[:TOKEN_ID_LENGTH], row.bot, _time(row.created))
+
+
+def _new_bot_token() -> str:
+    return BOT_TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def _time_ms(stamp: int | None) -> datetime | None:
+    return None if stamp is None else datetime.fromtimestamp(stamp / 1e3, UTC)
 
 
 def _origin(holder: str) -> str | None:

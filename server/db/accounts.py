@@ -18,17 +18,23 @@ from sqlalchemy.sql.expression import ColumnElement
 
 from server.db.database import Database
 from server.db.schema import ACCOUNTS, BOT_TOKENS, GAME_POOL, RATINGS
-from server.protocol.values import DEFAULT_GAME
+from server.protocol.values import DEFAULT_GAME, PlayerKind
 
 __all__ = [
     "AccountRow",
+    "OwnedBotRow",
     "TokenRow",
     "account",
     "account_count",
     "add_account",
+    "add_owned_bot",
     "add_token",
+    "add_token_within",
+    "bot_tokens",
     "copy_accounts",
     "known_ids",
+    "owned_bot",
+    "owned_bots",
     "owners",
     "record_owner",
     "replace_password",
@@ -267,14 +273,20 @@ async def tokens(db: Database) -> list[TokenRow]:
         return [TokenRow(*row) for row in rows]
 
 
-async def revoke_token(db: Database, prefix: str, now: int) -> list[TokenRow]:
+async def revoke_token(
+    db: Database, prefix: str, now: int, *, owner_id: str | None = None
+) -> list[TokenRow]:
     """Revoke the bot token not yet revoked whose digest starts with `prefix` (hex digits), if
-    only one does: the tokens that do, as they were before (revoked at `now` if only one)."""
+    only one does (only one of the bots the account `owner_id` owns, if given): the tokens that
+    do, as they were before (revoked at `now` if only one)."""
+    mine = () if owner_id is None else (ACCOUNTS.c.owner_id == owner_id,)
     async with db.writing() as connection:
         found = [
             TokenRow(*row)
             for row in await connection.execute(
-                _tokens(BOT_TOKENS.c.digest.startswith(prefix), BOT_TOKENS.c.revoked.is_(None))
+                _tokens(
+                    BOT_TOKENS.c.digest.startswith(prefix), BOT_TOKENS.c.revoked.is_(None), *mine
+                )
             )
         ]
         if len(found) == 1:
@@ -282,6 +294,104 @@ async def revoke_token(db: Database, prefix: str, now: int) -> list[TokenRow]:
                 update(BOT_TOKENS).where(BOT_TOKENS.c.digest == found[0].digest).values(revoked=now)
             )
     return found
+
+
+@dataclass(frozen=True)
+class OwnedBotRow:
+    """A bot as its owner's list shows it: its account id, `name` as typed, when it was
+    `created` (ms since the epoch, or None) and how many live `tokens` it has."""
+
+    id: str
+    name: str
+    created: int | None
+    tokens: int
+
+
+def _owned_bots(owner_id: str) -> Select[str, str, int | None, int]:
+    live = and_(BOT_TOKENS.c.account_id == ACCOUNTS.c.id, BOT_TOKENS.c.revoked.is_(None))
+    return (
+        select(ACCOUNTS.c.id, ACCOUNTS.c.name, ACCOUNTS.c.created, func.count(BOT_TOKENS.c.digest))
+        .select_from(ACCOUNTS.outerjoin(BOT_TOKENS, live))
+        .where(ACCOUNTS.c.owner_id == owner_id, ACCOUNTS.c.kind == PlayerKind.BOT.value)
+        .group_by(ACCOUNTS.c.id, ACCOUNTS.c.name, ACCOUNTS.c.created, ACCOUNTS.c.name_key)
+        .order_by(ACCOUNTS.c.name_key)
+    )
+
+
+async def owned_bots(db: Database, owner_id: str) -> list[OwnedBotRow]:
+    """The bots the account `owner_id` owns, by lower-case name, with their live tokens."""
+    async with db.reading() as connection:
+        return [OwnedBotRow(*row) for row in await connection.execute(_owned_bots(owner_id))]
+
+
+async def owned_bot(db: Database, owner_id: str, name: str) -> OwnedBotRow | None:
+    """The bot called `name` (any case) if the account `owner_id` owns it, else None."""
+    async with db.reading() as connection:
+        rows = await connection.execute(
+            _owned_bots(owner_id).where(ACCOUNTS.c.name_key == name.lower())
+        )
+        row = rows.first()
+    return None if row is None else OwnedBotRow(*row)
+
+
+async def add_owned_bot(db: Database, row: AccountRow, owner_id: str, most: int) -> int | None:
+    """Keep the new bot `row`, owned by the account `owner_id`, unless its name (any case) is
+    taken (None) or the owner has `most` bots already: how many bots the owner had before.
+    The count and the insert are one transaction, so a burst of requests adds no more."""
+    try:
+        async with db.writing() as connection:
+            had = int(
+                await connection.scalar(
+                    select(func.count())
+                    .select_from(ACCOUNTS)
+                    .where(ACCOUNTS.c.owner_id == owner_id, ACCOUNTS.c.kind == PlayerKind.BOT.value)
+                )
+                or 0
+            )
+            if had >= most:
+                return had
+            if not await _add(
+                connection, AccountRow(row.id, row.name, row.kind, created=row.created)
+            ):
+                return None
+            await connection.execute(
+                update(ACCOUNTS).where(ACCOUNTS.c.id == row.id).values(owner_id=owner_id)
+            )
+            return had
+    except IntegrityError:
+        return None  # the same name made at once by another connection
+
+
+async def bot_tokens(db: Database, bot_id: str) -> list[TokenRow]:
+    """The live tokens of the bot `bot_id`, oldest first."""
+    async with db.reading() as connection:
+        rows = await connection.execute(
+            _tokens(BOT_TOKENS.c.account_id == bot_id, BOT_TOKENS.c.revoked.is_(None)).order_by(
+                BOT_TOKENS.c.created.is_not(None), BOT_TOKENS.c.created, BOT_TOKENS.c.digest
+            )
+        )
+        return [TokenRow(*row) for row in rows]
+
+
+async def add_token_within(
+    db: Database, digest: str, account_id: str, created: int, most: int
+) -> int:
+    """Keep a new bot token of the account `account_id` unless it has `most` live tokens
+    already: how many it had before (the count and the insert are one transaction)."""
+    async with db.writing() as connection:
+        had = int(
+            await connection.scalar(
+                select(func.count())
+                .select_from(BOT_TOKENS)
+                .where(BOT_TOKENS.c.account_id == account_id, BOT_TOKENS.c.revoked.is_(None))
+            )
+            or 0
+        )
+        if had < most:
+            await connection.execute(
+                insert(BOT_TOKENS).values(digest=digest, account_id=account_id, created=created)
+            )
+    return had
 
 
 async def copy_accounts(

@@ -1,5 +1,5 @@
-"""The request handlers by area (account, lobby, play, analysis, ladder, players) and the typed
-table a connection dispatches on: each request type that reaches a session has exactly one
+"""The request handlers by area (account, bots, lobby, play, analysis, ladder, players) and the
+typed table a connection dispatches on: each request type that reaches a session has exactly one
 handler, checked when this package is imported, and each area's handlers see only that area's
 services and their view of the connection.
 """
@@ -11,9 +11,10 @@ from typing import Any, Protocol
 
 from server.protocol import REQUESTS, Hello, Ping, Request
 
-from . import account, analysis, ladder, lobby, play, players
+from . import account, analysis, bots, ladder, lobby, play, players
 from .account import AccountConnection, AccountServices
 from .analysis import AnalysisConnection, AnalysisServices
+from .bots import BotsConnection, BotsServices
 from .ladder import LadderConnection, LadderServices
 from .lobby import LobbyConnection, LobbyServices, Matchmaker
 from .play import PlayConnection, PlayServices
@@ -25,6 +26,7 @@ __all__ = [
     "ROUTES",
     "AccountServices",
     "AnalysisServices",
+    "BotsServices",
     "Connection",
     "Dispatch",
     "Handler",
@@ -47,6 +49,7 @@ class Connection(
     AnalysisConnection,
     LadderConnection,
     PlayersConnection,
+    BotsConnection,
     Protocol,
 ):
     """Everything a handler of any area may see of a connection (what a session offers)."""
@@ -62,6 +65,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     *analysis.ROUTES,
     *ladder.ROUTES,
     *players.ROUTES,
+    *bots.ROUTES,
 )
 check(ROUTES, (kind for kind in REQUESTS.values() if kind not in ANSWERED_BY_PROTOCOL))
 
@@ -73,6 +77,7 @@ def dispatch(
     analysis_services: AnalysisServices,
     ladder_services: LadderServices,
     players_services: PlayersServices,
+    bots_services: BotsServices,
 ) -> Dispatch:
     """The handler of every request type a session passes on, bound to its area's services."""
     table: dict[type[Request], Handler] = {}
@@ -82,4 +87,5 @@ def dispatch(
     table.update(bind(analysis.ROUTES, analysis_services))
     table.update(bind(ladder.ROUTES, ladder_services))
     table.update(bind(players.ROUTES, players_services))
+    table.update(bind(bots.ROUTES, bots_services))
     return table

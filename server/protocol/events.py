@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
+from server.protocol.bots import BotList, TokenCreated, TokenList
 from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.limits import (
     MAX_CROSS_PAIRS,
@@ -410,4 +411,7 @@ EVENTS = by_tag(
     PlayerProfile,
     PlayerGamePage,
     LadderGamePage,
+    BotList,
+    TokenCreated,
+    TokenList,
 )

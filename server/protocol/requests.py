@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.protocol.bots import CreateBot, CreateToken, ListBots, ListTokens, RevokeToken
 from server.protocol.limits import (
     ChallengeId,
     ClientName,
@@ -362,4 +363,9 @@ REQUESTS = by_tag(
     PlayerInfo,
     PlayerGames,
     LadderGamesRequest,
+    CreateBot,
+    ListBots,
+    CreateToken,
+    ListTokens,
+    RevokeToken,
 )
