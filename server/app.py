@@ -62,7 +62,7 @@ from server.protocol import (
 from server.ratings import player_in
 from server.readiness import house_bots, in_daemon_thread
 from server.session import LOGIN_SECONDS, Session
-from server.throttle import LoginLimits, LoginThrottle
+from server.throttle import LoginLimits, LoginThrottle, SignupLimits, SignupThrottle
 from server.web import Origins, Site
 from server.worker import HOUSE_BOTS
 
@@ -128,6 +128,8 @@ class Arena:
         allowed_origins: Iterable[str] = (),
         database: Database | None = None,
         ended_window_ms: int = ENDED_WINDOW_SECONDS * 1000,
+        signups: bool = True,
+        signup_limits: SignupLimits | None = None,
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
         its every setup, the house bots that play it and `time_controls`. The ladders play a
@@ -135,7 +137,8 @@ class Arena:
         `allowed_origins` are the web pages' origins that may open the websocket; by default
         the server's own (`server/web/origins.py`). Ended games are handed over to
         `database` (server/db/), and leave Redis `ended_window_ms` later; without one they wait in
-        Redis for a process that has it."""
+        Redis for a process that has it. With `signups` anyone may make an account, as many
+        from one address as `signup_limits` allow (a server without a database makes none)."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -156,6 +159,9 @@ class Arena:
         )
         self.lobby = Lobby(redis, database)
         self.login_throttle = LoginThrottle(redis, login_limits)
+        self.signups = (
+            SignupThrottle(redis, signup_limits) if signups and database is not None else None
+        )
         self.hub = Hub(redis)
         self.ladders = LadderStore(redis, database)
         self.scheduler = Scheduler(
@@ -251,7 +257,9 @@ class Arena:
         """The handler of each request, given the services of its area as this process
         holds them now (once for every connection, not once a connection)."""
         return dispatch(
-            AccountServices(self.redis, self.login_throttle, self.store, self.lobby, self.offers),
+            AccountServices(
+                self.redis, self.login_throttle, self.store, self.lobby, self.offers, self.signups
+            ),
             LobbyServices(
                 self.lobby, self.store, self.redis, self.offered, self.offers, matchmaker=self
             ),

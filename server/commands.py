@@ -28,7 +28,7 @@ import redis.asyncio as aioredis
 import structlog
 import websockets.asyncio.server
 
-from clients.connection import ArenaError
+from clients.connection import ArenaClient, ArenaError
 from clients.tui.labels import readiness_text
 from engine.game import game_names
 from engine.records import GameRecord, read_records
@@ -46,7 +46,17 @@ from server.ladder.standing import Table
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.logs import configure_logging
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.protocol import DEFAULT_GAME, LadderStandings, Standings
+from server.protocol import DEFAULT_GAME, ErrorCode, LadderStandings, Standings
+from server.protocol.bots import (
+    BotList,
+    CreateBot,
+    CreateToken,
+    ListBots,
+    ListTokens,
+    RevokeToken,
+    TokenCreated,
+    TokenList,
+)
 from server.redis_embedded import AOF_NAME, SOCKET_NAME, EmbeddedRedis
 from server.web.origins import origin
 from server.worker import HOUSE_BOTS, run_worker
@@ -122,6 +132,15 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="SECONDS",
         help="how long a finished game stays in Redis once the database has it; then it is "
         f"read from the database (default {ENDED_WINDOW_SECONDS:g})",
+    )
+    serve.add_argument(
+        "--signups",
+        type=_signups,
+        default=os.environ.get("ARENA_SIGNUPS", "open"),
+        metavar="open|closed",
+        help="open: anyone may make an account (`sign_up`, from the web page or `arena play`), "
+        "so many an hour and a day from one address; closed: only `arena user create` makes "
+        "accounts (default open; ARENA_SIGNUPS)",
     )
     serve.add_argument(
         "--allowed-origin",
@@ -209,14 +228,17 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--owner",
         metavar="ACCOUNT",
         help="the human account that owns the bot: the ladders pair two bots of one owner only "
-        "when nobody else is left (default: the bot owns itself; an owner is not changed)",
+        "when nobody else is left (default: the bot owns itself; an owner is not changed; with "
+        "--server, the account signed in)",
     )
+    _add_token_server_options(make, "make the bot, if you have none of that name, and its token")
     _add_redis_options(make)
     add_database_option(make)
     make.set_defaults(run=_token_create)
     listing = token_commands.add_parser(
         "list", help="list the bot tokens: id, bot, when made (the tokens themselves are not kept)"
     )
+    _add_token_server_options(listing, "list your bots' tokens")
     _add_redis_options(listing)
     add_database_option(listing)
     listing.set_defaults(run=_token_list)
@@ -225,11 +247,29 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="revoke a bot token by its id; connections logged in with it are closed at once",
     )
     revoke.add_argument("id", metavar="ID", help="the token's id, as `arena token list` shows it")
+    _add_token_server_options(revoke, "revoke a token of one of your bots")
     _add_redis_options(revoke)
     add_database_option(revoke)
     revoke.set_defaults(run=_token_revoke)
 
     _add_ladder_commands(commands)
+
+
+def _add_token_server_options(parser: argparse.ArgumentParser, doing: str) -> None:
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help=f"{doing} on the server at URL (ws://host:port), signed in to your account there, "
+        "from anywhere (default: this machine's server, by its database)",
+    )
+    parser.add_argument(
+        "--user",
+        metavar="NAME",
+        default=os.environ.get("ARENA_USER"),
+        help="with --server, your user name (default: $ARENA_USER, else asked for); the "
+        "password is read from ARENA_PASSWORD, else asked for on a terminal without echo, else "
+        "read from stdin's first line",
+    )
 
 
 def _add_ladder_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -321,6 +361,13 @@ def _origin(text: str) -> str:
         return origin(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _signups(text: str) -> bool:
+    """Whether anyone may sign up: `open` or `closed` (checked for ARENA_SIGNUPS too)."""
+    if text not in ("open", "closed"):
+        raise argparse.ArgumentTypeError(f"sign-ups are open or closed, got {text!r}")
+    return text == "open"
 
 
 def _port(text: str) -> int:
@@ -519,6 +566,7 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         ended_window_ms=round(args.ended_window * 1000),
         allowed_origins=args.allowed_origin,
         database=database,
+        signups=args.signups,
     )
     await arena.start()
     server = await websockets.asyncio.server.serve(
@@ -650,18 +698,26 @@ def _user_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_password(name: str) -> str:
-    """The password from a terminal, typed twice without echo, or else stdin's first line."""
+def _read_password(name: str, *, twice: bool = True) -> str:
+    """The password from a terminal, typed without echo (twice, for a new one), or else
+    stdin's first line."""
     if not sys.stdin.isatty():
         return sys.stdin.readline().rstrip("\n")
     password = getpass.getpass(f"Password for {name}: ")
-    if getpass.getpass("The same password again: ") != password:
+    if twice and getpass.getpass("The same password again: ") != password:
         raise ValueError("the two passwords differ")
     return password
 
 
 def _token_create(args: argparse.Namespace) -> int:
     configure_logging()
+    if args.server:
+        if args.owner is not None:
+            raise ValueError("--owner is for this machine's server: with --server, you own the bot")
+        made = asyncio.run(_signed_in(args, lambda client: _remote_token(client, args.name)))
+        _note(args, f"token {made.token_id} of bot {made.bot}: it is shown only now")
+        print(made.token)
+        return 0
     with _redis_url(args) as url:
         token = asyncio.run(
             _with_accounts(
@@ -672,10 +728,62 @@ def _token_create(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _remote_token(client: ArenaClient, bot: str) -> TokenCreated:
+    """A new token of the signed-in person's bot `bot`, made first if they have none so called
+    (as `arena token create` makes one on the server's machine)."""
+    try:
+        return await client.request(CreateToken(bot), TokenCreated)
+    except ArenaError as error:
+        if error.code is not ErrorCode.NOT_FOUND:
+            raise
+    await client.request(CreateBot(bot), BotList)
+    return await client.request(CreateToken(bot), TokenCreated)
+
+
+async def _remote_tokens(client: ArenaClient) -> list[identity.BotToken]:
+    """Every live token of the signed-in person's bots, by bot and then age."""
+    tokens = []
+    for bot in (await client.request(ListBots(), BotList)).bots:
+        listed = await client.request(ListTokens(bot.name), TokenList)
+        tokens += [
+            identity.BotToken(token.token_id, listed.bot, _utc(token.created))
+            for token in listed.tokens
+        ]
+    return tokens
+
+
+async def _signed_in(args: argparse.Namespace, action: Callable[[ArenaClient], Awaitable[T]]) -> T:
+    """`action` on a connection to the server at --server, logged in to the account of --user
+    (asked for, as is the password, when not given); a refusal is a ValueError, in one line."""
+    user = args.user or _ask("User name: ", "no user name: give --user NAME or set ARENA_USER")
+    password = os.environ.get("ARENA_PASSWORD") or _read_password(user, twice=False)
+    async with connected(args.server) as client:
+        try:
+            await client.login(user, password)
+            return await action(client)
+        except ArenaError as error:
+            raise ValueError(f"the server at {args.server} says: {error.reply.message}") from None
+
+
+def _ask(prompt: str, otherwise: str) -> str:
+    if not sys.stdin.isatty():
+        raise ValueError(otherwise)
+    return input(prompt).strip()
+
+
+def _utc(ms: int | None) -> datetime.datetime | None:
+    return None if ms is None else datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+
+
 def _token_list(args: argparse.Namespace) -> int:
     configure_logging()
-    with _redis_url(args) as url:
-        tokens = asyncio.run(_with_accounts(url, args, lambda _, db: identity.list_bot_tokens(db)))
+    if args.server:
+        tokens = asyncio.run(_signed_in(args, _remote_tokens))
+    else:
+        with _redis_url(args) as url:
+            tokens = asyncio.run(
+                _with_accounts(url, args, lambda _, db: identity.list_bot_tokens(db))
+            )
     if not tokens:
         _note(args, "no bot tokens")
     width = max((len(token.bot) for token in tokens), default=0)
@@ -689,6 +797,13 @@ def _token_list(args: argparse.Namespace) -> int:
 
 def _token_revoke(args: argparse.Namespace) -> int:
     configure_logging()
+    if args.server:
+
+        async def revoke(client: ArenaClient) -> str:
+            return (await client.request(RevokeToken(args.id), TokenList)).bot
+
+        print(f"revoked bot token {args.id} of {asyncio.run(_signed_in(args, revoke))}")
+        return 0
     with _redis_url(args) as url:
         token = asyncio.run(
             _with_accounts(url, args, lambda r, db: identity.revoke_bot_token(r, db, args.id))

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BOTS_PER_OWNER",
     "GUEST_PREFIX",
+    "MIN_PASSWORD_LENGTH",
     "SESSION_TTL",
     "TOKENS_PER_BOT",
     "TOKEN_REVOKED",
@@ -52,6 +53,7 @@ __all__ = [
     "authenticate",
     "bot_for_token",
     "check_name",
+    "check_password",
     "create_account",
     "create_bot_token",
     "create_owned_bot",
@@ -68,6 +70,7 @@ __all__ = [
     "resume_session",
     "revoke_bot_token",
     "session_origin",
+    "sign_up",
     "token_digest",
     "token_id",
     "token_known",
@@ -109,6 +112,12 @@ BOTS_PER_OWNER = 5
 TOKENS_PER_BOT = 5
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+# What a password made by signing up must have: at least this many characters, and not be one
+# of the COMMON_PASSWORDS most common passwords (zxcvbn's list, ranked by how often leaked
+# passwords use them).
+MIN_PASSWORD_LENGTH = 8
+COMMON_PASSWORDS = 10_000
 
 # Creates an account hash unless the name is taken: EXISTS then HSET in one step, so two
 # registrations of one name cannot both succeed. ARGV[1] is a time to live in ms (0: none).
@@ -268,6 +277,38 @@ async def create_account(
     if not await accounts.add_account(db, _new_row(name, kind, hashed)):
         raise NameTakenError(f"user name {name!r} is taken")
     return Account(name, kind)
+
+
+def check_password(name: str, password: str) -> None:
+    """Raise InvalidPasswordError unless `password` is strong enough for a new account called
+    `name`: long enough, not the name, not a common password."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidPasswordError(
+            f"a password has at least {MIN_PASSWORD_LENGTH} characters; this one has "
+            f"{len(password)}"
+        )
+    if password.lower() == name.lower():
+        raise InvalidPasswordError("the password is the user name")
+    if password.lower() in _common_passwords():
+        raise InvalidPasswordError(
+            f"the password is one of the {COMMON_PASSWORDS:,} most common passwords; choose another"
+        )
+
+
+@functools.cache
+def _common_passwords() -> frozenset[str]:
+    # Loaded on the first sign-up: the lists' module takes a twentieth of a second to read.
+    from zxcvbn.frequency_lists import FREQUENCY_LISTS
+
+    return frozenset(FREQUENCY_LISTS["passwords"][:COMMON_PASSWORDS])
+
+
+async def sign_up(db: Database, name: str, password: str) -> Account:
+    """A human account `name` made by its player with `password`, which must pass
+    `check_password`. Raises InvalidNameError, InvalidPasswordError or NameTakenError."""
+    check_name(name)
+    check_password(name, password)
+    return await create_account(db, name, password)
 
 
 async def authenticate(

@@ -88,7 +88,7 @@ class Session:
         self.arena = arena
         self.dispatch = arena.dispatch
         self.socket = socket
-        self.protocol = ServerConnection()
+        self.protocol = ServerConnection(signups=arena.signups is not None)
         self.user: Player | None = None
         self.versions: dict[str, int] = {}  # game id -> last event version sent
         self.watching: set[str] = set()

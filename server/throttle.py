@@ -3,6 +3,8 @@ them, per account and client address, per client address, and per account. Each 
 a fixed window after its first failure. The per-account count, the only one a stranger can run
 up for somebody else, does not hold back an address the account has logged in from before, so
 guessing at an account never locks its owner out at home, and elsewhere for one window at most.
+Sign-ups are counted the same way, per client address, so that one client cannot make accounts
+by the thousand.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-__all__ = ["LoginLimits", "LoginThrottle"]
+__all__ = ["LoginLimits", "LoginThrottle", "SignupLimits", "SignupThrottle"]
 
 # Count a failure: the first one of a window starts the window.
 _FAIL = """
@@ -89,3 +91,66 @@ def _account_key(account: str) -> str:
 
 def _known_key(account: str) -> str:
     return f"login:known:{account}"
+
+
+# Take a sign-up slot in each window unless one is full: 0 if taken, else the ms until the
+# fullest window's end. One step, so that sign-ups sent at once from one address cannot all
+# pass a check made before any of them is counted.
+_TAKE = """
+local wait = 0
+for i, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[2 * i - 1]) then
+    wait = math.max(wait, redis.call('PTTL', key))
+  end
+end
+if wait > 0 then return wait end
+for i, key in ipairs(KEYS) do
+  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[2 * i]) end
+end
+return 0
+"""
+
+# Give a slot back (the sign-up it was taken for was refused), in the windows still open.
+_GIVE_BACK = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then redis.call('DECR', key) end
+end
+"""
+
+
+@dataclass(frozen=True)
+class SignupLimits:
+    """Accounts one client address may make in each window (ms)."""
+
+    hour: int = 5
+    hour_ms: int = 3600 * 1000
+    day: int = 20
+    day_ms: int = 24 * 3600 * 1000
+
+
+class SignupThrottle:
+    """Counts the accounts made from each client address in Redis, so every server process
+    counts them; each count lapses a fixed window after its first sign-up."""
+
+    def __init__(self, redis: aioredis.Redis, limits: SignupLimits | None = None) -> None:
+        self.limits = limits or SignupLimits()
+        self._take = redis.register_script(_TAKE)
+        self._give_back = redis.register_script(_GIVE_BACK)
+
+    async def take(self, address: str) -> int:
+        """Count a sign-up from `address`: 0 if it may go ahead, else the seconds until it may
+        (and nothing is counted)."""
+        limits = self.limits
+        wait = await self._take(
+            keys=_signup_keys(address),
+            args=[limits.hour, limits.hour_ms, limits.day, limits.day_ms],
+        )
+        return -(-int(wait) // 1000)
+
+    async def give_back(self, address: str) -> None:
+        """Uncount a sign-up `take` counted that made no account."""
+        await self._give_back(keys=_signup_keys(address))
+
+
+def _signup_keys(address: str) -> list[str]:
+    return [f"signup:hour:{address}", f"signup:day:{address}"]

@@ -1,6 +1,6 @@
 """Logging in: with a password (failed attempts throttled), a bot's token, as a guest, or by
-taking up a session again. Each ends in a `welcome`, after which the connection follows the
-player's news, games and challenges.
+taking up a session again; or signing up, which makes an account and logs in to it. Each ends in
+a `welcome`, after which the connection follows the player's news, games and challenges.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ from server.protocol import (
     ProtocolError,
     Request,
     Resume,
+    SignUp,
     Welcome,
 )
 from server.protocol.limits import MAX_OWN_GAMES
-from server.throttle import LoginThrottle
+from server.throttle import LoginThrottle, SignupThrottle
 
 from .route import Route, on
 
@@ -50,6 +51,7 @@ class AccountServices:
     store: GameStore  # the player's games in play; its database keeps accounts and bot tokens
     lobby: Lobby  # challenges waiting for the player
     offers: Offers  # what the welcome says the server offers
+    signups: SignupThrottle | None = None  # the sign-ups counted; None: sign-ups are closed
 
 
 class AccountConnection(Protocol):
@@ -88,6 +90,59 @@ async def login(services: AccountServices, connection: AccountConnection, reques
         raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong user name or password")
     await throttle.succeeded(request.user, address)
     await _welcome(services, connection, request, account)
+
+
+async def sign_up(
+    services: AccountServices, connection: AccountConnection, request: SignUp
+) -> None:
+    if connection.user is not None:
+        await _refuse_sign_up_after_login(services, connection.user)
+    if services.signups is None:
+        raise ProtocolError(
+            ErrorCode.FORBIDDEN,
+            "sign-ups are closed on this server: its operator makes the accounts",
+        )
+    database, address = _database(services), connection.address()
+    wait = await services.signups.take(address)
+    if wait > 0:
+        connection.log.warning("sign_up_throttled", wait=wait)
+        raise ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"too many accounts made from your address: try again in {wait} s",
+            retry_after=wait,
+        )
+    try:
+        account = await identity.sign_up(database, request.user, request.password)
+    except identity.AccountError as error:
+        await services.signups.give_back(address)  # counted are the accounts made
+        raise _refusal(error) from None
+    await services.throttle.succeeded(account.name, address)  # its owner's address is known
+    connection.log.info("signed_up", account=account.name)
+    await _welcome(services, connection, request, account)
+
+
+def _refusal(error: identity.AccountError) -> ProtocolError:
+    if isinstance(error, identity.NameTakenError):
+        return ProtocolError(ErrorCode.CONFLICT, str(error), field="user")
+    field = "password" if isinstance(error, identity.InvalidPasswordError) else "user"
+    return ProtocolError(ErrorCode.BAD_FIELD, str(error), field=field)
+
+
+async def _refuse_sign_up_after_login(services: AccountServices, user: Player) -> None:
+    """Refuse a sign-up on a logged-in connection, saying why: a game's players are fixed when
+    it starts, so a guest's games stay the guest's."""
+    if user.kind is PlayerKind.GUEST:
+        games = await services.store.games_of(user.name)
+        if games:
+            raise ProtocolError(
+                ErrorCode.CONFLICT,
+                f"you are playing game {games[0]} as {user.name}, and a game keeps the players "
+                "it started with: finish or leave it, then sign up from the sign-in screen",
+            )
+    raise ProtocolError(
+        ErrorCode.CONFLICT,
+        f"already logged in as {user.name}: sign up from the sign-in screen (a new connection)",
+    )
 
 
 async def bot_login(
@@ -161,6 +216,7 @@ async def _welcome(
 
 ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
     on(Login, login),
+    on(SignUp, sign_up),
     on(BotLogin, bot_login),
     on(Guest, guest),
     on(Resume, resume),

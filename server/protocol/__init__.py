@@ -69,6 +69,7 @@ from server.protocol.requests import (
     Resume,
     Resync,
     Seek,
+    SignUp,
     Unwatch,
     Watch,
 )
@@ -187,6 +188,7 @@ __all__ = [
     "SeekList",
     "SeekRemoved",
     "ServerConnection",
+    "SignUp",
     "Spectators",
     "StandingRow",
     "Standings",

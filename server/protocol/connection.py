@@ -11,19 +11,22 @@ from server.protocol.codec import PROTOCOL_VERSION, decode_request
 from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.events import ErrorReply, Ok, Pong, Welcome
 from server.protocol.message import Event, Request
-from server.protocol.requests import BotLogin, Guest, Hello, Login, Ping, Resume
+from server.protocol.requests import BotLogin, Guest, Hello, Login, Ping, Resume, SignUp
 from server.protocol.values import Player
 
 __all__ = ["Phase", "ServerConnection"]
 
 LOGINS = (Login, BotLogin, Guest, Resume)
+# What may come before a login. A sign_up after one is passed on as well: its handler says why
+# a logged-in connection (a guest in a game, say) cannot make an account.
+SIGN_UPS = (*LOGINS, SignUp)
 
 
 class Phase(StrEnum):
     """Where a connection is in the handshake."""
 
     HELLO = "hello"  # waiting for the client's hello
-    LOGIN = "login"  # versions agree; waiting for login, bot_login, guest or resume
+    LOGIN = "login"  # versions agree; waiting for login, sign_up, bot_login, guest or resume
     READY = "ready"  # logged in: requests go to the server
     CLOSING = "closing"  # the client's version is not spoken here; close the connection
 
@@ -31,10 +34,12 @@ class Phase(StrEnum):
 class ServerConnection:
     """The protocol state of one connection. The server feeds each frame to `receive`, acts on
     the request it returns (a login is answered by sending `Welcome`), and writes out
-    `data_to_send()`; after an unsupported version `phase` is CLOSING and the server closes."""
+    `data_to_send()`; after an unsupported version `phase` is CLOSING and the server closes.
+    `signups` is whether anyone may make an account, which the `ok` to `hello` says."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, signups: bool = False) -> None:
         self.phase = Phase.HELLO
+        self.signups = signups
         self.user: Player | None = None
         self._outgoing: list[bytes] = []
 
@@ -53,7 +58,7 @@ class ServerConnection:
             return None
         if isinstance(request, Hello):
             self.phase = Phase.LOGIN
-            self.send(Ok(id=request.id))
+            self.send(Ok(signups=self.signups, id=request.id))
             return None
         if isinstance(request, Ping):
             self.send(Pong(id=request.id))
@@ -88,10 +93,10 @@ class ServerConnection:
                 )
         elif isinstance(request, Hello):
             raise self._refuse(ErrorCode.CONFLICT, "hello was already sent", request)
-        elif self.phase is Phase.LOGIN and not isinstance(request, (*LOGINS, Ping)):
+        elif self.phase is Phase.LOGIN and not isinstance(request, (*SIGN_UPS, Ping)):
             raise self._refuse(
                 ErrorCode.NOT_AUTHENTICATED,
-                f"log in before {request.TAG}: send login, bot_login, guest or resume",
+                f"log in before {request.TAG}: send login, sign_up, bot_login, guest or resume",
                 request,
             )
         elif self.phase is Phase.READY and isinstance(request, LOGINS):

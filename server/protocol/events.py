@@ -99,7 +99,10 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Ok(Event, tag="ok"):
-    """The request succeeded and has no other result."""
+    """The request succeeded and has no other result. The reply to `hello` says whether anyone
+    may make an account here (`sign_up`): `signups`, which clients read before a login."""
+
+    signups: bool | None = None
 
 
 @dataclass(frozen=True)

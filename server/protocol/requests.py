@@ -65,6 +65,7 @@ __all__ = [
     "Resume",
     "Resync",
     "Seek",
+    "SignUp",
     "Unwatch",
     "Watch",
 ]
@@ -81,6 +82,15 @@ class Hello(Request, tag="hello"):
 @dataclass(frozen=True)
 class Login(Request, tag="login"):
     """Log in to an account. Reply `welcome`."""
+
+    user: UserName
+    password: Password
+
+
+@dataclass(frozen=True)
+class SignUp(Request, tag="sign_up"):
+    """Make an account (when the server's `ok` to `hello` says `signups`) and log in to it.
+    Reply `welcome`."""
 
     user: UserName
     password: Password
@@ -333,6 +343,7 @@ class LadderGamesRequest(Request, tag="ladder_games"):
 REQUESTS = by_tag(
     Hello,
     Login,
+    SignUp,
     BotLogin,
     Guest,
     Resume,

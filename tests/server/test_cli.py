@@ -59,6 +59,26 @@ def test_a_bad_metrics_port_in_the_environment_is_named(
     assert "argument --metrics-port: a port is 0..65535, got 'ninety'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "environment"),
+    [(["serve", "--signups", "maybe"], {}), (["serve"], {"ARENA_SIGNUPS": "maybe"})],
+)
+def test_a_sign_up_setting_other_than_open_or_closed_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    environment: dict[str, str],
+) -> None:
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "argument --signups: sign-ups are open or closed, got 'maybe'" in (
+        capsys.readouterr().err
+    )
+
+
 def test_the_workers_arena_serve_starts_get_no_metrics_port(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

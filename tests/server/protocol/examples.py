@@ -74,6 +74,7 @@ from server.protocol import (
     SeekInfo,
     SeekList,
     SeekRemoved,
+    SignUp,
     Spectators,
     StandingRow,
     Standings,
@@ -128,6 +129,7 @@ REQUESTS: list[Request] = [
     Hello(1, client="arena-tui 0.1", id=1),
     Hello(1),
     Login("ann", "correct horse", id=2),
+    SignUp("ann", "plum-kettle-harbour", id=2),
     BotLogin("bot-token-0123456789"),
     Guest(id=3),
     Resume("session-abcdef"),
@@ -173,6 +175,7 @@ REQUESTS: list[Request] = [
 
 EVENTS: list[Event] = [
     Ok(id=1),
+    Ok(signups=True, id=1),
     ErrorReply(ErrorCode.ILLEGAL_MOVE, "no black amazon on d9", field="move", id=10),
     ErrorReply(ErrorCode.RATE_LIMITED, "too many seeks", retry_after=30),
     Welcome(1, "session-abcdef", ANN, ("g42", "g43"), id=2),

@@ -41,7 +41,7 @@ def test_hello_is_answered_by_the_connection_itself() -> None:
     connection = ServerConnection()
     assert connection.phase is Phase.HELLO
     assert connection.receive(HELLO) is None
-    assert _replies(connection) == [{"t": "ok", "id": 1}]
+    assert _replies(connection) == [{"t": "ok", "id": 1, "signups": False}]
     assert connection.phase is Phase.LOGIN
 
 
@@ -88,7 +88,10 @@ def test_only_logins_and_pings_come_between_hello_and_welcome() -> None:
     pong, refusal = _replies(connection)
     assert pong == {"t": "pong", "id": 3}
     assert refusal["code"] == "not_authenticated"
-    assert refusal["message"] == "log in before resign: send login, bot_login, guest or resume"
+    assert (
+        refusal["message"]
+        == "log in before resign: send login, sign_up, bot_login, guest or resume"
+    )
     assert refusal["id"] == 4
     assert connection.receive(LOGIN) == Login("ann", "correct horse", id=2)
     assert connection.data_to_send() == []
@@ -98,7 +101,7 @@ def test_a_client_may_send_its_login_without_waiting_for_ok() -> None:
     connection = ServerConnection()
     assert connection.receive(HELLO) is None
     assert connection.receive(LOGIN) == Login("ann", "correct horse", id=2)
-    assert _replies(connection) == [{"t": "ok", "id": 1}]
+    assert _replies(connection) == [{"t": "ok", "id": 1, "signups": False}]
 
 
 def test_welcome_completes_the_login() -> None:
