@@ -5,6 +5,7 @@ way one person might reach another's bot or token is tried, and refused."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
@@ -240,3 +241,17 @@ async def test_nobody_lists_takes_or_revokes_another_persons_bot_or_token(
     assert await identity.owner_of(database, "alicebot") == "alice"
     assert await identity.owner_of(database, "orphanbot") is None
     assert len(await identity.list_bot_tokens(database)) == 2
+
+
+def test_the_docs_quote_the_limits_in_the_code() -> None:
+    root = Path(__file__).resolve().parents[3]
+    protocol = (root / "docs" / "protocol.md").read_text()
+    assert (
+        f"has at most **{identity.BOTS_PER_OWNER}** bots, a bot at most "
+        f"**{identity.TOKENS_PER_BOT}** live tokens" in protocol
+    )
+    getting_started = (root / "docs" / "bot-protocol.md").read_text()
+    assert (
+        f"A person has up to {identity.BOTS_PER_OWNER} bots and a bot up to "
+        f"{identity.TOKENS_PER_BOT} live tokens" in getting_started
+    )
