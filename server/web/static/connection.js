@@ -1,5 +1,6 @@
 // One websocket to the server that served the page, speaking the protocol of docs/protocol.md:
-// binary msgpack maps, `hello` then a login (a guest, or an account's name and password), and
+// binary msgpack maps, `hello` then a login (a guest, an account's name and password, or a new
+// account made by `sign_up` where the `ok` to `hello` says `signups`), and
 // after a dropped connection the same session again by `resume` (a new guest if it has lapsed).
 // The session token is kept for the browser (localStorage), so a reload, a game's address
 // opened in another tab, or a second tab of a game, is still the same player (the server lets a
@@ -46,7 +47,8 @@ export class Connection {
     });
     this.user = null;
     this.welcome = null;
-    this.signingIn = null; // {user, password, resolve, reject} until the login is answered
+    this.signingIn = null; // {tag, user, password, resolve, reject} until the login is answered
+    this.signups = false; // whether the server lets anyone make an account, as its `ok` says
     this.retryMs = RETRY_FIRST_MS;
     this.retryTimer = null;
   }
@@ -71,8 +73,17 @@ export class Connection {
   // welcome, or rejects with the server's refusal, and then the page goes on as a new guest.
   signIn(user, password) {
     return new Promise((resolve, reject) => {
-      this.signingIn = { user, password, resolve, reject };
+      this.signingIn = { tag: "login", user, password, resolve, reject };
       this.#forget();
+      this.#reopen();
+    });
+  }
+
+  // Make an account and log in to it, on a new connection; resolves with the welcome, or
+  // rejects with the server's refusal, and then the page goes on as the player it was.
+  signUp(user, password) {
+    return new Promise((resolve, reject) => {
+      this.signingIn = { tag: "sign_up", user, password, resolve, reject };
       this.#reopen();
     });
   }
@@ -115,13 +126,14 @@ export class Connection {
       // The first login goes out with the hello, not after its reply: the server answers a
       // connection's requests in order, and the page is online a round trip sooner.
       const hello = this.request({ t: "hello", version: PROTOCOL_VERSION, client: CLIENT_NAME });
+      hello.then((ok) => (this.signups = ok.signups === true), () => {});
       let welcome = null;
       const signingIn = this.signingIn;
       this.signingIn = null;
       let login;
       if (signingIn !== null) {
-        const { user, password } = signingIn;
-        login = this.request({ t: "login", user, password }).then(
+        const { tag, user, password } = signingIn;
+        login = this.request({ t: tag, user, password }).then(
           (reply) => (signingIn.resolve(reply), reply),
           (error) => (signingIn.reject(error), null),
         );
@@ -134,6 +146,12 @@ export class Connection {
       this.#sendFirst();
       await hello;
       welcome = await login;
+      if (welcome === null && signingIn !== null && this.session !== null) {
+        // A refused sign-up: the page goes on as the player it was.
+        const resumed = this.request({ t: "resume", session: this.session }).catch(() => null);
+        this.#sendFirst();
+        welcome = await resumed;
+      }
       if (welcome === null) {
         const guest = this.request({ t: "guest" });
         this.#sendFirst();

@@ -184,6 +184,13 @@ export class Lobby {
     };
     for (const colour of ["random", "white", "black"]) {
       this.fields.colour.append(make("option", { value: colour, text: colour }));
+      newName: make("input", { id: "sign-up-name", autocomplete: "username", maxlength: "32" }),
+      newPassword: make("input", {
+        id: "sign-up-password",
+        type: "password",
+        autocomplete: "new-password",
+        maxlength: "128",
+      }),
     }
     for (const strength of STRENGTHS) {
       this.fields.strength.append(make("option", { value: String(strength), text: strength }));
@@ -208,6 +215,25 @@ export class Lobby {
     this.asGuest = button("play-as-guest", "Play as a guest instead", () => {
       this.#say("");
       this.connection.playAsGuest();
+    this.signUpProblem = make("p", { class: "form-problem", id: "sign-up-problem", role: "alert" });
+    const signUp = make("form", { class: "sign-in", id: "sign-up" }, [
+      field("Name", this.fields.newName),
+      field("Password", this.fields.newPassword),
+      make("button", { type: "submit", text: "Create account" }),
+      this.signUpProblem,
+    ]);
+    this.signUpBox = make("details", { class: "account", id: "sign-up-box" }, [
+      make("summary", { text: "Create an account", id: "sign-up-open" }),
+      make("p", {
+        class: "notice",
+        text: "Letters, digits, _ and -, up to 32; a password of 8 characters or more",
+      }),
+      signUp,
+    ]);
+    signUp.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#signUp();
+    });
     });
 
     this.quickButton = button("quick-pair", "Quick pairing", () => this.#quickPair());
@@ -248,6 +274,7 @@ export class Lobby {
         make("h3", { text: "New game" }),
         make("div", { class: "fields" }, [
           (this.gameField = field("Game", this.fields.game)),
+        this.signUpBox,
           field("Board", this.fields.setup),
           field("Time", this.fields.time),
           field("Colour", this.fields.colour),
@@ -435,6 +462,29 @@ export class Lobby {
   }
 
   async #quickPair() {
+  async #signUp() {
+    const user = this.fields.newName.value.trim();
+    const password = this.fields.newPassword.value;
+    const say = (text) => (this.signUpProblem.textContent = text);
+    if (user === "" || password === "") {
+      say("Give a name and a password");
+      return;
+    }
+    // On a new connection the server cannot tell that this guest is in a game: said here.
+    if (this.user?.kind === "guest" && this.myGames.length > 0) {
+      say(`You are playing as ${this.user.name}: finish or leave your game first`);
+      return;
+    }
+    say("");
+    try {
+      await this.connection.signUp(user, password);
+      this.fields.newPassword.value = "";
+      this.signUpBox.open = false;
+    } catch (error) {
+      say(error.message);
+    }
+  }
+
     if (this.pairing) {
       if ((await this.#act({ t: "cancel_quick_pair" })) !== null) this.pairing = false;
     } else if ((await this.#act({ t: "quick_pair", ...this.#terms() })) !== null) {
@@ -511,6 +561,7 @@ export class Lobby {
     this.quickButton.textContent = this.pairing ? "Cancel quick pairing" : "Quick pairing";
     this.pairingLine.textContent = this.pairing ? "Looking for an opponent…" : "";
 
+    this.signUpBox.hidden = account || !this.connection.signups;
     this.seekList.replaceChildren(
       ...[...this.seeks.values()].map((seek) => {
         const mine = seek.player.name === me;
