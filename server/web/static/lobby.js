@@ -181,9 +181,6 @@ export class Lobby {
         autocomplete: "current-password",
         maxlength: "128",
       }),
-    };
-    for (const colour of ["random", "white", "black"]) {
-      this.fields.colour.append(make("option", { value: colour, text: colour }));
       newName: make("input", { id: "sign-up-name", autocomplete: "username", maxlength: "32" }),
       newPassword: make("input", {
         id: "sign-up-password",
@@ -191,6 +188,9 @@ export class Lobby {
         autocomplete: "new-password",
         maxlength: "128",
       }),
+    };
+    for (const colour of ["random", "white", "black"]) {
+      this.fields.colour.append(make("option", { value: colour, text: colour }));
     }
     for (const strength of STRENGTHS) {
       this.fields.strength.append(make("option", { value: String(strength), text: strength }));
@@ -212,9 +212,6 @@ export class Lobby {
       event.preventDefault();
       this.#signIn();
     });
-    this.asGuest = button("play-as-guest", "Play as a guest instead", () => {
-      this.#say("");
-      this.connection.playAsGuest();
     this.signUpProblem = make("p", { class: "form-problem", id: "sign-up-problem", role: "alert" });
     const signUp = make("form", { class: "sign-in", id: "sign-up" }, [
       field("Name", this.fields.newName),
@@ -234,6 +231,9 @@ export class Lobby {
       event.preventDefault();
       this.#signUp();
     });
+    this.asGuest = button("play-as-guest", "Play as a guest instead", () => {
+      this.#say("");
+      this.connection.playAsGuest();
     });
 
     this.quickButton = button("quick-pair", "Quick pairing", () => this.#quickPair());
@@ -270,11 +270,11 @@ export class Lobby {
         make("h2", { text: "Play" }),
         this.who,
         this.signInBox,
+        this.signUpBox,
         this.asGuest,
         make("h3", { text: "New game" }),
         make("div", { class: "fields" }, [
           (this.gameField = field("Game", this.fields.game)),
-        this.signUpBox,
           field("Board", this.fields.setup),
           field("Time", this.fields.time),
           field("Colour", this.fields.colour),
@@ -457,11 +457,6 @@ export class Lobby {
     }
   }
 
-  async #seek() {
-    await this.#act({ t: "seek", ...this.#terms(), colour: this.fields.colour.value });
-  }
-
-  async #quickPair() {
   async #signUp() {
     const user = this.fields.newName.value.trim();
     const password = this.fields.newPassword.value;
@@ -485,6 +480,11 @@ export class Lobby {
     }
   }
 
+  async #seek() {
+    await this.#act({ t: "seek", ...this.#terms(), colour: this.fields.colour.value });
+  }
+
+  async #quickPair() {
     if (this.pairing) {
       if ((await this.#act({ t: "cancel_quick_pair" })) !== null) this.pairing = false;
     } else if ((await this.#act({ t: "quick_pair", ...this.#terms() })) !== null) {
@@ -556,12 +556,12 @@ export class Lobby {
     this.who.textContent =
       this.user === null ? "Connecting…" : `Playing as ${playerName(this.user)}`;
     this.asGuest.hidden = !account;
+    this.signUpBox.hidden = account || !this.connection.signups;
     this.fields.rated.disabled = !account;
     this.fields.rated.parentElement.title = account ? "" : "Sign in to play rated games";
     this.quickButton.textContent = this.pairing ? "Cancel quick pairing" : "Quick pairing";
     this.pairingLine.textContent = this.pairing ? "Looking for an opponent…" : "";
 
-    this.signUpBox.hidden = account || !this.connection.signups;
     this.seekList.replaceChildren(
       ...[...this.seeks.values()].map((seek) => {
         const mine = seek.player.name === me;
