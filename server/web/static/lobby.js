@@ -2,8 +2,10 @@
 // the terms of a new game and the ways to start one (a seek, quick pairing, a house bot, a
 // challenge to a user by name), the open seeks (pushed by the server once asked for), the
 // challenges to and from the user, the live games (asked for again every few seconds), and
-// ways to a bot ladder's standings and to a player's page by name (players' names link there).
+// ways to a bot ladder's standings and to a player's page by name (players' names link there),
+// and a signed-in person's own bots and their tokens (bots.js).
 // Only what the server offers (`welcome.offers`) is offered; a refusal shows its message.
+import { BotsPanel } from "./bots.js";
 import { make, playerLink, playerName, timeControl } from "./describe.js";
 
 const GAMES_POLL_MS = 5000;
@@ -49,6 +51,7 @@ export class Lobby {
   online(welcome) {
     if (this.user?.name !== welcome.user.name) this.challenges.clear();
     this.user = welcome.user;
+    this.botsPanel.online(welcome.user);
     this.seekNews = [];
     this.myGames = welcome.games ?? [];
     this.pairing = false;
@@ -265,6 +268,7 @@ export class Lobby {
       make("h2", { text: "Challenges" }),
       this.challengeList,
     ]);
+    this.botsPanel = new BotsPanel(this.connection);
     this.sections = [
       make("section", { class: "panel play" }, [
         make("h2", { text: "Play" }),
@@ -309,6 +313,7 @@ export class Lobby {
         make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
         this.#ladderPanel(),
         this.#playerPanel(),
+        this.botsPanel.section,
       ]),
     ];
   }
