@@ -85,6 +85,18 @@ from server.protocol import (
     Watch,
     Welcome,
 )
+from server.protocol.bots import (
+    BotList,
+    BotTokenInfo,
+    CreateBot,
+    CreateToken,
+    ListBots,
+    ListTokens,
+    OwnedBot,
+    RevokeToken,
+    TokenCreated,
+    TokenList,
+)
 
 START = "3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w"
 ANN = Player("ann", PlayerKind.HUMAN, 1712)
@@ -171,6 +183,11 @@ REQUESTS: list[Request] = [
     PlayerGames("Ann", before="1764000100000.g10", limit=100, game="bao", id=18),
     LadderGamesRequest("fast", id=19),
     LadderGamesRequest("fast", before="1764000000000.g9", limit=1, id=19),
+    CreateBot("AnnBot", id=20),
+    ListBots(id=21),
+    CreateToken("annbot", id=22),
+    ListTokens("annbot", id=23),
+    RevokeToken("0123456789ab", id=24),
 ]
 
 EVENTS: list[Event] = [
@@ -331,4 +348,11 @@ EVENTS: list[Event] = [
         best_moves=("a2-b2/a2",),
         id=12,
     ),
+    BotList((OwnedBot("AnnBot", 2, 1_764_000_000_000), OwnedBot("oldbot", 0)), id=21),
+    BotList(id=21),
+    TokenCreated("AnnBot", "bot_" + "x" * 43, "0123456789ab", 1_764_000_000_000, id=22),
+    TokenList(
+        "AnnBot", (BotTokenInfo("0123456789ab", 1_764_000_000_000), BotTokenInfo("ba98")), id=23
+    ),
+    TokenList("AnnBot", id=24),
 ]
