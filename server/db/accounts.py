@@ -121,8 +121,7 @@ def _account(
 
 async def account(db: Database, name: str) -> AccountRow | None:
     """The account called `name` (any case), or None."""
-    async with db.reading() as connection:
-        row = (await connection.execute(_BY_NAME, {"name_key": name.lower()})).first()
+    row = await db.first(_BY_NAME, {"name_key": name.lower()})
     return None if row is None else _account(row)
 
 
@@ -233,15 +232,13 @@ async def add_token(db: Database, digest: str, account_id: str, created: int) ->
 
 async def token_account(db: Database, digest: str) -> AccountRow | None:
     """The account of the bot token with this digest, if the token is not revoked."""
-    async with db.reading() as connection:
-        row = (await connection.execute(_BY_TOKEN, {"digest": digest})).first()
+    row = await db.first(_BY_TOKEN, {"digest": digest})
     return None if row is None else _account(row)
 
 
 async def token_valid(db: Database, digest: str) -> bool:
     """Whether the bot token with this digest is kept and not revoked."""
-    async with db.reading() as connection:
-        return (await connection.execute(_TOKEN_VALID, {"digest": digest})).first() is not None
+    return await db.first(_TOKEN_VALID, {"digest": digest}) is not None
 
 
 def _tokens(*where: ColumnElement[bool]) -> Select[str, str, str, int | None, int | None]:

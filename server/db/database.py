@@ -10,12 +10,12 @@ import asyncio
 import contextlib
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Concatenate, Final, ParamSpec, TypeVar
+from typing import Any, Concatenate, Final, ParamSpec, TypeVar, TypeVarTuple
 
-from sqlalchemy import URL, Engine, create_engine, event, make_url
+from sqlalchemy import URL, Engine, Row, Select, create_engine, event, make_url
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -30,6 +30,7 @@ CONNECT_SECONDS = 10  # for a PostgreSQL server to answer before the program giv
 # For SQLite's write lock, which one writer at a time holds (a second process, a retry): the
 # longest write is a game's end, a few ms.
 SQLITE_BUSY_SECONDS = 30
+READING_THREADS = 2  # on SQLite, for `Database.first`: reads at once, beside the writer
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 # An execution option: the transaction writes, and on SQLite takes the write lock as it
 # begins (BEGIN IMMEDIATE), so what it reads cannot change before it writes.
@@ -37,6 +38,7 @@ _WRITES = "arena_writes"
 
 T = TypeVar("T")
 P = ParamSpec("P")
+Ts = TypeVarTuple("Ts")
 
 
 def database_url(url: str | None, data_dir: Path) -> URL:
@@ -85,9 +87,13 @@ class Database:
         self.where = where  # the database as messages name it, without its password
         # SQLite's: the same file on the blocking driver, for `transact` on a thread of its own.
         self._blocking = blocking
-        self._writer = (
-            None if blocking is None else ThreadPoolExecutor(1, thread_name_prefix="arena-db")
-        )
+        # One writer, as SQLite has; readers of their own, which its write-ahead log lets read
+        # while it writes.
+        self._writer: ThreadPoolExecutor | None = None
+        self._readers: ThreadPoolExecutor | None = None
+        if blocking is not None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="arena-db-write")
+            self._readers = ThreadPoolExecutor(READING_THREADS, thread_name_prefix="arena-db-read")
 
     @classmethod
     async def open(cls, url: str | None, data_dir: Path) -> Database:
@@ -132,8 +138,9 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
-        if self._writer is not None:
-            self._writer.shutdown()
+        for pool in (self._writer, self._readers):
+            if pool is not None:
+                pool.shutdown()
         if self._blocking is not None:
             self._blocking.dispose()
 
@@ -169,16 +176,40 @@ class Database:
         if self._blocking is None:
             async with self.writing() as connection:
                 return await connection.run_sync(work, *args, **kwargs)
-        blocking, writer = self._blocking, self._writer
-        assert writer is not None, "a blocking engine has its thread"
+
+        def bound(connection: Connection) -> T:
+            return work(connection, *args, **kwargs)
+
+        return await self._on_thread(self._writer, True, bound)
+
+    async def first(self, statement: Select[*Ts], parameters: Mapping[str, Any]) -> Row[*Ts] | None:
+        """The first row `statement` reads with `parameters`, or None, in a reading transaction
+        of its own: on SQLite in one hand-off (as `transact`), on a reading thread, so a login
+        waits for no game's end."""
+        if self._blocking is None:
+            async with self.reading() as connection:
+                return (await connection.execute(statement, parameters)).first()
+
+        def read(connection: Connection) -> Row[*Ts] | None:
+            return connection.execute(statement, parameters).first()
+
+        return await self._on_thread(self._readers, False, read)
+
+    async def _on_thread(
+        self, pool: ThreadPoolExecutor | None, writes: bool, work: Callable[[Connection], T]
+    ) -> T:
+        """`work` in one transaction on the blocking engine, on a thread of `pool`."""
+        blocking = self._blocking
+        assert blocking is not None, "only SQLite's database has a blocking engine"
+        assert pool is not None, "SQLite's blocking engine has its threads"
 
         def run() -> T:
             with blocking.connect() as connection:
-                connection = connection.execution_options(**{_WRITES: True})
+                connection = connection.execution_options(**{_WRITES: writes})
                 with connection.begin():
-                    return work(connection, *args, **kwargs)
+                    return work(connection)
 
-        return await asyncio.get_running_loop().run_in_executor(writer, run)
+        return await asyncio.get_running_loop().run_in_executor(pool, run)
 
     @contextlib.asynccontextmanager
     async def writing(self) -> AsyncIterator[AsyncConnection]:
