@@ -1,11 +1,11 @@
 """What a game's end costs in the live store with its hand-over to the history store and without:
 rated 6x6 games among a few accounts on an embedded Redis, each played two moves and resigned,
-through a `GameStore` without a database (the end's commit only, the game left on the hand-over set) and one
-with a SQLite file (that, then the game's record, moves and ratings written and the game taken
-off the hand-over set), the two interleaved game by game so the machine's load weighs on both
-alike, and a third kind beside them: a game the `fast` ladder started between two bots, whose
-hand-over also writes its result and the bots' ladder ratings. The moves are timed too: the
-hand-over must leave them as they were.
+through a `GameStore` without a database (the end's commit only: the game stays on the hand-over
+set) and one with a SQLite file (that, then the game's record, moves and ratings written and the
+game taken off the hand-over set), the two interleaved game by game so the machine's load weighs
+on both alike, and a third kind beside them: a game the `fast` ladder started between two bots,
+whose hand-over also writes its result and the bots' ladder ratings. The moves are timed too:
+the hand-over must leave them as they were.
 
 Run from the repository root: python -m bench.game_end [--games N] [--players P]. The machine's
 load average is printed with the figures.
