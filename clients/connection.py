@@ -32,10 +32,12 @@ from server.protocol import (
     Guest,
     Hello,
     Login,
+    Ok,
     Player,
     ProtocolError,
     Request,
     Resume,
+    SignUp,
     Synced,
     Welcome,
 )
@@ -156,10 +158,12 @@ class ArenaClient:
 
     `games` are the followed games (the core's views); `news` holds the events the server sent
     on its own (at most NEWS_LIMIT: the oldest go first), for `next_news`; `subscribe` gives a
-    listener the changes as they come."""
+    listener the changes as they come. `signups` is whether the server lets anyone make an
+    account (`sign_up`), as its reply to `hello` said."""
 
     def __init__(self, socket: ClientConnection, core: ClientCore | None = None) -> None:
         self.socket = socket
+        self.signups = False
         self.core = core if core is not None else ClientCore()
         self.news: asyncio.Queue[Event] = asyncio.Queue(NEWS_LIMIT)
         self._replies: dict[int, asyncio.Future[Event]] = {}
@@ -177,7 +181,8 @@ class ArenaClient:
         connection that dropped)."""
         socket = await connect(url, max_size=2**20)
         self = cls(socket, ClientCore(games))
-        await self.request(Hello(PROTOCOL_VERSION, client))
+        ok = await self.request(Hello(PROTOCOL_VERSION, client), Ok)
+        self.signups = ok.signups is True
         return self
 
     @classmethod
@@ -255,6 +260,10 @@ class ArenaClient:
 
     async def login(self, user: str, password: str) -> Welcome:
         return await self.request(Login(user, password), Welcome)
+
+    async def sign_up(self, user: str, password: str) -> Welcome:
+        """Make an account and log in to it (where `signups` says the server lets anyone)."""
+        return await self.request(SignUp(user, password), Welcome)
 
     async def guest(self) -> Welcome:
         return await self.request(Guest(), Welcome)

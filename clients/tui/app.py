@@ -221,9 +221,10 @@ class ArenaApp(App[None]):
     def _server_says(self, doing: str) -> None:
         self.connection = f"connecting: {doing}"
 
-    async def sign_in(self, user: str | None, password: str = "") -> None:
-        """Log in as `user` (a guest when None) and open the lobby, once the server listens;
-        raises ArenaError with the server's message when it refuses."""
+    async def sign_in(self, user: str | None, password: str = "", *, new: bool = False) -> None:
+        """Log in as `user` (a guest when None; a new account `sign_up` makes when `new`) and
+        open the lobby, once the server listens; raises ArenaError with the server's message
+        when it refuses."""
         await self._up.wait()
         client = self.client
         if client is None or client.closed:
@@ -236,6 +237,8 @@ class ArenaApp(App[None]):
             self.connection = "connected"
         if user is None:
             await client.guest()
+        elif new:
+            await client.sign_up(user, password)
         else:
             await client.login(user, password)
         await self._enter(client)
