@@ -334,9 +334,11 @@ async def owned_bot(db: Database, owner_id: str, name: str) -> OwnedBotRow | Non
 async def add_owned_bot(db: Database, row: AccountRow, owner_id: str, most: int) -> int | None:
     """Keep the new bot `row`, owned by the account `owner_id`, unless its name (any case) is
     taken (None) or the owner has `most` bots already: how many bots the owner had before.
-    The count and the insert are one transaction, so a burst of requests adds no more."""
+    The count and the insert are one transaction that holds the owner's row, so a burst of
+    requests at once adds no more."""
     try:
         async with db.writing() as connection:
+            await _hold(connection, owner_id)
             had = int(
                 await connection.scalar(
                     select(func.count())
@@ -359,6 +361,14 @@ async def add_owned_bot(db: Database, row: AccountRow, owner_id: str, most: int)
         return None  # the same name made at once by another connection
 
 
+async def _hold(connection: AsyncConnection, account_id: str) -> None:
+    """Lock the account's row until the transaction ends (PostgreSQL; SQLite's writes take
+    turns already), so counts of what it owns do not change under the transaction."""
+    await connection.execute(
+        select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == account_id).with_for_update()
+    )
+
+
 async def bot_tokens(db: Database, bot_id: str) -> list[TokenRow]:
     """The live tokens of the bot `bot_id`, oldest first."""
     async with db.reading() as connection:
@@ -374,8 +384,10 @@ async def add_token_within(
     db: Database, digest: str, account_id: str, created: int, most: int
 ) -> int:
     """Keep a new bot token of the account `account_id` unless it has `most` live tokens
-    already: how many it had before (the count and the insert are one transaction)."""
+    already: how many it had before (the count and the insert are one transaction that holds
+    the bot's row, so tokens asked for at once make no more)."""
     async with db.writing() as connection:
+        await _hold(connection, account_id)
         had = int(
             await connection.scalar(
                 select(func.count())

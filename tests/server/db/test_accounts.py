@@ -188,3 +188,32 @@ async def test_a_move_cut_short_and_run_again_copies_each_thing_once(
     # same rows change nothing.
     assert await accounts.copy_accounts(db, rows, []) == (0, 0)
     assert await identity.move_to_database(redis, db) is None
+
+
+@pytest.mark.asyncio
+async def test_a_persons_bots_and_tokens_keep_to_their_limits_when_asked_for_at_once(
+    db: Database,
+) -> None:
+    await identity.create_account(db, "ann", "a long and unusual pass phrase 77")
+    made = await asyncio.gather(
+        *(identity.create_owned_bot(db, "ann", f"bot{n}") for n in range(8)),
+        return_exceptions=True,
+    )
+    refused = [error for error in made if isinstance(error, identity.TooManyError)]
+    assert len(refused) == 8 - identity.BOTS_PER_OWNER
+    bots = await identity.owned_bots(db, "ann")
+    assert len(bots) == identity.BOTS_PER_OWNER
+    assert all(bot.tokens == 0 and bot.created is not None for bot in bots)
+    assert [bot.name for bot in bots] == sorted(bot.name for bot in bots)
+
+    first = bots[0].name
+    tokens = await asyncio.gather(
+        *(identity.create_owned_bot_token(db, "ann", first) for _ in range(8)),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(t, identity.TooManyError) for t in tokens) == 8 - identity.TOKENS_PER_BOT
+    name, listed = await identity.owned_bot_tokens(db, "ann", first.upper())
+    assert name == first
+    assert len(listed) == identity.TOKENS_PER_BOT
+    [again, *_] = await identity.owned_bots(db, "ann")
+    assert again.tokens == identity.TOKENS_PER_BOT
