@@ -88,8 +88,6 @@ VARYING = re.compile(r"[0-9A-Z_]")
 STATS = (
     "dataset.bytes",
     "overhead.total",
-    "overhead.hashtable.main",
-    "overhead.hashtable.expires",
     "clients.normal",
     "aof.buffer",
     "lua.caches",
@@ -307,6 +305,9 @@ async def _measure(url: str, redis_url: str, figures: Figures, args: argparse.Na
         figures.kinds = await _census(redis)
         found = await redis.memory_stats()
         figures.stats = {name: int(found.get(name, 0)) for name in STATS}
+        # The tables of keys and of their expiry times, sized for the most keys there were.
+        for name, value in (found.get("db.0") or {}).items():
+            figures.stats[f"db.0 {name}"] = int(value)
     finally:
         await asyncio.gather(*(table.close() for table in tables))
         await redis.aclose()

@@ -492,9 +492,10 @@ class GameStore:
     async def hand_over(self, game: StoredGame) -> Recorded:
         """Write the ended `game` to the history store (its record, moves and rating changes in
         one transaction keyed by its id), count the change to its players' ratings
-        (`server.ratings`), then take it off the hand-over set. A process that stops between
-        the steps leaves it there, and whichever process hands it over again writes nothing
-        twice and counts the change again."""
+        (`server.ratings`), then let it go from Redis (`GameStorage.let_go`: off the hand-over
+        set, expiring after the ended window). A process that stops between the steps leaves
+        it on the set, and whichever process hands it over again writes nothing twice and
+        counts the change again."""
         from server.db import FinishedGame, record_finished_game
         from server.ladder.store import ladder_of
 
