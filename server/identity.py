@@ -438,7 +438,7 @@ async def _owner_id(db: Database, owner: str) -> str:
 
     row = await accounts.account(db, owner)
     if row is None or row.kind != PlayerKind.HUMAN.value:
-        raise UnknownAccountError(f"bots are owned by human accounts, and {owner!r} is none")
+        raise UnknownAccountError(f"there is no human account {owner!r} to own bots")
     return row.id
 
 

@@ -6,6 +6,8 @@ limits server.identity sets (BOTS_PER_OWNER, TOKENS_PER_BOT). A bot that is not 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -54,29 +56,23 @@ async def create_bot(
     services: BotsServices, connection: BotsConnection, request: CreateBot
 ) -> None:
     db, owner = _database(services), _person(connection)
-    try:
+    with _refusals():
         await identity.create_owned_bot(db, owner, request.name)
-    except identity.InvalidNameError as error:
-        raise ProtocolError(ErrorCode.BAD_FIELD, str(error), field="name") from None
-    except (identity.NameTakenError, identity.TooManyError) as error:
-        raise ProtocolError(ErrorCode.CONFLICT, str(error)) from None
-    await _reply_bots(db, owner, connection, request.id)
+        await _reply_bots(db, owner, connection, request.id)
 
 
 async def list_bots(services: BotsServices, connection: BotsConnection, request: ListBots) -> None:
-    await _reply_bots(_database(services), _person(connection), connection, request.id)
+    db, owner = _database(services), _person(connection)
+    with _refusals():
+        await _reply_bots(db, owner, connection, request.id)
 
 
 async def create_token(
     services: BotsServices, connection: BotsConnection, request: CreateToken
 ) -> None:
     db, owner = _database(services), _person(connection)
-    try:
+    with _refusals():
         token, listed = await identity.create_owned_bot_token(db, owner, request.bot)
-    except identity.UnknownBotError as error:
-        raise ProtocolError(ErrorCode.NOT_FOUND, str(error)) from None
-    except identity.TooManyError as error:
-        raise ProtocolError(ErrorCode.CONFLICT, str(error)) from None
     created = _ms(listed.created) or 0
     connection.reply(TokenCreated(listed.bot, token, listed.id, created, id=request.id))
 
@@ -85,18 +81,17 @@ async def list_tokens(
     services: BotsServices, connection: BotsConnection, request: ListTokens
 ) -> None:
     db, owner = _database(services), _person(connection)
-    await _reply_tokens(db, owner, request.bot, connection, request.id)
+    with _refusals():
+        await _reply_tokens(db, owner, request.bot, connection, request.id)
 
 
 async def revoke_token(
     services: BotsServices, connection: BotsConnection, request: RevokeToken
 ) -> None:
     db, owner = _database(services), _person(connection)
-    try:
+    with _refusals():
         revoked = await identity.revoke_bot_token(services.redis, db, request.token_id, owner=owner)
-    except identity.UnknownTokenError as error:
-        raise ProtocolError(ErrorCode.NOT_FOUND, str(error), field="token_id") from None
-    await _reply_tokens(db, owner, revoked.bot, connection, request.id)
+        await _reply_tokens(db, owner, revoked.bot, connection, request.id)
 
 
 async def _reply_bots(db: Database, owner: str, connection: BotsConnection, id: int | None) -> None:
@@ -109,12 +104,33 @@ async def _reply_bots(db: Database, owner: str, connection: BotsConnection, id: 
 async def _reply_tokens(
     db: Database, owner: str, bot: str, connection: BotsConnection, id: int | None
 ) -> None:
-    try:
-        name, tokens = await identity.owned_bot_tokens(db, owner, bot)
-    except identity.UnknownBotError as error:
-        raise ProtocolError(ErrorCode.NOT_FOUND, str(error), field="bot") from None
+    name, tokens = await identity.owned_bot_tokens(db, owner, bot)
     listed = tuple(BotTokenInfo(token.id, _ms(token.created)) for token in tokens)
     connection.reply(TokenList(name, listed, id=id))
+
+
+# Each refusal of server.identity as the error it answers, and the field it is on.
+_REFUSALS: tuple[tuple[type[identity.AccountError], ErrorCode, str | None], ...] = (
+    (identity.InvalidNameError, ErrorCode.BAD_FIELD, "name"),
+    (identity.NameTakenError, ErrorCode.CONFLICT, None),
+    (identity.TooManyError, ErrorCode.CONFLICT, None),
+    (identity.UnknownBotError, ErrorCode.NOT_FOUND, "bot"),
+    (identity.UnknownTokenError, ErrorCode.NOT_FOUND, "token_id"),
+    # The asker's own account, gone since the login.
+    (identity.UnknownAccountError, ErrorCode.FORBIDDEN, None),
+)
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Turn a refusal of server.identity into the protocol's error for it."""
+    try:
+        yield
+    except identity.AccountError as error:
+        for kind, code, field in _REFUSALS:
+            if isinstance(error, kind):
+                raise ProtocolError(code, str(error), field=field) from None
+        raise
 
 
 def _person(connection: BotsConnection) -> str:

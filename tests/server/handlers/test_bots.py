@@ -255,3 +255,29 @@ def test_the_docs_quote_the_limits_in_the_code() -> None:
         f"A person has up to {identity.BOTS_PER_OWNER} bots and a bot up to "
         f"{identity.TOKENS_PER_BOT} live tokens" in getting_started
     )
+
+
+@pytest.mark.asyncio
+async def test_an_account_gone_since_its_login_is_refused_in_one_line(
+    redis: Redis, database: Database
+) -> None:
+    from sqlalchemy import delete
+
+    from server.db.schema import ACCOUNTS
+
+    services, alice = _services(redis, database), await _person(database, "alice")
+    async with database.writing() as connection:
+        await connection.execute(delete(ACCOUNTS).where(ACCOUNTS.c.name_key == "alice"))
+    for call in (
+        create_bot(services, alice, CreateBot("alicebot")),
+        list_bots(services, alice, ListBots()),
+        create_token(services, alice, CreateToken("alicebot")),
+        list_tokens(services, alice, ListTokens("alicebot")),
+        revoke_token(services, alice, RevokeToken("0123456789ab")),
+    ):
+        refused = await _refused(call)
+        assert (refused.code, str(refused)) == (
+            ErrorCode.FORBIDDEN,
+            "there is no human account 'alice' to own bots",
+        )
+    assert await identity.find(redis, database, "alicebot") is None
