@@ -60,6 +60,8 @@ async def test_a_person_makes_a_bot_and_its_tokens_on_the_page(
         token_row = row.locator(f".token[data-token='{identity.token_id(token)}']")
         await expect(token_row).to_contain_text("made ")
         await page.screenshot(path=artifacts / "bots-panel.png", full_page=True)
+        await page.set_viewport_size({"width": 390, "height": 844})
+        await panel.screenshot(path=artifacts / "bots-panel-phone.png")
 
         await token_row.locator(".revoke-token").click()
         await expect(row.locator(".tokens")).to_have_text("No live tokens", timeout=WAIT_MS)

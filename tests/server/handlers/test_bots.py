@@ -248,7 +248,7 @@ def test_the_docs_quote_the_limits_in_the_code() -> None:
     protocol = (root / "docs" / "protocol.md").read_text()
     assert (
         f"has at most **{identity.BOTS_PER_OWNER}** bots, a bot at most "
-        f"**{identity.TOKENS_PER_BOT}** live tokens" in protocol
+        f"**{identity.TOKENS_PER_BOT}** live\ntokens" in protocol
     )
     getting_started = (root / "docs" / "bot-protocol.md").read_text()
     assert (
