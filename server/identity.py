@@ -36,6 +36,7 @@ __all__ = [
     "BOTS_PER_OWNER",
     "GUEST_PREFIX",
     "MIN_PASSWORD_LENGTH",
+    "SESSIONS_ENDED",
     "SESSION_TTL",
     "TOKENS_PER_BOT",
     "TOKEN_REVOKED",
@@ -52,6 +53,7 @@ __all__ = [
     "UnknownTokenError",
     "authenticate",
     "bot_for_token",
+    "change_password",
     "check_name",
     "check_password",
     "create_account",
@@ -69,6 +71,7 @@ __all__ = [
     "owners",
     "resume_session",
     "revoke_bot_token",
+    "session_digest",
     "session_origin",
     "sign_up",
     "token_digest",
@@ -92,6 +95,12 @@ TOKEN_CREATED_KEY = "token-created"
 # Session token's SHA-256 hex -> "<lowercase name> <id>", and " <bot token's SHA-256 hex>" when
 # a bot token opened it (the session ends with that token); expires.
 SESSION_KEY = "session:{}"
+# Hash by a session's holder ("<lowercase name> <id>"): the digests of the sessions opened since
+# this index was kept -> when each was opened (ms); and `since` (ms) once the password changed,
+# after which a session not in the index (opened before it was kept) is refused. It lives as
+# long as the account's latest session.
+SESSIONS_KEY = "sessions:{}"
+SESSIONS_SINCE = "since"
 GUEST_COUNTER_KEY = "guest:counter"  # INCR'd for the number in each guest's name
 
 SESSION_TTL = timedelta(days=7)
@@ -106,6 +115,9 @@ TOKEN_ID_LENGTH = 12
 # The type of the map published on a bot's user channel when one of its tokens is revoked,
 # with the token's digest as `token`; servers end the connections that logged in with it.
 TOKEN_REVOKED = "token_revoked"
+# The type of the map published on a user channel when sessions of the account are ended, with
+# their digests as `sessions`; servers end the connections that hold one.
+SESSIONS_ENDED = "sessions_ended"
 # What a person may make for themselves over the protocol (the operator's `arena token create`
 # is not bound by them): bots per owner, and live tokens per bot (a revoked one frees its place).
 BOTS_PER_OWNER = 5
@@ -338,6 +350,55 @@ async def authenticate(
     return _rated(row)
 
 
+async def change_password(
+    r: aioredis.Redis,
+    db: Database,
+    name: str,
+    old: str,
+    new: str,
+    *,
+    keep: str | None = None,
+    hasher: PasswordHasher = _HASHER,
+) -> bool:
+    """Replace the password of the human account `name` if `old` is its password (False if it
+    is not); `new` must pass `check_password` (InvalidPasswordError). Every session of the
+    account but the one whose digest is `keep` ends, and the connections holding them are told
+    to close (on the account's user channel)."""
+    from server.db import accounts
+
+    row = await accounts.account(db, name)
+    stored = None if row is None or row.kind != PlayerKind.HUMAN.value else row.password
+    if row is None or stored is None:
+        await _verify(hasher, await asyncio.to_thread(_dummy_hash, hasher), old)
+        return False
+    if not await _verify(hasher, stored, old):
+        return False
+    check_password(row.name, new)
+    hashed = await asyncio.to_thread(hasher.hash, new)
+    if not await accounts.replace_password(db, row.id, stored, hashed):
+        return False  # changed meanwhile: `old` is no longer its password
+    await _end_sessions(r, f"{row.name.lower()} {row.id}", row.name, keep=keep)
+    return True
+
+
+async def _end_sessions(r: aioredis.Redis, holder: str, name: str, *, keep: str | None) -> None:
+    """End every session of `holder` but `keep`, and those opened before the index was kept."""
+    index = SESSIONS_KEY.format(holder)
+    ended = [
+        digest
+        for digest in map(_text, await r.hkeys(index))
+        if digest not in (keep, SESSIONS_SINCE)
+    ]
+    async with r.pipeline(transaction=True) as pipe:
+        for digest in ended:
+            pipe.delete(SESSION_KEY.format(digest))
+            pipe.hdel(index, digest)
+        pipe.hset(index, SESSIONS_SINCE, time.time_ns() // 1_000_000)
+        pipe.pexpire(index, SESSION_TTL)
+        await pipe.execute()
+    await r.publish(user_channel(name), msgpack.packb({"t": SESSIONS_ENDED, "sessions": ended}))
+
+
 async def find(r: aioredis.Redis, db: Database | None, name: str) -> Account | None:
     """The account called `name` (any case), or None; only guests without a database."""
     found = await _holder_account(r, db, name) if name else None
@@ -541,7 +602,12 @@ async def open_session(
     token = secrets.token_urlsafe(TOKEN_BYTES)
     holder = f"{account.name.lower()} {account_id}"
     holder = holder if origin is None else f"{holder} {origin}"
-    await r.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
+    index = SESSIONS_KEY.format(f"{account.name.lower()} {account_id}")
+    async with r.pipeline(transaction=True) as pipe:
+        pipe.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
+        pipe.hset(index, _digest(token), time.time_ns() // 1_000_000)
+        pipe.pexpire(index, ttl)
+        await pipe.execute()
     await _keep_guest(r, account, ttl)
     return token
 
@@ -557,11 +623,29 @@ async def resume_session(
     account = await _account_of(r, db, holder)
     origin = _origin(holder)
     revoked = origin is not None and (db is None or not await token_known(db, origin))
+    if account is not None and not revoked:
+        revoked = await _ended(r, holder, _digest(token), ttl)
     if account is None or revoked:
         await r.delete(SESSION_KEY.format(_digest(token)))
         return None
     await _keep_guest(r, account, ttl)
     return account
+
+
+async def _ended(r: aioredis.Redis, holder: str, digest: str, ttl: timedelta) -> bool:
+    """Whether the session `digest` was ended: one opened before its account's index was kept,
+    refused once the password changed (an indexed one that was ended has no key left)."""
+    index = SESSIONS_KEY.format(" ".join(holder.split(" ")[:2]))
+    async with r.pipeline(transaction=True) as pipe:
+        pipe.hmget(index, [digest, SESSIONS_SINCE])
+        pipe.pexpire(index, ttl)
+        (opened, since), _ = await pipe.execute()
+    return opened is None and since is not None
+
+
+def session_digest(token: str) -> str:
+    """The digest a session token is kept by, which the news of its end names."""
+    return _digest(token)
 
 
 async def session_origin(r: aioredis.Redis, token: str) -> str | None:

@@ -56,6 +56,7 @@ log = structlog.get_logger(__name__)
 SEND_BUFFER = 256 * 1024  # bytes unsent to a client before it is disconnected
 TOO_FAR_BEHIND = (1008, "too far behind; reconnect and resync")
 TOKEN_REVOKED = (1008, "bot token revoked")
+SESSION_ENDED = (1008, "session ended: the password changed or the session was ended; log in again")
 LOGIN_SECONDS = 15.0  # from connecting until a `welcome`, or the connection is closed
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once
@@ -102,6 +103,7 @@ class Session:
         self.overflowed = False
         self.connection_id = secrets.token_hex(6)
         self.bot_token: str | None = None  # digest of the bot token logged in with, if any
+        self.session: str | None = None  # digest of the session it holds, once welcomed
         # While this connection's own action on a game is being committed, that game's
         # published frames wait here, so the reply goes out first and each version once.
         self.held: tuple[str, list[tuple[int, bytes]]] | None = None
@@ -169,6 +171,8 @@ class Session:
             self.arena.spawn(self._follow_started(event["game_id"]))
         elif channel_name.startswith("user:") and event.get("t") == identity.TOKEN_REVOKED:
             self._token_revoked(event.get("token"))
+        elif channel_name.startswith("user:") and event.get("t") == identity.SESSIONS_ENDED:
+            self._sessions_ended(event.get("sessions"))
         else:
             self.push(data)
 
@@ -178,6 +182,13 @@ class Session:
         if self.bot_token is not None and digest == self.bot_token:
             self.log.info("bot_token_revoked")
             self.arena.spawn(self.socket.close(*TOKEN_REVOKED))
+
+    def _sessions_ended(self, digests: object) -> None:
+        """Sessions of this user were ended: end the connection if it holds one (the news is
+        for servers, never sent on to clients)."""
+        if isinstance(digests, list) and self.session in digests:
+            self.log.info("session_ended")
+            self.arena.spawn(self.socket.close(*SESSION_ENDED))
 
     def _pass_on(self, game_id: str, version: int, data: bytes) -> None:
         """Send a game's event unless it was sent already (a reply may have carried it), so a

@@ -1,6 +1,7 @@
 """Logging in: with a password (failed attempts throttled), a bot's token, as a guest, or by
 taking up a session again; or signing up, which makes an account and logs in to it. Each ends in
-a `welcome`, after which the connection follows the player's news, games and challenges.
+a `welcome`, after which the connection follows the player's news, games and challenges. A
+signed-in person changes their password here too, which ends the account's other sessions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from server.protocol import (
     Guest,
     Login,
     Offers,
+    Ok,
     Player,
     PlayerKind,
     ProtocolError,
@@ -31,6 +33,7 @@ from server.protocol import (
     SignUp,
     Welcome,
 )
+from server.protocol.account import ChangePassword
 from server.protocol.limits import MAX_OWN_GAMES
 from server.throttle import LoginThrottle, SignupThrottle
 
@@ -59,6 +62,7 @@ class AccountConnection(Protocol):
 
     user: Player | None  # set once the player is welcomed
     bot_token: str | None  # digest of the bot token logged in with, if any
+    session: str | None  # digest of the session it holds, once welcomed
     log: Any  # the connection's bound logger
 
     def address(self) -> str: ...
@@ -187,6 +191,7 @@ async def _welcome(
             services.redis, services.store.database, account, origin=connection.bot_token
         )
     connection.user = player
+    connection.session = identity.session_digest(session)
     connection.log = connection.log.bind(user=player.name)
     await connection.follow(user_channel(player.name))
     if connection.bot_token is not None and not await identity.token_known(
@@ -214,13 +219,47 @@ async def _welcome(
     connection.log.info("logged_in", kind=str(player.kind))
 
 
-ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
-    on(Login, login),
-    on(SignUp, sign_up),
-    on(BotLogin, bot_login),
-    on(Guest, guest),
-    on(Resume, resume),
-)
+async def change_password(
+    services: AccountServices, connection: AccountConnection, request: ChangePassword
+) -> None:
+    name, address = _person(connection), connection.address()
+    # The old password is a guess like a login's: counted by the same throttle.
+    wait = await services.throttle.wait(name, address)
+    if wait > 0:
+        connection.log.warning("change_password_throttled", wait=wait)
+        raise ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"too many wrong passwords for {name}: try again in {wait} s",
+            retry_after=wait,
+        )
+    try:
+        changed = await identity.change_password(
+            services.redis,
+            _database(services),
+            name,
+            request.old,
+            request.new,
+            keep=connection.session,
+        )
+    except identity.InvalidPasswordError as error:
+        raise ProtocolError(ErrorCode.BAD_FIELD, str(error), field="new") from None
+    if not changed:
+        await services.throttle.failed(name, address)
+        raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong password: the old one is needed")
+    await services.throttle.succeeded(name, address)
+    connection.log.info("password_changed")
+    connection.reply(Ok(id=request.id))
+
+
+def _person(connection: AccountConnection) -> str:
+    """The name of the signed-in person (a human account) the request is from."""
+    user = connection.user
+    if user is None or user.kind is not PlayerKind.HUMAN:
+        kind = "nobody" if user is None else f"a {user.kind}"
+        raise ProtocolError(
+            ErrorCode.FORBIDDEN, f"only a signed-in person's account has a password, not {kind}"
+        )
+    return user.name
 
 
 def _database(services: AccountServices) -> Database:
@@ -230,3 +269,13 @@ def _database(services: AccountServices) -> Database:
             ErrorCode.BAD_CREDENTIALS, "this server keeps no accounts: log in as a guest"
         )
     return services.store.database
+
+
+ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
+    on(Login, login),
+    on(SignUp, sign_up),
+    on(BotLogin, bot_login),
+    on(Guest, guest),
+    on(Resume, resume),
+    on(ChangePassword, change_password),
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.protocol.account import ChangePassword
 from server.protocol.bots import CreateBot, CreateToken, ListBots, ListTokens, RevokeToken
 from server.protocol.limits import (
     ChallengeId,
@@ -379,4 +380,5 @@ REQUESTS = by_tag(
     CreateToken,
     ListTokens,
     RevokeToken,
+    ChangePassword,
 )

@@ -36,6 +36,7 @@ class Standin:
 
     user: Player | None = None
     bot_token: str | None = None
+    session: str | None = None
     log: Any = field(default_factory=lambda: structlog.get_logger("test"))
     replies: list[Event] = field(default_factory=list)
     pushed: list[bytes] = field(default_factory=list)

@@ -85,6 +85,7 @@ from server.protocol import (
     Watch,
     Welcome,
 )
+from server.protocol.account import ChangePassword
 from server.protocol.bots import (
     BotList,
     BotTokenInfo,
@@ -188,6 +189,7 @@ REQUESTS: list[Request] = [
     CreateToken("annbot", id=22),
     ListTokens("annbot", id=23),
     RevokeToken("0123456789ab", id=24),
+    ChangePassword("plum-kettle-harbour", "quince-lantern-meadow", id=25),
 ]
 
 EVENTS: list[Event] = [

@@ -1,0 +1,124 @@
+"""A signed-in person's own account over real websockets, a real Redis and the test's
+database: the password changed with the old one (wrong guesses throttled as logins are), every
+other session of the account ended, and nobody else's account touched."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from server import identity
+from server.db import Database
+from server.identity import create_account
+from server.throttle import LoginLimits
+from tests.server.endpoint import serving
+from tests.server.wire import Frame, Wire
+
+OLD = "plum-kettle-harbour"
+NEW = "quince-lantern-meadow"
+
+
+@pytest_asyncio.fixture
+async def url(redis: Redis, redis_url: str, database: Database) -> AsyncIterator[str]:
+    await create_account(database, "Ann", OLD)
+    await create_account(database, "Bea", OLD)
+    async with serving(redis_url, login_limits=LoginLimits(pair=3)) as found:
+        yield found
+
+
+async def _login(url: str, user: str = "Ann", password: str = OLD) -> tuple[Wire, Frame]:
+    wire = await Wire.connect(url)
+    await wire.call("hello", version=1)
+    return wire, await wire.call("login", user=user, password=password)
+
+
+async def _resume(url: str, session: str) -> Frame:
+    wire = await Wire.connect(url)
+    await wire.call("hello", version=1)
+    reply = await wire.call("resume", session=session)
+    await wire.close()
+    return reply
+
+
+def _refusal(reply: Frame) -> tuple[str, str | None, str]:
+    assert reply["t"] == "error", reply
+    return reply["code"], reply.get("field"), reply["message"]
+
+
+@pytest.mark.asyncio
+async def test_a_changed_password_ends_the_accounts_other_sessions(url: str) -> None:
+    here, welcome = await _login(url)
+    elsewhere, _ = await _login(url)
+    _, away = await _login(url)  # a session not connected now, to be resumed later
+    bea, bea_welcome = await _login(url, "Bea")
+
+    assert (await here.call("change_password", old=OLD, new=NEW))["t"] == "ok"
+
+    await elsewhere.wait_closed()
+    assert elsewhere.socket.close_code == 1008
+    assert "session ended" in (elsewhere.socket.close_reason or "")
+    assert _refusal(await _resume(url, away["session"]))[0] == "bad_credentials"
+    assert (await here.call("ping"))["t"] == "pong"
+    assert (await _resume(url, welcome["session"]))["t"] == "welcome"
+    # Another account's sessions go on.
+    assert (await bea.call("ping"))["t"] == "pong"
+    assert (await _resume(url, bea_welcome["session"]))["t"] == "welcome"
+
+    assert _refusal((await _login(url, password=OLD))[1])[0] == "bad_credentials"
+    assert (await _login(url, password=NEW))[1]["t"] == "welcome"
+    assert (await _login(url, "Bea", OLD))[1]["t"] == "welcome"
+
+
+@pytest.mark.asyncio
+async def test_each_refusal_names_what_is_wrong(url: str) -> None:
+    here, _ = await _login(url)
+    code, _, message = _refusal(await here.call("change_password", old="not-it-at-all", new=NEW))
+    assert (code, message) == ("bad_credentials", "wrong password: the old one is needed")
+    code, field, message = _refusal(await here.call("change_password", old=OLD, new="short"))
+    assert (code, field) == ("bad_field", "new")
+    assert "at least 8 characters" in message
+    code, field, message = _refusal(await here.call("change_password", old=OLD, new="password1"))
+    assert (code, field) == ("bad_field", "new")
+    assert "most common passwords" in message
+    # Nothing refused changed anything.
+    assert (await _login(url, password=OLD))[1]["t"] == "welcome"
+
+
+@pytest.mark.asyncio
+async def test_wrong_old_passwords_are_throttled_as_failed_logins(url: str) -> None:
+    here, _ = await _login(url)
+    for _ in range(3):
+        reply = await here.call("change_password", old="a-wrong-guess", new=NEW)
+        assert _refusal(reply)[0] == "bad_credentials"
+    reply = await here.call("change_password", old=OLD, new=NEW)
+    assert _refusal(reply)[0] == "rate_limited"
+    assert reply["retry_after"] > 0
+    # The guesses counted against logins too, and the right one was not let through.
+    assert _refusal((await _login(url, password=OLD))[1])[0] == "rate_limited"
+
+
+@pytest.mark.asyncio
+async def test_guests_and_bots_have_no_password_to_change(url: str) -> None:
+    guest = await Wire.guest(url)
+    code, _, message = _refusal(await guest.call("change_password", old=OLD, new=NEW))
+    assert code == "forbidden"
+    assert "not a guest" in message
+
+
+@pytest.mark.asyncio
+async def test_a_session_opened_before_sessions_were_indexed_ends_with_the_password(
+    url: str, redis: Redis, database: Database
+) -> None:
+    # As servers before the index kept a session: its key only.
+    old_session = await identity.open_session(redis, database, "Ann")
+    ann = await identity.find(redis, database, "Ann")
+    assert ann is not None
+    assert ann.id is not None
+    await redis.delete(f"sessions:ann {ann.id}")
+    assert (await _resume(url, old_session))["t"] == "welcome"
+    here, _ = await _login(url)
+    assert (await here.call("change_password", old=OLD, new=NEW))["t"] == "ok"
+    assert _refusal(await _resume(url, old_session))[0] == "bad_credentials"
