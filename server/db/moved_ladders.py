@@ -28,6 +28,7 @@ from server.clock import now_ms
 from server.db.database import Database
 from server.db.finished_games import finished_game
 from server.db.ladders import rate_ladder_game_in
+from server.db.moved_ratings import history_rows
 from server.db.pools import insert
 from server.db.schema import GAMES, LADDER_RESULTS, LADDERS, RATING_HISTORY, RATINGS
 from server.ladder.definition import Ladder, LadderError
@@ -113,7 +114,7 @@ async def _move(db: Database, redis: aioredis.Redis, ladder: Ladder) -> MovedLad
     point_rows = [
         row
         for key, texts in zip(histories, points, strict=True)
-        for row in _points(key.removeprefix(f"{prefix}history:"), pool, texts)
+        for row in history_rows(key.removeprefix(f"{prefix}history:").lower(), pool, texts)
     ]
     last: dict[str, int] = {}
     for row in point_rows:
@@ -225,26 +226,6 @@ def _results(ladder: str, texts: list[bytes]) -> list[dict[str, Any]]:
                 "ended": None if ended is None else int(ended),
             }
         except (ValueError, KeyError, TypeError, AttributeError):
-            continue
-        rows.append(row)
-    return rows
-
-
-def _points(player: str, pool: dict[str, str], texts: list[bytes]) -> list[dict[str, Any]]:
-    rows = []
-    for text in texts:
-        try:
-            point = json.loads(text)
-            row = {
-                "player": player.lower(),
-                **pool,
-                "game_id": str(point["game_id"]),
-                "at": int(point["at"]),
-                "rating": float(point["rating"]),
-                "deviation": float(point["deviation"]),
-                "setup": point.get("setup"),
-            }
-        except (ValueError, KeyError, TypeError):
             continue
         rows.append(row)
     return rows

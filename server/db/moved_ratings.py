@@ -25,7 +25,7 @@ from server.glicko import Rating
 from server.protocol import PlayerKind
 from server.ratings import bump_versions
 
-__all__ = ["UNRATED", "MovedRatings", "move_ratings"]
+__all__ = ["UNRATED", "MovedRatings", "history_rows", "move_ratings"]
 
 HOLDERS: Final = ("user", "house")  # the hashes of accounts and of house bots' strengths
 HISTORY: Final = ":history:"
@@ -149,7 +149,9 @@ async def _read(redis: aioredis.Redis) -> _Found:
             found.ratings.extend(_ratings(player, fields))
             for key in histories.get(holder, []):
                 game = key.partition(HISTORY)[2]
-                found.points.extend(_points(player, game, next(replies)))
+                found.points.extend(
+                    history_rows(player, {"game": game, "ladder": GAME_POOL}, next(replies))
+                )
             found.only_ratings.extend(histories.get(holder, []))
             kind = fields.get("kind")
             if kind in ACCOUNT_KINDS and "id" in fields:
@@ -193,16 +195,16 @@ def _games(fields: dict[str, str]) -> dict[str, tuple[str, str | None, str | Non
     return found
 
 
-def _points(player: str, game: str, texts: list[bytes]) -> list[dict[str, Any]]:
-    """The rows of a history's points; one that does not read as a point is left out."""
-    points = []
+def history_rows(player: str, pool: dict[str, str], texts: list[bytes]) -> list[dict[str, Any]]:
+    """The rows in `pool` (its `game` and `ladder` columns) of `player`'s history points as an
+    older data folder kept them; one that does not read as a point is left out."""
+    rows = []
     for text in texts:
         try:
             point = json.loads(text)
             row = {
                 "player": player,
-                "game": game,
-                "ladder": GAME_POOL,
+                **pool,
                 "game_id": str(point["game_id"]),
                 "at": int(point["at"]),
                 "rating": float(point["rating"]),
@@ -211,8 +213,8 @@ def _points(player: str, game: str, texts: list[bytes]) -> list[dict[str, Any]]:
             }
         except (ValueError, KeyError, TypeError):
             continue
-        points.append(row)
-    return points
+        rows.append(row)
+    return rows
 
 
 def _text(value: bytes | str) -> str:
