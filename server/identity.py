@@ -46,10 +46,12 @@ __all__ = [
     "InvalidNameError",
     "InvalidPasswordError",
     "NameTakenError",
+    "OpenSession",
     "OwnedBot",
     "TooManyError",
     "UnknownAccountError",
     "UnknownBotError",
+    "UnknownSessionError",
     "UnknownTokenError",
     "authenticate",
     "bot_for_token",
@@ -60,8 +62,10 @@ __all__ = [
     "create_bot_token",
     "create_owned_bot",
     "create_owned_bot_token",
+    "end_session",
     "find",
     "list_bot_tokens",
+    "list_sessions",
     "move_to_database",
     "new_guest",
     "open_session",
@@ -72,6 +76,7 @@ __all__ = [
     "resume_session",
     "revoke_bot_token",
     "session_digest",
+    "session_id",
     "session_origin",
     "sign_up",
     "token_digest",
@@ -96,7 +101,8 @@ TOKEN_CREATED_KEY = "token-created"
 # a bot token opened it (the session ends with that token); expires.
 SESSION_KEY = "session:{}"
 # Hash by a session's holder ("<lowercase name> <id>"): the digests of the sessions opened since
-# this index was kept -> when each was opened (ms); and `since` (ms) once the password changed,
+# this index was kept -> "<when it was opened, ms> <the address it was last used from>" (or the
+# time alone); and `since` (ms) once the password changed,
 # after which a session not in the index (opened before it was kept) is refused. It lives as
 # long as the account's latest session.
 SESSIONS_KEY = "sessions:{}"
@@ -181,6 +187,10 @@ class UnknownBotError(AccountError):
     """The asker owns no bot of this name (whether someone else does is not said)."""
 
 
+class UnknownSessionError(AccountError):
+    """The account has no live session with this id."""
+
+
 class TooManyError(AccountError):
     """A person has as many bots, or a bot as many live tokens, as one may have."""
 
@@ -210,6 +220,16 @@ class BotToken:
     id: str
     bot: str
     created: datetime | None
+
+
+@dataclass(frozen=True)
+class OpenSession:
+    """One of an account's live sessions as its list shows it: its id (not its token), when it
+    was opened, and the address it was last used from, if known."""
+
+    id: str
+    started: datetime
+    address: str | None
 
 
 @dataclass(frozen=True)
@@ -584,10 +604,12 @@ async def open_session(
     *,
     ttl: timedelta = SESSION_TTL,
     origin: str | None = None,
+    address: str | None = None,
 ) -> str:
     """A new session token for account `name` (or the account just found, read again only if
     it has no `id`), valid for `ttl` after its last use; `origin` is the digest of the bot
-    token it was opened with, if any, and the session ends with it.
+    token it was opened with, if any, and the session ends with it; `address`, the client's,
+    is kept for the account's list of sessions.
 
     Raises UnknownAccountError if there is no such account.
     """
@@ -605,7 +627,7 @@ async def open_session(
     index = SESSIONS_KEY.format(f"{account.name.lower()} {account_id}")
     async with r.pipeline(transaction=True) as pipe:
         pipe.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
-        pipe.hset(index, _digest(token), time.time_ns() // 1_000_000)
+        pipe.hset(index, _digest(token), _opened(time.time_ns() // 1_000_000, address))
         pipe.pexpire(index, ttl)
         await pipe.execute()
     await _keep_guest(r, account, ttl)
@@ -613,10 +635,15 @@ async def open_session(
 
 
 async def resume_session(
-    r: aioredis.Redis, db: Database | None, token: str, *, ttl: timedelta = SESSION_TTL
+    r: aioredis.Redis,
+    db: Database | None,
+    token: str,
+    *,
+    ttl: timedelta = SESSION_TTL,
+    address: str | None = None,
 ) -> Account | None:
-    """The account of a live session, whose life starts again at `ttl`; None if it has expired,
-    was never opened, or its account is gone."""
+    """The account of a live session, whose life starts again at `ttl`, now used from
+    `address`; None if it has expired, was never opened, was ended, or its account is gone."""
     holder = await _holder_of(r, SESSION_KEY, token, refresh=ttl)
     if holder is None:
         return None
@@ -624,7 +651,7 @@ async def resume_session(
     origin = _origin(holder)
     revoked = origin is not None and (db is None or not await token_known(db, origin))
     if account is not None and not revoked:
-        revoked = await _ended(r, holder, _digest(token), ttl)
+        revoked = await _ended(r, holder, _digest(token), ttl, address)
     if account is None or revoked:
         await r.delete(SESSION_KEY.format(_digest(token)))
         return None
@@ -632,20 +659,90 @@ async def resume_session(
     return account
 
 
-async def _ended(r: aioredis.Redis, holder: str, digest: str, ttl: timedelta) -> bool:
+async def _ended(
+    r: aioredis.Redis, holder: str, digest: str, ttl: timedelta, address: str | None
+) -> bool:
     """Whether the session `digest` was ended: one opened before its account's index was kept,
-    refused once the password changed (an indexed one that was ended has no key left)."""
-    index = SESSIONS_KEY.format(" ".join(holder.split(" ")[:2]))
+    refused once the password changed (an indexed one that was ended has no key left). One
+    that goes on is noted as used from `address`."""
+    index = SESSIONS_KEY.format(_holder_key(holder))
     async with r.pipeline(transaction=True) as pipe:
         pipe.hmget(index, [digest, SESSIONS_SINCE])
         pipe.pexpire(index, ttl)
         (opened, since), _ = await pipe.execute()
+    if opened is not None and address is not None:
+        started = _text(opened).partition(" ")[0]
+        await r.hset(index, digest, _opened(int(started), address))
     return opened is None and since is not None
+
+
+async def list_sessions(r: aioredis.Redis, db: Database, name: str) -> list[OpenSession]:
+    """The live sessions of the account `name` opened since they were indexed, oldest first
+    (an ended or expired one is forgotten as it is found)."""
+    index = await _sessions_index(r, db, name)
+    opened = {_text(k): _text(v) for k, v in (await r.hgetall(index)).items()}
+    opened.pop(SESSIONS_SINCE, None)
+    digests = list(opened)
+    async with r.pipeline(transaction=False) as pipe:
+        for digest in digests:
+            pipe.exists(SESSION_KEY.format(digest))
+        live = await pipe.execute()
+    sessions = []
+    for digest, alive in zip(digests, live, strict=True):
+        if not alive:
+            await r.hdel(index, digest)
+            continue
+        started, _, address = opened[digest].partition(" ")
+        when = datetime.fromtimestamp(int(started) / 1e3, UTC)
+        sessions.append(OpenSession(session_id(digest), when, address or None))
+    return sorted(sessions, key=lambda session: (session.started, session.id))
+
+
+async def end_session(r: aioredis.Redis, db: Database, name: str, id: str) -> OpenSession:
+    """End the live session of the account `name` whose id is `id`: it is resumed no more and
+    the connections holding it are told to close (on the account's user channel). Raises
+    UnknownSessionError if the account has no live session, or several, with that id."""
+    found = [s for s in await list_sessions(r, db, name) if s.id == id.lower()]
+    if len(found) != 1:
+        raise UnknownSessionError(
+            f"you have no live session with id {id[:40]!r}; list_sessions lists yours"
+        )
+    index = await _sessions_index(r, db, name)
+    digests = [d for d in map(_text, await r.hkeys(index)) if session_id(d) == found[0].id]
+    async with r.pipeline(transaction=True) as pipe:
+        for digest in digests:
+            pipe.delete(SESSION_KEY.format(digest))
+            pipe.hdel(index, digest)
+        await pipe.execute()
+    await r.publish(user_channel(name), msgpack.packb({"t": SESSIONS_ENDED, "sessions": digests}))
+    return found[0]
+
+
+async def _sessions_index(r: aioredis.Redis, db: Database, name: str) -> str:
+    """The key of the index of the account `name`'s sessions."""
+    found = await _holder_account(r, db, name)
+    if found is None:
+        raise UnknownAccountError(f"no account {name!r}")
+    return SESSIONS_KEY.format(f"{found[0].name.lower()} {found[1]}")
+
+
+def _opened(started: int, address: str | None) -> str:
+    return str(started) if address is None else f"{started} {address}"
+
+
+def _holder_key(holder: str) -> str:
+    """A session's holder without the bot token it may end with: "<lowercase name> <id>"."""
+    return " ".join(holder.split(" ")[:2])
 
 
 def session_digest(token: str) -> str:
     """The digest a session token is kept by, which the news of its end names."""
     return _digest(token)
+
+
+def session_id(digest: str) -> str:
+    """The id by which the session with this digest is listed and ended (not its token)."""
+    return digest[:TOKEN_ID_LENGTH]
 
 
 async def session_origin(r: aioredis.Redis, token: str) -> str | None:

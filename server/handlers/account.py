@@ -33,7 +33,13 @@ from server.protocol import (
     SignUp,
     Welcome,
 )
-from server.protocol.account import ChangePassword
+from server.protocol.account import (
+    ChangePassword,
+    EndSession,
+    ListSessions,
+    SessionInfo,
+    SessionList,
+)
 from server.protocol.limits import MAX_OWN_GAMES
 from server.throttle import LoginThrottle, SignupThrottle
 
@@ -170,7 +176,7 @@ async def guest(services: AccountServices, connection: AccountConnection, reques
 
 async def resume(services: AccountServices, connection: AccountConnection, request: Resume) -> None:
     account = await identity.resume_session(
-        services.redis, services.store.database, request.session
+        services.redis, services.store.database, request.session, address=connection.address()
     )
     if account is None:
         raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "unknown or expired session")
@@ -188,7 +194,11 @@ async def _welcome(
     player = Player(account.name, PlayerKind(account.kind), account.rating)
     if session is None:
         session = await identity.open_session(
-            services.redis, services.store.database, account, origin=connection.bot_token
+            services.redis,
+            services.store.database,
+            account,
+            origin=connection.bot_token,
+            address=connection.address(),
         )
     connection.user = player
     connection.session = identity.session_digest(session)
@@ -251,13 +261,60 @@ async def change_password(
     connection.reply(Ok(id=request.id))
 
 
-def _person(connection: AccountConnection) -> str:
+async def list_sessions(
+    services: AccountServices, connection: AccountConnection, request: ListSessions
+) -> None:
+    name = _person(connection, "sessions to list")
+    await _reply_sessions(services, connection, name, request.id)
+
+
+async def end_session(
+    services: AccountServices, connection: AccountConnection, request: EndSession
+) -> None:
+    name, db = _person(connection, "sessions to end"), _database(services)
+    this = None if connection.session is None else identity.session_id(connection.session)
+    if request.session_id.lower() == this:
+        # A log-out: the reply goes before the news of the session's end closes the connection.
+        await _reply_sessions(services, connection, name, request.id, leaving=this)
+    try:
+        await identity.end_session(services.redis, db, name, request.session_id)
+    except identity.UnknownSessionError as error:
+        raise ProtocolError(ErrorCode.NOT_FOUND, str(error), field="session_id") from None
+    connection.log.info("session_ended_by_owner", session_id=request.session_id)
+    if request.session_id.lower() != this:
+        await _reply_sessions(services, connection, name, request.id)
+
+
+async def _reply_sessions(
+    services: AccountServices,
+    connection: AccountConnection,
+    name: str,
+    request_id: int | None,
+    leaving: str | None = None,
+) -> None:
+    """Reply the account's live sessions, but for `leaving`, the one being ended."""
+    sessions = await identity.list_sessions(services.redis, _database(services), name)
+    this = None if connection.session is None else identity.session_id(connection.session)
+    listed = tuple(
+        SessionInfo(
+            session.id,
+            int(session.started.timestamp() * 1000),
+            session.address,
+            current=session.id == this,
+        )
+        for session in sessions
+        if session.id != leaving
+    )
+    connection.reply(SessionList(listed, id=request_id))
+
+
+def _person(connection: AccountConnection, what: str = "a password") -> str:
     """The name of the signed-in person (a human account) the request is from."""
     user = connection.user
     if user is None or user.kind is not PlayerKind.HUMAN:
         kind = "nobody" if user is None else f"a {user.kind}"
         raise ProtocolError(
-            ErrorCode.FORBIDDEN, f"only a signed-in person's account has a password, not {kind}"
+            ErrorCode.FORBIDDEN, f"only a signed-in person's account has {what}, not {kind}"
         )
     return user.name
 
@@ -278,4 +335,6 @@ ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
     on(Guest, guest),
     on(Resume, resume),
     on(ChangePassword, change_password),
+    on(ListSessions, list_sessions),
+    on(EndSession, end_session),
 )

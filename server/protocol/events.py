@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
+from server.protocol.account import SessionList
 from server.protocol.bots import BotList, TokenCreated, TokenList
 from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.limits import (
@@ -417,4 +418,5 @@ EVENTS = by_tag(
     BotList,
     TokenCreated,
     TokenList,
+    SessionList,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.protocol.account import ChangePassword
+from server.protocol.account import ChangePassword, EndSession, ListSessions
 from server.protocol.bots import CreateBot, CreateToken, ListBots, ListTokens, RevokeToken
 from server.protocol.limits import (
     ChallengeId,
@@ -381,4 +381,6 @@ REQUESTS = by_tag(
     ListTokens,
     RevokeToken,
     ChangePassword,
+    ListSessions,
+    EndSession,
 )

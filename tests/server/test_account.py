@@ -122,3 +122,66 @@ async def test_a_session_opened_before_sessions_were_indexed_ends_with_the_passw
     here, _ = await _login(url)
     assert (await here.call("change_password", old=OLD, new=NEW))["t"] == "ok"
     assert _refusal(await _resume(url, old_session))[0] == "bad_credentials"
+
+
+def _ids(reply: Frame) -> list[str]:
+    assert reply["t"] == "session_list", reply
+    return [session["session_id"] for session in reply["sessions"]]
+
+
+@pytest.mark.asyncio
+async def test_a_person_lists_their_sessions_and_ends_one(url: str) -> None:
+    here, _ = await _login(url)
+    elsewhere, _ = await _login(url)
+    _, away = await _login(url)
+    bea, _ = await _login(url, "Bea")
+
+    listed = await here.call("list_sessions")
+    assert len(_ids(listed)) == 3
+    assert [s["current"] for s in listed["sessions"]] == [True, False, False]
+    assert {s["address"] for s in listed["sessions"]} == {"127.0.0.1"}
+    assert away["session"] not in str(listed)  # ids, never tokens
+    assert len(_ids(await elsewhere.call("list_sessions"))) == 3
+    assert len(_ids(await bea.call("list_sessions"))) == 1
+
+    # Ending a session not connected: it is resumed no more.
+    third = _ids(listed)[2]
+    assert _ids(await here.call("end_session", session_id=third)) == _ids(listed)[:2]
+    assert _refusal(await _resume(url, away["session"]))[0] == "bad_credentials"
+    # Ending a connected one closes its connection; this one goes on.
+    second = _ids(listed)[1]
+    assert _ids(await here.call("end_session", session_id=second)) == _ids(listed)[:1]
+    await elsewhere.wait_closed()
+    assert "session ended" in (elsewhere.socket.close_reason or "")
+    assert (await here.call("ping"))["t"] == "pong"
+
+
+@pytest.mark.asyncio
+async def test_ending_this_session_logs_out(url: str) -> None:
+    here, welcome = await _login(url)
+    mine = _ids(await here.call("list_sessions"))
+    assert _ids(await here.call("end_session", session_id=mine[0])) == []
+    await here.wait_closed()
+    assert _refusal(await _resume(url, welcome["session"]))[0] == "bad_credentials"
+
+
+@pytest.mark.asyncio
+async def test_nobody_lists_ends_or_changes_anothers_sessions(url: str) -> None:
+    ann, ann_welcome = await _login(url)
+    bea, _ = await _login(url, "Bea")
+    anns = _ids(await ann.call("list_sessions"))
+    code, field, message = _refusal(await bea.call("end_session", session_id=anns[0]))
+    assert (code, field) == ("not_found", "session_id")
+    assert "no live session" in message
+    assert _ids(await bea.call("list_sessions")) != anns
+    # Ann's password is not Bea's to change, even knowing it.
+    reply = await bea.call("change_password", old=OLD, new=NEW)
+    assert (await _login(url, password=OLD))[1]["t"] == "welcome"
+    assert (await _login(url, "Bea", NEW))[1]["t"] == "welcome"  # Bea changed her own
+    assert reply["t"] == "ok"
+    assert (await ann.call("ping"))["t"] == "pong"
+    assert (await _resume(url, ann_welcome["session"]))["t"] == "welcome"
+    guest = await Wire.guest(url)
+    for request in ("list_sessions", "end_session"):
+        fields = {"session_id": anns[0]} if request == "end_session" else {}
+        assert _refusal(await guest.call(request, **fields))[0] == "forbidden"

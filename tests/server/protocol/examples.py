@@ -85,7 +85,13 @@ from server.protocol import (
     Watch,
     Welcome,
 )
-from server.protocol.account import ChangePassword
+from server.protocol.account import (
+    ChangePassword,
+    EndSession,
+    ListSessions,
+    SessionInfo,
+    SessionList,
+)
 from server.protocol.bots import (
     BotList,
     BotTokenInfo,
@@ -190,6 +196,8 @@ REQUESTS: list[Request] = [
     ListTokens("annbot", id=23),
     RevokeToken("0123456789ab", id=24),
     ChangePassword("plum-kettle-harbour", "quince-lantern-meadow", id=25),
+    ListSessions(id=26),
+    EndSession("0123456789ab", id=27),
 ]
 
 EVENTS: list[Event] = [
@@ -357,4 +365,12 @@ EVENTS: list[Event] = [
         "AnnBot", (BotTokenInfo("0123456789ab", 1_764_000_000_000), BotTokenInfo("ba98")), id=23
     ),
     TokenList("AnnBot", id=24),
+    SessionList(
+        (
+            SessionInfo("0123456789ab", 1_764_000_000_000, "203.0.113.7", current=True),
+            SessionInfo("ba9876543210", 1_764_000_000_000),
+        ),
+        id=26,
+    ),
+    SessionList(id=27),
 ]
