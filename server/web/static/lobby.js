@@ -3,8 +3,9 @@
 // challenge to a user by name), the open seeks (pushed by the server once asked for), the
 // challenges to and from the user, the live games (asked for again every few seconds), and
 // ways to a bot ladder's standings and to a player's page by name (players' names link there),
-// and a signed-in person's own bots and their tokens (bots.js).
+// and a signed-in person's own bots and their tokens (bots.js) and account (account.js).
 // Only what the server offers (`welcome.offers`) is offered; a refusal shows its message.
+import { AccountPanel } from "./account.js";
 import { BotsPanel } from "./bots.js";
 import { make, playerLink, playerName, timeControl } from "./describe.js";
 
@@ -52,6 +53,7 @@ export class Lobby {
     if (this.user?.name !== welcome.user.name) this.challenges.clear();
     this.user = welcome.user;
     this.botsPanel.online(welcome.user);
+    this.accountPanel.online(welcome.user);
     this.seekNews = [];
     this.myGames = welcome.games ?? [];
     this.pairing = false;
@@ -269,6 +271,7 @@ export class Lobby {
       this.challengeList,
     ]);
     this.botsPanel = new BotsPanel(this.connection);
+    this.accountPanel = new AccountPanel(this.connection);
     this.sections = [
       make("section", { class: "panel play" }, [
         make("h2", { text: "Play" }),
@@ -314,6 +317,7 @@ export class Lobby {
         this.#ladderPanel(),
         this.#playerPanel(),
         this.botsPanel.section,
+        this.accountPanel.section,
       ]),
     ];
   }

@@ -1,0 +1,113 @@
+// A person's own account, for a signed-in account (not a guest, not a bot): the password
+// changed (the old one required; the account's other sessions end) and the account's live
+// sessions, listed by id, when they started and where from, each of the others ended with a
+// button. The server keeps the rules and says why it refuses; the refusal shows under the form.
+import { make } from "./describe.js";
+
+function started(ms) {
+  return `since ${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+export class AccountPanel {
+  constructor(connection) {
+    this.connection = connection;
+    this.sessions = [];
+    this.old = make("input", {
+      id: "old-password",
+      type: "password",
+      autocomplete: "current-password",
+    });
+    this.new = make("input", {
+      id: "new-password",
+      type: "password",
+      autocomplete: "new-password",
+    });
+    const form = make("form", { class: "ladder-form", id: "change-password" }, [
+      make("label", { class: "field" }, ["Current password", this.old]),
+      make("label", { class: "field" }, ["New password", this.new]),
+      make("button", { type: "submit", id: "change-password-submit", text: "Change password" }),
+    ]);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#change();
+    });
+    this.message = make("p", { class: "lobby-message", id: "account-message", role: "alert" });
+    this.list = make("ul", { class: "rows", id: "my-sessions" });
+    this.section = make("section", { class: "panel", id: "account-panel", hidden: "" }, [
+      make("h2", { text: "Account" }),
+      form,
+      this.message,
+      make("h3", { text: "Sessions" }),
+      this.list,
+    ]);
+  }
+
+  // Shown to a person's account only; its sessions asked for again at each login.
+  online(user) {
+    const person = user.kind === "human";
+    this.section.hidden = !person;
+    this.sessions = [];
+    this.#say("", false);
+    this.render();
+    if (person) this.#refresh();
+  }
+
+  async #ask(request) {
+    this.#say("", false);
+    try {
+      return await this.connection.request(request);
+    } catch (error) {
+      this.#say(error.message, true);
+      return null;
+    }
+  }
+
+  #say(text, error) {
+    this.message.textContent = text;
+    this.message.classList.toggle("error", error);
+  }
+
+  async #refresh() {
+    const reply = await this.#ask({ t: "list_sessions" });
+    if (reply === null) return;
+    this.sessions = reply.sessions ?? [];
+    this.render();
+  }
+
+  async #change() {
+    const request = { t: "change_password", old: this.old.value, new: this.new.value };
+    const reply = await this.#ask(request);
+    if (reply === null) return;
+    this.old.value = "";
+    this.new.value = "";
+    await this.#refresh();
+    this.#say("Password changed; your other sessions have ended.", false);
+  }
+
+  async #end(sessionId) {
+    const reply = await this.#ask({ t: "end_session", session_id: sessionId });
+    if (reply === null) return;
+    this.sessions = reply.sessions ?? [];
+    this.render();
+  }
+
+  render() {
+    this.list.replaceChildren(
+      ...this.sessions.map((session) => {
+        const where = session.address ? ` from ${session.address}` : "";
+        const row = make("li", { class: "row session", "data-session": session.session_id }, [
+          make("code", { class: "who", text: session.session_id }),
+          make("span", { class: "what", text: `${started(session.started)}${where}` }),
+        ]);
+        if (session.current) {
+          row.append(make("span", { class: "what", text: "this one" }));
+        } else {
+          const end = make("button", { type: "button", class: "end-session", text: "End" });
+          end.addEventListener("click", () => this.#end(session.session_id));
+          row.append(end);
+        }
+        return row;
+      }),
+    );
+  }
+}
