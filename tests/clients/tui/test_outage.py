@@ -45,11 +45,15 @@ async def test_the_first_move_is_counted_again_when_the_server_lost_redis(
         game, other = await seek_accepted(app, pilot, await as_guest(app, pilot), url)
         await until(pilot, lambda: counting(game), "the count")
         first = first_move_seconds(game)
-        await until(pilot, lambda: first_move_seconds(game) <= first - 2, "the count to go down")
+        await until(pilot, lambda: first_move_seconds(game) <= first - 5, "the count to go down")
+        # Without the outage the count only goes down from here; started again, it is above
+        # this for five seconds or more (not only in its first second, which a loaded machine
+        # may let the screen pass before a check reads it).
+        left = first_move_seconds(game)
         # The server's last beat is 10 s old, as after Redis was out of its reach that long:
         # its next beat makes it an outage, and the game's `clock` event comes.
         await redis.set(HEARTBEAT, now_ms() - 10_000)
-        await until(pilot, lambda: first_move_seconds(game) >= 29, "the count to start again")
+        await until(pilot, lambda: first_move_seconds(game) > left, "the count to start again")
         assert game.view.status is GameStatus.PLAYING
         await other.close()
         await pilot.press("ctrl+q")
