@@ -12,7 +12,7 @@ import hashlib
 import re
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -62,6 +62,7 @@ __all__ = [
     "create_bot_token",
     "create_owned_bot",
     "create_owned_bot_token",
+    "delete_account",
     "end_session",
     "find",
     "list_bot_tokens",
@@ -386,19 +387,66 @@ async def change_password(
     to close (on the account's user channel)."""
     from server.db import accounts
 
-    row = await accounts.account(db, name)
-    stored = None if row is None or row.kind != PlayerKind.HUMAN.value else row.password
-    if row is None or stored is None:
-        await _verify(hasher, await asyncio.to_thread(_dummy_hash, hasher), old)
+    found = await _person(db, name, old, hasher)
+    if found is None:
         return False
-    if not await _verify(hasher, stored, old):
-        return False
+    row, stored = found
     check_password(row.name, new)
     hashed = await asyncio.to_thread(hasher.hash, new)
     if not await accounts.replace_password(db, row.id, stored, hashed):
         return False  # changed meanwhile: `old` is no longer its password
     await _end_sessions(r, f"{row.name.lower()} {row.id}", row.name, keep=keep)
     return True
+
+
+async def delete_account(
+    r: aioredis.Redis,
+    db: Database,
+    name: str,
+    password: str,
+    *,
+    closed: Callable[[], None] = lambda: None,
+    hasher: PasswordHasher = _HASHER,
+) -> bool:
+    """Delete the human account `name` if `password` is its password (False if it is not): no
+    password logs in to it again, then `closed` is called (a reply that must come before the
+    connection closes), then every one of its sessions ends and the tokens of its bots are
+    revoked, the connections holding them told to close. Its row stays, without a password, so
+    that its name stays taken (nobody else signs up as the player its games and ratings name)
+    and its finished games stay under it."""
+    from server.db import accounts
+
+    found = await _person(db, name, password, hasher)
+    if found is None:
+        return False
+    row, stored = found
+    revoked = await accounts.close_account(db, row.id, stored, time.time_ns() // 1_000_000)
+    if revoked is None:
+        return False  # its password changed meanwhile
+    closed()
+    await _end_sessions(r, f"{row.name.lower()} {row.id}", row.name, keep=None)
+    for token in revoked:
+        await r.publish(
+            user_channel(token.bot), msgpack.packb({"t": TOKEN_REVOKED, "token": token.digest})
+        )
+    return True
+
+
+async def _person(
+    db: Database, name: str, password: str, hasher: PasswordHasher
+) -> tuple[accounts.AccountRow, str] | None:
+    """The human account `name` and its password hash if `password` is its password, else None
+    (after as long a verification all the same)."""
+    from server.db import accounts
+
+    row = await accounts.account(db, name)
+    stored = None if row is None or row.kind != PlayerKind.HUMAN.value else row.password
+    if row is None or stored is None:
+        await _verify(hasher, await asyncio.to_thread(_dummy_hash, hasher), password)
+        return None
+    if not await _verify(hasher, stored, password):
+        return None
+    return row, stored
 
 
 async def _end_sessions(r: aioredis.Redis, holder: str, name: str, *, keep: str | None) -> None:

@@ -56,7 +56,11 @@ log = structlog.get_logger(__name__)
 SEND_BUFFER = 256 * 1024  # bytes unsent to a client before it is disconnected
 TOO_FAR_BEHIND = (1008, "too far behind; reconnect and resync")
 TOKEN_REVOKED = (1008, "bot token revoked")
-SESSION_ENDED = (1008, "session ended: the password changed or the session was ended; log in again")
+SESSION_ENDED = (
+    1008,
+    "session ended: the password changed, the session was ended or the account deleted; log in "
+    "again",
+)
 LOGIN_SECONDS = 15.0  # from connecting until a `welcome`, or the connection is closed
 RATE = 20.0  # requests per second a connection may keep up
 BURST = 60.0  # requests it may send at once

@@ -31,6 +31,7 @@ __all__ = [
     "add_token",
     "add_token_within",
     "bot_tokens",
+    "close_account",
     "copy_accounts",
     "known_ids",
     "owned_bot",
@@ -189,6 +190,28 @@ async def replace_password(db: Database, account_id: str, old: str, new: str) ->
             .values(password=new)
         )
     return bool(done.rowcount)
+
+
+async def close_account(
+    db: Database, account_id: str, password: str, now: int
+) -> list[TokenRow] | None:
+    """Close the account `account_id` if its password hash is still `password`: the hash goes
+    (None: no password logs in to it) and the live tokens of the bots it owns are revoked at
+    `now`, in one transaction. The row stays, so its name stays taken and its games and
+    ratings keep it. The tokens revoked, or None if the hash was not `password`."""
+    async with db.writing() as connection:
+        done = await connection.execute(
+            update(ACCOUNTS)
+            .where(ACCOUNTS.c.id == account_id, ACCOUNTS.c.password == password)
+            .values(password=None)
+        )
+        if not done.rowcount:
+            return None
+        bots = select(ACCOUNTS.c.id).where(ACCOUNTS.c.owner_id == account_id)
+        live = (BOT_TOKENS.c.account_id.in_(bots), BOT_TOKENS.c.revoked.is_(None))
+        revoked = [TokenRow(*row) for row in await connection.execute(_tokens(*live))]
+        await connection.execute(update(BOT_TOKENS).where(*live).values(revoked=now))
+    return revoked
 
 
 async def record_owner(db: Database, bot_id: str, owner: str) -> str | None:

@@ -1,7 +1,8 @@
 """Logging in: with a password (failed attempts throttled), a bot's token, as a guest, or by
 taking up a session again; or signing up, which makes an account and logs in to it. Each ends in
 a `welcome`, after which the connection follows the player's news, games and challenges. A
-signed-in person changes their password here too, which ends the account's other sessions.
+signed-in person changes their password here too, which ends the account's other sessions, and
+deletes their account.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from server.protocol import (
 )
 from server.protocol.account import (
     ChangePassword,
+    DeleteAccount,
     EndSession,
     ListSessions,
     SessionInfo,
@@ -233,15 +235,7 @@ async def change_password(
     services: AccountServices, connection: AccountConnection, request: ChangePassword
 ) -> None:
     name, address = _person(connection), connection.address()
-    # The old password is a guess like a login's: counted by the same throttle.
-    wait = await services.throttle.wait(name, address)
-    if wait > 0:
-        connection.log.warning("change_password_throttled", wait=wait)
-        raise ProtocolError(
-            ErrorCode.RATE_LIMITED,
-            f"too many wrong passwords for {name}: try again in {wait} s",
-            retry_after=wait,
-        )
+    await _throttled(services, connection, name, "change_password_throttled")
     try:
         changed = await identity.change_password(
             services.redis,
@@ -308,6 +302,49 @@ async def _reply_sessions(
     connection.reply(SessionList(listed, id=request_id))
 
 
+async def delete_account(
+    services: AccountServices, connection: AccountConnection, request: DeleteAccount
+) -> None:
+    name, address, db = (
+        _person(connection, "an account to delete"),
+        connection.address(),
+        _database(services),
+    )
+    games = await services.store.games_of(name)
+    if games:
+        raise ProtocolError(
+            ErrorCode.CONFLICT,
+            f"you are playing game {games[0]}: finish or resign your games first",
+        )
+    await _throttled(services, connection, name, "delete_account_throttled")
+    # The reply goes before the news of the sessions' end, which closes this connection too.
+    if not await identity.delete_account(
+        services.redis,
+        db,
+        name,
+        request.password,
+        closed=lambda: connection.reply(Ok(id=request.id)),
+    ):
+        await services.throttle.failed(name, address)
+        raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong password: your password is needed")
+    connection.log.info("account_deleted")
+
+
+async def _throttled(
+    services: AccountServices, connection: AccountConnection, name: str, event: str
+) -> None:
+    """Refuse the request while the password is throttled: it is a guess like a login's,
+    counted by the same throttle."""
+    wait = await services.throttle.wait(name, connection.address())
+    if wait > 0:
+        connection.log.warning(event, wait=wait)
+        raise ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"too many wrong passwords for {name}: try again in {wait} s",
+            retry_after=wait,
+        )
+
+
 def _person(connection: AccountConnection, what: str = "a password") -> str:
     """The name of the signed-in person (a human account) the request is from."""
     user = connection.user
@@ -337,4 +374,5 @@ ROUTES: tuple[Route[AccountServices, AccountConnection], ...] = (
     on(ChangePassword, change_password),
     on(ListSessions, list_sessions),
     on(EndSession, end_session),
+    on(DeleteAccount, delete_account),
 )

@@ -1,6 +1,6 @@
 """A signed-in person's own account, served over the protocol: the requests a human account
-(not a guest, not a bot) sends to change its password, list its sessions and end them, and the
-replies. A session is named by an id, never by its token.
+(not a guest, not a bot) sends to change its password, list its sessions and end them, and
+delete itself, and the replies. A session is named by an id, never by its token.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from server.protocol.schema import Length
 
 __all__ = [
     "ChangePassword",
+    "DeleteAccount",
     "EndSession",
     "ListSessions",
     "SessionId",
@@ -46,6 +47,16 @@ class ChangePassword(Request, tag="change_password"):
 
     old: Password
     new: Password
+
+
+@dataclass(frozen=True)
+class DeleteAccount(Request, tag="delete_account"):
+    """Delete the signed-in person's account, its `password` required, while it plays no game:
+    it logs in no more, every session of it ends (this one too, after the reply) and its bots'
+    tokens are revoked. Its finished games and ratings stay under its name, which stays taken.
+    Reply `ok`."""
+
+    password: Password
 
 
 @dataclass(frozen=True)

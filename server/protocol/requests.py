@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.protocol.account import ChangePassword, EndSession, ListSessions
+from server.protocol.account import ChangePassword, DeleteAccount, EndSession, ListSessions
 from server.protocol.bots import CreateBot, CreateToken, ListBots, ListTokens, RevokeToken
 from server.protocol.limits import (
     ChallengeId,
@@ -383,4 +383,5 @@ REQUESTS = by_tag(
     ChangePassword,
     ListSessions,
     EndSession,
+    DeleteAccount,
 )

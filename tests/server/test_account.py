@@ -18,6 +18,7 @@ from tests.server.endpoint import serving
 from tests.server.wire import Frame, Wire
 
 OLD = "plum-kettle-harbour"
+SIX = {"base": 300, "increment": 0}
 NEW = "quince-lantern-meadow"
 
 
@@ -185,3 +186,77 @@ async def test_nobody_lists_ends_or_changes_anothers_sessions(url: str) -> None:
     for request in ("list_sessions", "end_session"):
         fields = {"session_id": anns[0]} if request == "end_session" else {}
         assert _refusal(await guest.call(request, **fields))[0] == "forbidden"
+
+
+@pytest.mark.asyncio
+async def test_a_deleted_account_logs_in_no_more_and_its_games_stay(
+    url: str, database: Database
+) -> None:
+    await identity.create_owned_bot(database, "Ann", "annbot")
+    token, _ = await identity.create_owned_bot_token(database, "Ann", "annbot")
+    bot = await Wire.connect(url)
+    await bot.call("hello", version=1)
+    assert (await bot.call("bot_login", token=token))["t"] == "welcome"
+    assert _refusal(await bot.call("delete_account", password=OLD))[0] == "forbidden"
+    here, _ = await _login(url)
+    elsewhere, _ = await _login(url)
+    _, away = await _login(url)
+    bea, bea_welcome = await _login(url, "Bea")
+    added = await here.call("seek", time=SIX, setup="6x6")
+    started = await bea.call("accept_seek", seek_id=added["seek"]["seek_id"])
+    game_id = started["game_id"]
+
+    # While it plays, the account stays.
+    code, _, message = _refusal(await here.call("delete_account", password=OLD))
+    assert (code, message) == (
+        "conflict",
+        f"you are playing game {game_id}: finish or resign your games first",
+    )
+    assert (await here.call("resign", game_id=game_id))["t"] == "game_ended"
+
+    assert (await here.call("delete_account", password=OLD))["t"] == "ok"
+
+    for wire in (here, elsewhere):
+        await wire.wait_closed()
+        assert wire.socket.close_code == 1008
+        assert "account deleted" in (wire.socket.close_reason or "")
+    await bot.wait_closed()
+    assert "bot token revoked" in (bot.socket.close_reason or "")
+    assert _refusal(await _resume(url, away["session"]))[0] == "bad_credentials"
+    assert _refusal((await _login(url, password=OLD))[1])[0] == "bad_credentials"
+    again = await Wire.connect(url)
+    await again.call("hello", version=1)
+    assert _refusal(await again.call("bot_login", token=token))[0] == "bad_credentials"
+    # Its finished games stay under its name, which nobody may take.
+    page = await bea.call("player_games", name="ann")
+    assert [game["game_id"] for game in page["games"]] == [game_id]
+    code, field, _ = _refusal(await again.call("sign_up", user="ANN", password=NEW))
+    assert (code, field) == ("conflict", "user")
+    # Another account's sessions go on.
+    assert (await bea.call("ping"))["t"] == "pong"
+    assert (await _resume(url, bea_welcome["session"]))["t"] == "welcome"
+
+
+@pytest.mark.asyncio
+async def test_nobody_deletes_an_account_without_its_password(url: str) -> None:
+    ann, ann_welcome = await _login(url)
+    bea, _ = await _login(url, "Bea")
+    # Bea's request is about Bea's own account: Ann's password is not hers.
+    reply = await bea.call("delete_account", password="not-bea-s-password")
+    assert _refusal(reply) == (
+        "bad_credentials",
+        None,
+        "wrong password: your password is needed",
+    )
+    for _ in range(3):
+        reply = await ann.call("delete_account", password="a-wrong-guess")
+        assert _refusal(reply)[0] == "bad_credentials"
+    # The guesses are counted as failed logins are.
+    assert _refusal(await ann.call("delete_account", password=OLD))[0] == "rate_limited"
+    assert (await ann.call("ping"))["t"] == "pong"
+    assert (await _resume(url, ann_welcome["session"]))["t"] == "welcome"
+    assert (await bea.call("ping"))["t"] == "pong"
+    guest = await Wire.guest(url)
+    code, _, message = _refusal(await guest.call("delete_account", password=OLD))
+    assert code == "forbidden"
+    assert "not a guest" in message
