@@ -29,6 +29,7 @@ from clients.changes import (
     SeeksListed,
 )
 from clients.connection import ArenaError
+from clients.tui.account import AccountScreen
 from clients.tui.forms import OfferForm, Offering
 from clients.tui.game import GameScreen
 from clients.tui.help import QUIT_UNSHOWN, refresh_keys
@@ -61,6 +62,7 @@ from server.protocol import (
     ListGames,
     ListSeeks,
     Ok,
+    PlayerKind,
     QuickPair,
     Request,
     SeekAdded,
@@ -132,6 +134,7 @@ class LobbyScreen(Screen[None]):
         Binding(
             "i", "player", "Player", tooltip="a player's page: ratings and every game", show=False
         ),
+        Binding("u", "account", "Account", tooltip="your password, sessions and bots", show=False),
         QUIT_UNSHOWN,
     ]
 
@@ -475,6 +478,13 @@ class LobbyScreen(Screen[None]):
 
     def action_player(self) -> None:
         self.app.push_screen(NameForm(), self._open_player)
+
+    def action_account(self) -> None:
+        user = self.arena.user
+        if user is None or user.kind != PlayerKind.HUMAN:
+            self.app.notify("only a signed-in person has an account page, not a guest or a bot")
+        else:
+            self.app.push_screen(AccountScreen())
 
     def _open_player(self, name: str | None) -> None:
         if name is not None:

@@ -1,0 +1,284 @@
+"""A person's account in the terminal, as the web page's Account and bots panels: the password
+changed (the current one asked for; the server ends the account's other sessions), the account's
+live sessions with this connection's marked and another ended (`e`), and the person's bots: one
+made by name, a token made for the bot under the cursor (`t`, shown this once), its tokens listed
+(Enter) and one revoked (`v`). Every refusal is one line in the server's words. The lobby opens
+it (`u`) for a signed-in person, not a guest or a bot.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+
+from clients.connection import ArenaError
+from clients.tui.help import QUIT_UNSHOWN
+from server.protocol import Ok
+from server.protocol.account import ChangePassword, EndSession, ListSessions, SessionList
+from server.protocol.bots import (
+    BotList,
+    CreateBot,
+    CreateToken,
+    ListBots,
+    ListTokens,
+    RevokeToken,
+    TokenCreated,
+    TokenList,
+)
+
+if TYPE_CHECKING:
+    from clients.tui.app import ArenaApp
+
+__all__ = ["AccountScreen"]
+
+
+def _when(ms: int | None) -> str:
+    return "" if ms is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(ms / 1000))
+
+
+class AccountScreen(Screen[None]):
+    """The signed-in person's account page."""
+
+    DEFAULT_CSS = """
+    AccountScreen VerticalScroll { height: 1fr; }
+    AccountScreen .pane-title { margin: 1 0 0 0; }
+    AccountScreen Horizontal { height: auto; }
+    AccountScreen Horizontal Input { width: 1fr; }
+    AccountScreen DataTable { height: auto; max-height: 8; }
+    AccountScreen .said { height: auto; color: $error; }
+    AccountScreen .said.ok { color: $success; }
+    #account-token { height: auto; color: $success; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "end_session", "End session", tooltip="end the session under the cursor"),
+        Binding("t", "create_token", "Token", tooltip="make a token for the bot under the cursor"),
+        Binding("v", "revoke_token", "Revoke", tooltip="revoke the token under the cursor"),
+        Binding("escape", "leave", "Lobby", tooltip="back to the lobby"),
+        QUIT_UNSHOWN,
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bot: str | None = None  # the bot whose tokens are listed
+
+    def compose(self) -> ComposeResult:
+        user = self.arena.user
+        with VerticalScroll():
+            yield Static(f"Account · {user.name if user else ''}", id="account-name")
+            yield Label("Password", classes="pane-title")
+            with Horizontal():
+                yield Input(placeholder="current password", password=True, id="account-old")
+                yield Input(placeholder="new password", password=True, id="account-new")
+            yield Static("", id="account-password-said", classes="said")
+            yield Label("Sessions (e ends the one under the cursor)", classes="pane-title")
+            yield DataTable(id="account-sessions", cursor_type="row")
+            yield Static("", id="account-sessions-said", classes="said")
+            yield Label("Your bots (t makes a token, Enter lists them)", classes="pane-title")
+            yield Input(placeholder="a new bot's name, then Enter", id="account-bot-name")
+            yield DataTable(id="account-bots", cursor_type="row")
+            yield Static("", id="account-token")
+            yield Label("Tokens (v revokes the one under the cursor)", classes="pane-title")
+            yield DataTable(id="account-tokens", cursor_type="row")
+            yield Static("", id="account-bots-said", classes="said")
+        yield Footer(compact=True)
+
+    @property
+    def arena(self) -> ArenaApp:
+        return cast("ArenaApp", self.app)
+
+    def on_mount(self) -> None:
+        self.query_one("#account-sessions", DataTable).add_columns("session", "started", "from", "")
+        self.query_one("#account-bots", DataTable).add_columns("bot", "tokens", "made")
+        self.query_one("#account-tokens", DataTable).add_columns("token", "made")
+        self._load()
+
+    @work(group="account")
+    async def _load(self) -> None:
+        try:
+            sessions = await self.arena.request(ListSessions(), SessionList)
+            bots = await self.arena.request(ListBots(), BotList)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-sessions-said", error)
+            return
+        self._show_sessions(sessions)
+        self._show_bots(bots)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        focused = self.focused
+        if action == "end_session":
+            return focused is self.query_one("#account-sessions", DataTable)
+        if action == "create_token":
+            return focused is self.query_one("#account-bots", DataTable)
+        if action == "revoke_token":
+            return focused is self.query_one("#account-tokens", DataTable)
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    # The password
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "account-bot-name":
+            self._create_bot(event.value.strip())
+        elif event.input.id == "account-old":
+            self.query_one("#account-new", Input).focus()
+        else:
+            self._change_password()
+
+    @work(exclusive=True, group="password")
+    async def _change_password(self) -> None:
+        old, new = self.query_one("#account-old", Input), self.query_one("#account-new", Input)
+        try:
+            await self.arena.request(ChangePassword(old.value, new.value), Ok)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-password-said", error)
+            return
+        finally:
+            old.value = new.value = ""
+        self._say(
+            "#account-password-said", "password changed; your other sessions have ended", ok=True
+        )
+        self._refresh_sessions()
+
+    # Sessions
+
+    @work(exclusive=True, group="sessions")
+    async def _refresh_sessions(self) -> None:
+        try:
+            self._show_sessions(await self.arena.request(ListSessions(), SessionList))
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-sessions-said", error)
+
+    def _show_sessions(self, reply: SessionList) -> None:
+        table = self.query_one("#account-sessions", DataTable)
+        table.clear()
+        for session in reply.sessions:
+            table.add_row(
+                session.session_id,
+                _when(session.started),
+                session.address or "",
+                "this one" if session.current else "",
+                key=session.session_id,
+            )
+
+    def action_end_session(self) -> None:
+        table = self.query_one("#account-sessions", DataTable)
+        if not table.row_count:
+            return
+        row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        if str(table.get_row(row)[3]) == "this one":
+            self._say("#account-sessions-said", "this is this connection's session: Ctrl-Q ends it")
+            return
+        self._end_session(str(row.value))
+
+    @work(exclusive=True, group="sessions")
+    async def _end_session(self, session_id: str) -> None:
+        try:
+            reply = await self.arena.request(EndSession(session_id), SessionList)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-sessions-said", error)
+            return
+        self._say("#account-sessions-said", "")
+        self._show_sessions(reply)
+
+    # Bots and tokens
+
+    @work(exclusive=True, group="bots")
+    async def _create_bot(self, name: str) -> None:
+        try:
+            reply = await self.arena.request(CreateBot(name), BotList)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-bots-said", error)
+            return
+        self.query_one("#account-bot-name", Input).value = ""
+        self._say("#account-bots-said", "")
+        self._show_bots(reply)
+
+    def _show_bots(self, reply: BotList) -> None:
+        table = self.query_one("#account-bots", DataTable)
+        table.clear()
+        for bot in reply.bots:
+            table.add_row(bot.name, str(bot.tokens), _when(bot.created), key=bot.name)
+
+    def _chosen_bot(self) -> str | None:
+        table = self.query_one("#account-bots", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "account-bots":
+            self._list_tokens(str(event.row_key.value))
+
+    @work(exclusive=True, group="tokens")
+    async def _list_tokens(self, bot: str) -> None:
+        try:
+            reply = await self.arena.request(ListTokens(bot), TokenList)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-bots-said", error)
+            return
+        self._show_tokens(reply)
+
+    def _show_tokens(self, reply: TokenList) -> None:
+        self.bot = reply.bot
+        self.query_one("#account-tokens", DataTable).clear()
+        table = self.query_one("#account-tokens", DataTable)
+        for token in reply.tokens:
+            table.add_row(token.token_id, _when(token.created), key=token.token_id)
+        self._say(
+            "#account-bots-said", f"{len(reply.tokens)} live token(s) of {reply.bot}", ok=True
+        )
+
+    def action_create_token(self) -> None:
+        bot = self._chosen_bot()
+        if bot is not None:
+            self._create_token(bot)
+
+    @work(exclusive=True, group="tokens")
+    async def _create_token(self, bot: str) -> None:
+        try:
+            made = await self.arena.request(CreateToken(bot), TokenCreated)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-bots-said", error)
+            return
+        self.query_one("#account-token", Static).update(
+            f"{made.bot}'s token (id {made.token_id}): {made.token}\n"
+            "copy it now: it will not be shown again"
+        )
+        self._show_bots(await self.arena.request(ListBots(), BotList))
+        self._show_tokens(await self.arena.request(ListTokens(made.bot), TokenList))
+
+    def action_revoke_token(self) -> None:
+        table = self.query_one("#account-tokens", DataTable)
+        if table.row_count:
+            token_id = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            self._revoke_token(str(token_id))
+
+    @work(exclusive=True, group="tokens")
+    async def _revoke_token(self, token_id: str) -> None:
+        try:
+            reply = await self.arena.request(RevokeToken(token_id), TokenList)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-bots-said", error)
+            return
+        self._show_tokens(reply)
+        self._show_bots(await self.arena.request(ListBots(), BotList))
+
+    def _say(self, where: str, what: Exception | str, ok: bool = False) -> None:
+        """One line under a part of the page: a refusal in the server's words, or (`ok`) news."""
+        words = what.reply.message if isinstance(what, ArenaError) else str(what)
+        said = self.query_one(where, Static)
+        said.set_class(ok, "ok")
+        said.update(words)
+
+    def action_leave(self) -> None:
+        self.dismiss(None)
