@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Dialog, expect
 
 from server import identity
 from server.db import Database
@@ -84,4 +84,53 @@ async def test_a_person_changes_their_password_and_ends_a_session_on_the_page(
         await page.locator("#my-sessions .end-session").click()
         await other.wait_closed()
         await expect(sessions).to_have_count(1, timeout=WAIT_MS)
+        assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_a_person_deletes_their_account_on_the_page(
+    browser: Browser, redis_url: str, artifacts: Path, database: Database
+) -> None:
+    await identity.create_account(database, "ann", PASSWORD)
+    async with serving(redis_url) as url:
+        elsewhere = await Wire.connect(url)
+        await elsewhere.call("hello", version=1)
+        assert (await elsewhere.call("login", user="ann", password=PASSWORD))["t"] == "welcome"
+        page, errors = await open_page(browser, http_url(url) + "/")
+        await expect(page.locator("#connection")).to_contain_text(
+            "online as guest", timeout=WAIT_MS
+        )
+        await page.click("#sign-in-open")
+        await page.fill("#sign-in-name", "ann")
+        await page.fill("#sign-in-password", PASSWORD)
+        await page.click("#sign-in button[type=submit]")
+        await expect(page.locator("#connection")).to_have_text("online as ann", timeout=WAIT_MS)
+        message = page.locator("#delete-message")
+        asked: list[str] = []
+
+        async def answer(dialog: Dialog) -> None:
+            asked.append(dialog.message)
+            await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+        page.on("dialog", answer)
+        # Not confirmed: nothing is asked of the server.
+        await page.fill("#delete-password", PASSWORD)
+        await page.click("#delete-account-submit")
+        await expect(page.locator("#delete-password")).to_have_value(PASSWORD)
+        assert asked == ["Delete the account ann? It cannot log in again."]
+        await page.fill("#delete-password", "not the password")
+        await page.click("#delete-account-submit")
+        await expect(message).to_have_text("wrong password: your password is needed")
+        await page.screenshot(path=artifacts / "account-delete-refused.png", full_page=True)
+        assert (await elsewhere.call("ping"))["t"] == "pong"
+
+        await page.fill("#delete-password", PASSWORD)
+        await page.click("#delete-account-submit")
+        await elsewhere.wait_closed()
+        assert "account deleted" in (elsewhere.socket.close_reason or "")
+        await expect(page.locator("#connection")).to_contain_text(
+            "online as guest", timeout=WAIT_MS
+        )
+        await expect(page.locator("#account-panel")).to_be_hidden()
+        assert await identity.authenticate(database, "ann", PASSWORD) is None
         assert errors == []

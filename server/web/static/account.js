@@ -1,7 +1,8 @@
 // A person's own account, for a signed-in account (not a guest, not a bot): the password
 // changed (the old one required; the account's other sessions end) and the account's live
 // sessions, listed by id, when they started and where from, each of the others ended with a
-// button. The server keeps the rules and says why it refuses; the refusal shows under the form.
+// button; and the account deleted, its password asked for and the deletion confirmed. The server
+// keeps the rules and says why it refuses; the refusal shows under the form.
 import { make } from "./describe.js";
 
 function started(ms) {
@@ -12,6 +13,7 @@ export class AccountPanel {
   constructor(connection) {
     this.connection = connection;
     this.sessions = [];
+    this.name = null;
     this.old = make("input", {
       id: "old-password",
       type: "password",
@@ -31,7 +33,21 @@ export class AccountPanel {
       event.preventDefault();
       this.#change();
     });
+    this.password = make("input", {
+      id: "delete-password",
+      type: "password",
+      autocomplete: "current-password",
+    });
+    const deletion = make("form", { class: "ladder-form", id: "delete-account" }, [
+      make("label", { class: "field" }, ["Password", this.password]),
+      make("button", { type: "submit", id: "delete-account-submit", text: "Delete account" }),
+    ]);
+    deletion.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#delete();
+    });
     this.message = make("p", { class: "lobby-message", id: "account-message", role: "alert" });
+    this.deleted = make("p", { class: "lobby-message", id: "delete-message", role: "alert" });
     this.list = make("ul", { class: "rows", id: "my-sessions" });
     this.section = make("section", { class: "panel", id: "account-panel", hidden: "" }, [
       make("h2", { text: "Account" }),
@@ -39,32 +55,44 @@ export class AccountPanel {
       this.message,
       make("h3", { text: "Sessions" }),
       this.list,
+      make("h3", { text: "Delete account" }),
+      make("p", {
+        class: "what",
+        text:
+          "Your finished games and ratings stay under your name, which nobody may take; " +
+          "your bots' tokens are revoked. Finish or resign your games first.",
+      }),
+      deletion,
+      this.deleted,
     ]);
   }
 
   // Shown to a person's account only; its sessions asked for again at each login.
   online(user) {
     const person = user.kind === "human";
+    this.name = user.name;
     this.section.hidden = !person;
     this.sessions = [];
     this.#say("", false);
+    this.#say("", false, this.deleted);
     this.render();
     if (person) this.#refresh();
   }
 
-  async #ask(request) {
-    this.#say("", false);
+  // The server's refusal is said under the form that asked (`where`).
+  async #ask(request, where = this.message) {
+    this.#say("", false, where);
     try {
       return await this.connection.request(request);
     } catch (error) {
-      this.#say(error.message, true);
+      this.#say(error.message, true, where);
       return null;
     }
   }
 
-  #say(text, error) {
-    this.message.textContent = text;
-    this.message.classList.toggle("error", error);
+  #say(text, error, where = this.message) {
+    where.textContent = text;
+    where.classList.toggle("error", error);
   }
 
   async #refresh() {
@@ -82,6 +110,16 @@ export class AccountPanel {
     this.new.value = "";
     await this.#refresh();
     this.#say("Password changed; your other sessions have ended.", false);
+  }
+
+  // The connection closes once the account is gone, and the page goes on as a new guest.
+  async #delete() {
+    const sure = `Delete the account ${this.name}? It cannot log in again.`;
+    if (!window.confirm(sure)) return;
+    const request = { t: "delete_account", password: this.password.value };
+    const reply = await this.#ask(request, this.deleted);
+    this.password.value = "";
+    if (reply !== null) this.#say("Account deleted.", false, this.deleted);
   }
 
   async #end(sessionId) {
