@@ -48,13 +48,14 @@ class AccountScreen(Screen[None]):
 
     DEFAULT_CSS = """
     AccountScreen VerticalScroll { height: 1fr; }
-    AccountScreen .pane-title { margin: 1 0 0 0; }
     AccountScreen Horizontal { height: auto; }
-    AccountScreen Horizontal Input { width: 1fr; }
+    AccountScreen .pane-title { margin: 1 0 0 0; }
+    AccountScreen Input { background: $boost; }
+    AccountScreen Horizontal Input { width: 1fr; margin: 0 1 0 0; }
     AccountScreen DataTable { height: auto; max-height: 8; }
-    AccountScreen .said { height: auto; color: $error; }
+    AccountScreen .said { height: auto; color: $error; display: none; }
     AccountScreen .said.ok { color: $success; }
-    #account-token { height: auto; color: $success; }
+    #account-token { height: auto; color: $success; display: none; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -75,14 +76,20 @@ class AccountScreen(Screen[None]):
             yield Static(f"Account · {user.name if user else ''}", id="account-name")
             yield Label("Password", classes="pane-title")
             with Horizontal():
-                yield Input(placeholder="current password", password=True, id="account-old")
-                yield Input(placeholder="new password", password=True, id="account-new")
+                yield Input(
+                    placeholder="current password", password=True, id="account-old", compact=True
+                )
+                yield Input(
+                    placeholder="new password", password=True, id="account-new", compact=True
+                )
             yield Static("", id="account-password-said", classes="said")
             yield Label("Sessions (e ends the one under the cursor)", classes="pane-title")
             yield DataTable(id="account-sessions", cursor_type="row")
             yield Static("", id="account-sessions-said", classes="said")
             yield Label("Your bots (t makes a token, Enter lists them)", classes="pane-title")
-            yield Input(placeholder="a new bot's name, then Enter", id="account-bot-name")
+            yield Input(
+                placeholder="a new bot's name, then Enter", id="account-bot-name", compact=True
+            )
             yield DataTable(id="account-bots", cursor_type="row")
             yield Static("", id="account-token")
             yield Label("Tokens (v revokes the one under the cursor)", classes="pane-title")
@@ -176,7 +183,10 @@ class AccountScreen(Screen[None]):
             return
         row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         if str(table.get_row(row)[3]) == "this one":
-            self._say("#account-sessions-said", "this is this connection's session: Ctrl-Q ends it")
+            self._say(
+                "#account-sessions-said",
+                "this is this connection's session: only another one is ended here",
+            )
             return
         self._end_session(str(row.value))
 
@@ -250,10 +260,12 @@ class AccountScreen(Screen[None]):
         except (ArenaError, ConnectionError) as error:
             self._say("#account-bots-said", error)
             return
-        self.query_one("#account-token", Static).update(
+        shown = self.query_one("#account-token", Static)
+        shown.update(
             f"{made.bot}'s token (id {made.token_id}): {made.token}\n"
             "copy it now: it will not be shown again"
         )
+        shown.display = True
         self._show_bots(await self.arena.request(ListBots(), BotList))
         self._show_tokens(await self.arena.request(ListTokens(made.bot), TokenList))
 
@@ -279,6 +291,7 @@ class AccountScreen(Screen[None]):
         said = self.query_one(where, Static)
         said.set_class(ok, "ok")
         said.update(words)
+        said.display = bool(words)
 
     def action_leave(self) -> None:
         self.dismiss(None)
