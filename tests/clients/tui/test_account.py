@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Input, Static
 from clients.connection import ArenaClient, ArenaError
 from clients.tui import ArenaApp
 from clients.tui.account import AccountScreen
+from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen
 from server.db import Database
 from server.identity import create_account
@@ -145,6 +146,20 @@ async def test_a_person_makes_a_bot_and_its_token_and_revokes_it(
         welcome = await bot.bot_login(token)
         assert welcome.user.name == "annbot"
 
+        # Enter on a bot lists its tokens.
+        await pilot.click("#account-bot-name")
+        await pilot.press(*"annbot2", "enter")
+        await until(pilot, lambda: len(_rows(screen, "#account-bots")) == 2, "two bots")
+        bots = screen.query_one("#account-bots", DataTable)
+        bots.focus()
+        bots.move_cursor(row=[row[0] for row in _rows(screen, "#account-bots")].index("annbot2"))
+        await pilot.press("enter")
+        await until(pilot, lambda: _rows(screen, "#account-tokens") == [], "annbot2's tokens")
+        assert _text(screen, said) == "0 live token(s) of annbot2"
+        bots.move_cursor(row=[row[0] for row in _rows(screen, "#account-bots")].index("annbot"))
+        await pilot.press("enter")
+        await until(pilot, lambda: _rows(screen, "#account-tokens") == [token_row], "annbot's")
+
         screen.query_one("#account-tokens", DataTable).focus()
         await pilot.pause()
         assert "revoke_token" in keys(screen)
@@ -162,6 +177,10 @@ async def test_a_person_makes_a_bot_and_its_token_and_revokes_it(
 async def test_a_guest_is_told_there_is_no_account_page(redis_url: str, redis: Redis) -> None:
     async with serving(redis_url) as url, narrow(url) as (app, pilot):
         await as_guest(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert dict(app.screen.keys)["u"] == "your password, sessions and bots"
+        await pilot.press("escape")
         await pilot.press("u")
         await until(pilot, lambda: told(app, "not a guest or a bot"), "the line")
         assert isinstance(app.screen, LobbyScreen)
