@@ -1,7 +1,7 @@
 """A person's own account on the web page, in a real headless Chromium against a real server:
 a signed-in account changes its password (a wrong old one and a weak new one refused in the
 server's words), its other sessions end and this one goes on; it lists its sessions and ends
-one; a guest sees no account panel."""
+one; it sees its ratings and a link to its page; a guest sees no account panel."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from playwright.async_api import Browser, Dialog, expect
 
 from server import identity
 from server.db import Database
+from tests.server.db.stored_ratings import store_rating
 from tests.server.endpoint import serving
 from tests.server.wire import Wire
 from tests.web.test_pages import WAIT_MS, http_url, open_page
@@ -25,6 +26,7 @@ async def test_a_person_changes_their_password_and_ends_a_session_on_the_page(
     browser: Browser, redis_url: str, artifacts: Path, database: Database
 ) -> None:
     await identity.create_account(database, "ann", PASSWORD)
+    await store_rating(database, "ann", "amazons", 1612.4, 80.0)
     async with serving(redis_url) as url:
         elsewhere = await Wire.connect(url)
         await elsewhere.call("hello", version=1)
@@ -42,6 +44,8 @@ async def test_a_person_changes_their_password_and_ends_a_session_on_the_page(
         await expect(page.locator("#connection")).to_have_text("online as ann", timeout=WAIT_MS)
         panel = page.locator("#account-panel")
         await expect(panel).to_be_visible()
+        await expect(page.locator("#my-ratings")).to_have_text("amazons1612 ± 80", timeout=WAIT_MS)
+        assert await page.get_attribute("#my-page", "href") == "/player/ann"
         sessions = page.locator("#my-sessions .session")
         await expect(sessions).to_have_count(2, timeout=WAIT_MS)
         await expect(sessions.nth(1)).to_contain_text("this one")
@@ -105,6 +109,7 @@ async def test_a_person_deletes_their_account_on_the_page(
         await page.fill("#sign-in-password", PASSWORD)
         await page.click("#sign-in button[type=submit]")
         await expect(page.locator("#connection")).to_have_text("online as ann", timeout=WAIT_MS)
+        await expect(page.locator("#my-ratings")).to_have_text("No rated games yet")
         message = page.locator("#delete-message")
         asked: list[str] = []
 

@@ -1,9 +1,11 @@
 // A person's own account, for a signed-in account (not a guest, not a bot): the password
 // changed (the old one required; the account's other sessions end) and the account's live
 // sessions, listed by id, when they started and where from, each of the others ended with a
-// button; and the account deleted, its password asked for and the deletion confirmed. The server
+// button; its ratings, with a link to its own page (every game, each rating's history); and the
+// account deleted, its password asked for and the deletion confirmed. The server
 // keeps the rules and says why it refuses; the refusal shows under the form.
-import { make } from "./describe.js";
+import { make, playerPath } from "./describe.js";
+import { poolLabel, ratingText } from "./player.js";
 
 function started(ms) {
   return `since ${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -49,8 +51,13 @@ export class AccountPanel {
     this.message = make("p", { class: "lobby-message", id: "account-message", role: "alert" });
     this.deleted = make("p", { class: "lobby-message", id: "delete-message", role: "alert" });
     this.list = make("ul", { class: "rows", id: "my-sessions" });
+    this.ratings = make("ul", { class: "rows", id: "my-ratings" });
+    this.page = make("a", { id: "my-page", text: "Your page: every game, each rating's history" });
     this.section = make("section", { class: "panel", id: "account-panel", hidden: "" }, [
       make("h2", { text: "Account" }),
+      make("h3", { text: "Ratings" }),
+      this.ratings,
+      make("p", {}, [this.page]),
       form,
       this.message,
       make("h3", { text: "Sessions" }),
@@ -73,10 +80,32 @@ export class AccountPanel {
     this.name = user.name;
     this.section.hidden = !person;
     this.sessions = [];
+    this.page.setAttribute("href", playerPath(user.name));
+    this.ratings.replaceChildren();
     this.#say("", false);
     this.#say("", false, this.deleted);
     this.render();
-    if (person) this.#refresh();
+    if (person) {
+      this.#refresh();
+      this.#rate();
+    }
+  }
+
+  // The account's ratings as its page has them, read at each login.
+  async #rate() {
+    const profile = await this.#ask({ t: "player_info", name: this.name });
+    if (profile === null) return;
+    const pools = profile.ratings ?? [];
+    this.ratings.replaceChildren(
+      ...(pools.length === 0
+        ? [make("li", { class: "row empty", text: "No rated games yet" })]
+        : pools.map((pool) =>
+            make("li", { class: "row", "data-pool": poolLabel(pool) }, [
+              make("span", { class: "who", text: poolLabel(pool) }),
+              make("span", { class: "what", text: ratingText(pool) }),
+            ]),
+          )),
+    );
   }
 
   // The server's refusal is said under the form that asked (`where`).

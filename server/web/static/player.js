@@ -83,19 +83,22 @@ export class PlayerPage {
   }
 }
 
-function poolLabel(pool) {
+export function poolLabel(pool) {
   if (pool.ladder) return `Ladder ${pool.ladder}`;
   return pool.strength ? `${pool.game} at strength ${pool.strength}` : pool.game;
+}
+
+export function ratingText(pool) {
+  return `${pool.rating} ± ${pool.deviation}${pool.provisional ? " (provisional)" : ""}`;
 }
 
 function poolRow(pool) {
   const history = pool.history ?? [];
   const games = history.length === 1 ? "1 rated game" : `${history.length} rated games`;
-  const rating = `${pool.rating} ± ${pool.deviation}${pool.provisional ? " (provisional)" : ""}`;
   return make("li", { class: "pool", "data-pool": poolLabel(pool) }, [
     make("div", { class: "pool-head" }, [
       make("span", { class: "who", text: poolLabel(pool) }),
-      make("span", { class: "rating", text: rating }),
+      make("span", { class: "rating", text: ratingText(pool) }),
       make("span", { class: "what", text: games }),
     ]),
     history.length > 0 ? chart(history) : "",
