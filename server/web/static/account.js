@@ -42,7 +42,12 @@ export class AccountPanel {
     });
     const deletion = make("form", { class: "ladder-form", id: "delete-account" }, [
       make("label", { class: "field" }, ["Password", this.password]),
-      make("button", { type: "submit", id: "delete-account-submit", text: "Delete account" }),
+      make("button", {
+        type: "submit",
+        id: "delete-account-submit",
+        class: "danger",
+        text: "Delete account",
+      }),
     ]);
     deletion.addEventListener("submit", (event) => {
       event.preventDefault();
