@@ -1,9 +1,9 @@
-"""A person's account in the terminal, as the web page's Account and bots panels: the password
-changed (the current one asked for; the server ends the account's other sessions), the account's
-live sessions with this connection's marked and another ended (`e`), and the person's bots: one
-made by name, a token made for the bot under the cursor (`t`, shown this once), its tokens listed
-(Enter) and one revoked (`v`). Every refusal is one line in the server's words. The lobby opens
-it (`u`) for a signed-in person, not a guest or a bot.
+"""A person's account in the terminal, as the web page's Account and bots panels: its ratings,
+the password changed (the current one asked for; the server ends the account's other sessions),
+the account's live sessions with this connection's marked and another ended (`e`), and the
+person's bots: one made by name, a token made for the bot under the cursor (`t`, shown this
+once), its tokens listed (Enter) and one revoked (`v`). Every refusal is one line in the server's
+words. The lobby opens it (`u`) for a signed-in person, not a guest or a bot.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from clients.connection import ArenaError
 from clients.tui.help import QUIT_UNSHOWN
-from server.protocol import Ok
+from clients.tui.player import rating_text
+from server.protocol import Ok, PlayerInfo, PlayerProfile
 from server.protocol.account import ChangePassword, EndSession, ListSessions, SessionList
 from server.protocol.bots import (
     BotList,
@@ -74,6 +75,7 @@ class AccountScreen(Screen[None]):
         user = self.arena.user
         with VerticalScroll():
             yield Static(f"Account · {user.name if user else ''}", id="account-name")
+            yield Static("", id="account-ratings")
             yield Label("Password", classes="pane-title")
             with Horizontal():
                 yield Input(
@@ -112,9 +114,14 @@ class AccountScreen(Screen[None]):
         try:
             sessions = await self.arena.request(ListSessions(), SessionList)
             bots = await self.arena.request(ListBots(), BotList)
+            user = self.arena.user
+            profile = await self.arena.request(PlayerInfo(user.name if user else ""), PlayerProfile)
         except (ArenaError, ConnectionError) as error:
             self._say("#account-sessions-said", error)
             return
+        self.query_one("#account-ratings", Static).update(
+            "\n".join(rating_text(pool) for pool in profile.ratings) or "no rated games yet"
+        )
         self._show_sessions(sessions)
         self._show_bots(bots)
 

@@ -33,7 +33,7 @@ from server.protocol import (
 if TYPE_CHECKING:
     from clients.tui.app import ArenaApp
 
-__all__ = ["NameForm", "PlayerScreen"]
+__all__ = ["NameForm", "PlayerScreen", "rating_text"]
 
 KINDS = {
     PlayerKind.HUMAN: "player",
@@ -125,7 +125,7 @@ class PlayerScreen(Screen[None]):
         owner = f", owned by {profile.owner}" if profile.owner else ""
         self.query_one("#player-name-line", Static).update(f"{profile.name} · {kind}{owner}")
         self.query_one("#player-ratings", Static).update(
-            "\n".join(_rating_text(pool) for pool in profile.ratings) or "no rated games yet"
+            "\n".join(rating_text(pool) for pool in profile.ratings) or "no rated games yet"
         )
         self.player = profile.name
         self.trail = []
@@ -179,7 +179,7 @@ class PlayerScreen(Screen[None]):
         self.query_one("#player-error", Static).update(words)
 
 
-def _rating_text(pool: PoolRating) -> str:
+def rating_text(pool: PoolRating) -> str:
     """`amazons  1562 ± 290 (provisional), 12 rated games` and the like."""
     if pool.ladder is not None:
         where = f"ladder {pool.ladder}"

@@ -1,8 +1,9 @@
 """A person's account page in the terminal client (`u` in the lobby), driven by Textual's pilot
-against a real server in an 80x24 terminal: the password changed (a wrong current one and a
-common new one refused in the server's words), the account's sessions with this one marked and
-another ended, a bot made, a token made (shown once, and it logs in), listed and revoked; a
-guest told in one line. The screens are saved as SVG to `test-artifacts/tui/` to be looked at."""
+against a real server in an 80x24 terminal: its ratings, the password changed (a wrong current
+one and a common new one refused in the server's words), the account's sessions with this one
+marked and another ended, a bot made, a token made (shown once, and it logs in), listed and
+revoked; a guest told in one line. The screens are saved as SVG to `test-artifacts/tui/` to be
+looked at."""
 
 from __future__ import annotations
 
@@ -20,8 +21,11 @@ from clients.tui import ArenaApp
 from clients.tui.account import AccountScreen
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen
+from server.clock import now_ms
 from server.db import Database
+from server.games import GameStore
 from server.identity import create_account
+from server.protocol import Player, PlayerKind, TimeControl
 from tests.clients.tui.test_app import as_guest, keys, told, until
 from tests.server.endpoint import serving
 
@@ -62,12 +66,21 @@ async def test_a_person_changes_the_password_and_ends_another_session(
     redis_url: str, redis: Redis, database: Database
 ) -> None:
     await create_account(database, "ann", "ann-first-password")
+    await create_account(database, "bob", "bob-first-password")
+    ann, bob = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
+    store = GameStore(redis, database=database)
+    started = await store.create(
+        ann, bob, time=TimeControl(300, 0), rated=True, now=now_ms(), setup="6x6"
+    )
+    await store.resign(started.game_id, "bob", now_ms())
     async with serving(redis_url) as url, narrow(url) as (app, pilot):
         elsewhere = await ArenaClient.connect(url)
         await elsewhere.login("ann", "ann-first-password")
         screen = await _account(app, pilot, "ann", "ann-first-password")
         await until(pilot, lambda: len(_rows(screen, "#account-sessions")) == 2, "two sessions")
         marks = [row[3] for row in _rows(screen, "#account-sessions")]
+        assert _text(screen, "#account-ratings").startswith("amazons  ")
+        assert _text(screen, "#account-ratings").endswith(", 1 rated game")
         assert sorted(marks) == ["", "this one"]
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         app.save_screenshot(str(ARTIFACTS / "account.svg"))
