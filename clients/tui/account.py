@@ -9,7 +9,7 @@ words. The lobby opens it (`u`) for a signed-in person, not a guest or a bot.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from clients.connection import ArenaError
 from clients.tui.help import QUIT_UNSHOWN
 from clients.tui.player import rating_text
-from server.protocol import Ok, PlayerInfo, PlayerProfile
+from server.protocol import Event, Ok, PlayerInfo, PlayerProfile, Request
 from server.protocol.account import ChangePassword, EndSession, ListSessions, SessionList
 from server.protocol.bots import (
     BotList,
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from clients.tui.app import ArenaApp
 
 __all__ = ["AccountScreen"]
+
+E = TypeVar("E", bound=Event)
 
 
 def _when(ms: int | None) -> str:
@@ -273,8 +275,10 @@ class AccountScreen(Screen[None]):
             "copy it now: it will not be shown again"
         )
         shown.display = True
-        self._show_bots(await self.arena.request(ListBots(), BotList))
-        self._show_tokens(await self.arena.request(ListTokens(made.bot), TokenList))
+        if (bots := await self._ask(ListBots(), BotList)) is not None:
+            self._show_bots(bots)
+        if (tokens := await self._ask(ListTokens(made.bot), TokenList)) is not None:
+            self._show_tokens(tokens)
 
     def action_revoke_token(self) -> None:
         table = self.query_one("#account-tokens", DataTable)
@@ -290,7 +294,16 @@ class AccountScreen(Screen[None]):
             self._say("#account-bots-said", error)
             return
         self._show_tokens(reply)
-        self._show_bots(await self.arena.request(ListBots(), BotList))
+        if (bots := await self._ask(ListBots(), BotList)) is not None:
+            self._show_bots(bots)
+
+    async def _ask(self, request: Request, expect: type[E]) -> E | None:
+        """The reply to a listing asked for after a change; None, said, if there is none."""
+        try:
+            return await self.arena.request(request, expect)
+        except (ArenaError, ConnectionError) as error:
+            self._say("#account-bots-said", error)
+            return None
 
     def _say(self, where: str, what: Exception | str, ok: bool = False) -> None:
         """One line under a part of the page: a refusal in the server's words, or (`ok`) news."""
