@@ -277,6 +277,23 @@ class Lobby:
         )
         return challenge
 
+    async def close_challenges_of(self, name: str, reason: str) -> int:
+        """Close every open challenge `name` sent (cancelled) or was sent (declined), telling
+        the other side `reason`: for an account that can play no more. How many were open."""
+        found = [_challenge(data) for data in (await self.redis.hgetall(CHALLENGES)).values()]
+        key = name.lower()
+        closed = 0
+        for challenge in found:
+            if challenge.challenger.name.lower() == key:
+                outcome, by = ChallengeOutcome.CANCELLED, challenge.challenger.name
+            elif challenge.opponent.name.lower() == key:
+                outcome, by = ChallengeOutcome.DECLINED, challenge.opponent.name
+            else:
+                continue
+            if await self.close_challenge(challenge.challenge_id, outcome, by=by, reason=reason):
+                closed += 1
+        return closed
+
     # Quick pairing
 
     async def join_pool(

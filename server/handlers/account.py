@@ -327,7 +327,9 @@ async def delete_account(
     ):
         await services.throttle.failed(name, address)
         raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "wrong password: your password is needed")
-    connection.log.info("account_deleted")
+    # A challenge to or from it would start a game against an account that cannot play.
+    challenges = await services.lobby.close_challenges_of(name, f"{name} deleted their account")
+    connection.log.info("account_deleted", challenges_closed=challenges)
 
 
 async def _throttled(

@@ -4,7 +4,7 @@ other session of the account ended, and nobody else's account touched."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 import pytest_asyncio
@@ -235,6 +235,30 @@ async def test_a_deleted_account_logs_in_no_more_and_its_games_stay(
     # Another account's sessions go on.
     assert (await bea.call("ping"))["t"] == "pong"
     assert (await _resume(url, bea_welcome["session"]))["t"] == "welcome"
+
+
+@pytest.mark.asyncio
+async def test_a_deleted_accounts_challenges_close_both_ways(url: str, database: Database) -> None:
+    await create_account(database, "Cy", OLD)
+    ann, _ = await _login(url)
+    bea, _ = await _login(url, "Bea")
+    cy, _ = await _login(url, "Cy")
+    to_bea = await ann.call("challenge", opponent="Bea", time=SIX, setup="6x6")
+    from_cy = await cy.call("challenge", opponent="Ann", time=SIX, setup="6x6")
+    await bea.wait_for(lambda frame: frame["t"] == "challenge_added")
+
+    assert (await ann.call("delete_account", password=OLD))["t"] == "ok"
+
+    def removed(challenge: Frame) -> Callable[[Frame], bool]:
+        wanted = challenge["challenge"]["challenge_id"]
+        return lambda frame: frame["t"] == "challenge_removed" and (frame["challenge_id"] == wanted)
+
+    cancelled = await bea.wait_for(removed(to_bea))
+    declined = await cy.wait_for(removed(from_cy))
+    assert (cancelled["outcome"], cancelled["reason"]) == ("cancelled", "Ann deleted their account")
+    assert (declined["outcome"], declined["reason"]) == ("declined", "Ann deleted their account")
+    refused = await bea.call("accept_challenge", challenge_id=to_bea["challenge"]["challenge_id"])
+    assert _refusal(refused)[0] == "not_found"
 
 
 @pytest.mark.asyncio
