@@ -4,8 +4,7 @@
 // button; its ratings, with a link to its own page (every game, each rating's history); and the
 // account deleted, its password asked for and the deletion confirmed. The server
 // keeps the rules and says why it refuses; the refusal shows under the form.
-import { make, playerPath } from "./describe.js";
-import { poolLabel, ratingText } from "./player.js";
+import { make, playerPath, poolLabel, ratingText } from "./describe.js";
 
 function started(ms) {
   return `since ${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;

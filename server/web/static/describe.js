@@ -84,3 +84,14 @@ export function make(tag, { text, ...attributes } = {}, children = []) {
   node.append(...children);
   return node;
 }
+
+// A rating pool as pages name it: a game's (a house bot's at its strength) or a ladder's.
+export function poolLabel(pool) {
+  if (pool.ladder) return `Ladder ${pool.ladder}`;
+  return pool.strength ? `${pool.game} at strength ${pool.strength}` : pool.game;
+}
+
+// A pool's rating as pages show it: points, deviation, and whether it is provisional.
+export function ratingText(pool) {
+  return `${pool.rating} ± ${pool.deviation}${pool.provisional ? " (provisional)" : ""}`;
+}

@@ -3,10 +3,9 @@
 // challenge to a user by name), the open seeks (pushed by the server once asked for), the
 // challenges to and from the user, the live games (asked for again every few seconds), and
 // ways to a bot ladder's standings and to a player's page by name (players' names link there),
-// and a signed-in person's own bots and their tokens (bots.js) and account (account.js).
+// and a signed-in person's own bots and their tokens (bots.js) and account (account.js), whose
+// modules are fetched when a person first signs in (a guest's page never needs them).
 // Only what the server offers (`welcome.offers`) is offered; a refusal shows its message.
-import { AccountPanel } from "./account.js";
-import { BotsPanel } from "./bots.js";
 import { make, playerLink, playerName, timeControl } from "./describe.js";
 
 const GAMES_POLL_MS = 5000;
@@ -52,8 +51,7 @@ export class Lobby {
   online(welcome) {
     if (this.user?.name !== welcome.user.name) this.challenges.clear();
     this.user = welcome.user;
-    this.botsPanel.online(welcome.user);
-    this.accountPanel.online(welcome.user);
+    this.#personal();
     this.seekNews = [];
     this.myGames = welcome.games ?? [];
     this.pairing = false;
@@ -270,8 +268,16 @@ export class Lobby {
       make("h2", { text: "Challenges" }),
       this.challengeList,
     ]);
-    this.botsPanel = new BotsPanel(this.connection);
-    this.accountPanel = new AccountPanel(this.connection);
+    this.botsPanel = null; // with the account panel, made when a person first signs in
+    this.accountPanel = null;
+    this.lists = make("div", { class: "lists" }, [
+      this.myGamesPanel,
+      this.challengesPanel,
+      make("section", { class: "panel" }, [make("h2", { text: "Open seeks" }), this.seekList]),
+      make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
+      this.#ladderPanel(),
+      this.#playerPanel(),
+    ]);
     this.sections = [
       make("section", { class: "panel play" }, [
         make("h2", { text: "Play" }),
@@ -309,17 +315,28 @@ export class Lobby {
         ]),
         this.message,
       ]),
-      make("div", { class: "lists" }, [
-        this.myGamesPanel,
-        this.challengesPanel,
-        make("section", { class: "panel" }, [make("h2", { text: "Open seeks" }), this.seekList]),
-        make("section", { class: "panel" }, [make("h2", { text: "Live games" }), this.gameList]),
-        this.#ladderPanel(),
-        this.#playerPanel(),
-        this.botsPanel.section,
-        this.accountPanel.section,
-      ]),
+      this.lists,
     ];
+  }
+
+  // A person's own bots and account: the panels made (their modules fetched) when a person
+  // first signs in, and shown or hidden for whoever the page plays as since.
+  async #personal() {
+    if (this.accountPanel === null) {
+      if (this.user?.kind !== "human") return;
+      const [{ BotsPanel }, { AccountPanel }] = await Promise.all([
+        import("./bots.js"),
+        import("./account.js"),
+      ]);
+      if (this.accountPanel === null) {
+        this.botsPanel = new BotsPanel(this.connection);
+        this.accountPanel = new AccountPanel(this.connection);
+        this.lists.append(this.botsPanel.section, this.accountPanel.section);
+      }
+    }
+    // Whoever the page plays as now: it may have changed while the modules came.
+    this.botsPanel.online(this.user);
+    this.accountPanel.online(this.user);
   }
 
   #ladderPanel() {

@@ -3,7 +3,7 @@
 // every game it finished, a page at a time (the profile's first page, then `player_games`), each
 // a link to its review. An unknown name shows the server's message. The chart is a few SVG
 // elements made here: a line, its dots and two axis labels.
-import { make, playerLink, playerPath } from "./describe.js";
+import { make, playerLink, playerPath, poolLabel, ratingText } from "./describe.js";
 import { GamePager } from "./pager.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -81,15 +81,6 @@ export class PlayerPage {
     );
     this.games.first(profile);
   }
-}
-
-export function poolLabel(pool) {
-  if (pool.ladder) return `Ladder ${pool.ladder}`;
-  return pool.strength ? `${pool.game} at strength ${pool.strength}` : pool.game;
-}
-
-export function ratingText(pool) {
-  return `${pool.rating} ± ${pool.deviation}${pool.provisional ? " (provisional)" : ""}`;
 }
 
 function poolRow(pool) {
