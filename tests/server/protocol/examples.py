@@ -87,6 +87,7 @@ from server.protocol import (
 )
 from server.protocol.account import (
     ChangePassword,
+    DeleteAccount,
     EndSession,
     ListSessions,
     SessionInfo,
@@ -198,6 +199,7 @@ REQUESTS: list[Request] = [
     ChangePassword("plum-kettle-harbour", "quince-lantern-meadow", id=25),
     ListSessions(id=26),
     EndSession("0123456789ab", id=27),
+    DeleteAccount("plum-kettle-harbour", id=28),
 ]
 
 EVENTS: list[Event] = [
