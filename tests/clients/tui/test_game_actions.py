@@ -134,8 +134,9 @@ async def test_the_game_is_aborted_with_the_key_pressed_twice(redis_url: str, re
         await pilot.press("ctrl+o")
         await until(pilot, lambda: latest(app, screen).status is GameStatus.ENDED, "the end")
         assert latest(app, screen).termination is Termination.ABORTED
-        turn = str(screen.query_one("#turn", Static).render())
-        assert turn.startswith("Game over: no winner (aborted: you aborted it).")
+        turn = screen.query_one("#turn", Static)
+        over = "Game over: no winner (aborted: you aborted it)."
+        await until(pilot, lambda: str(turn.render()).startswith(over), "the end shown")
         # The board offers no move, not even a premove, in a game that is over.
         assert screen.board.ended
         assert screen.board.entry_state is None
@@ -160,4 +161,6 @@ async def test_victory_is_claimed_once_the_opponent_has_been_away_long_enough(
         await until(pilot, lambda: latest(app, screen).status is GameStatus.ENDED, "the end")
         view = latest(app, screen)
         assert (view.winner, view.termination) == (Colour.BLACK, Termination.ABANDONED)
-        assert "wins by abandoned" in str(screen.query_one("#turn", Static).render())
+        # The screen draws the end a moment after the client's view of the game has it.
+        turn = screen.query_one("#turn", Static)
+        await until(pilot, lambda: "wins by abandoned" in str(turn.render()), "the end shown")
