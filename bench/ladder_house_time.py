@@ -32,7 +32,8 @@ from pathlib import Path
 
 from bench.serving import arena_serve
 from clients import ArenaClient
-from server.db import Database, GameCursor, games
+from server.db import Database
+from server.db.finished_games import every_game
 from server.games import open_redis
 from server.ladder.store import LadderStore
 from server.protocol import (
@@ -141,22 +142,16 @@ async def _report(data: Path, minutes: float) -> None:
         endings: Counter[str] = Counter()
         flagged = []
         house_games = 0
-        after: GameCursor | None = None
-        while True:
-            page = await games(database, before=after)
-            for game in page.games:
-                house = [seat for seat in (game.white, game.black) if seat.kind is PlayerKind.HOUSE]
-                if not house:
-                    continue
-                house_games += 1
-                record = game.record
-                endings[record.termination] += 1
-                loser = {"white": game.black, "black": game.white}.get(record.winner or "")
-                if record.termination == "time forfeit" and loser in house:
-                    flagged.append(game.game_id)
-            if page.next is None:
-                break
-            after = page.next
+        async for game in every_game(database):
+            house = [seat for seat in (game.white, game.black) if seat.kind is PlayerKind.HOUSE]
+            if not house:
+                continue
+            house_games += 1
+            record = game.record
+            endings[record.termination] += 1
+            loser = {"white": game.black, "black": game.white}.get(record.winner or "")
+            if record.termination == "time forfeit" and loser in house:
+                flagged.append(game.game_id)
         print(f"{minutes:.0f} min on one worker: {house_games} ended games with a house player")
         print(f"  endings: {dict(endings)}")
         store = LadderStore(redis, database)

@@ -884,17 +884,17 @@ def _archive(args: argparse.Namespace) -> int:
         present = {record.game_id for record in read_records(args.out)}
     if args.since is not None and args.until is not None and args.until < args.since:
         raise ValueError(f"--until {args.until} is before --since {args.since}")
-    from server.db import Database, GameCursor, games
+    from server.db import Database
+    from server.db.finished_games import every_game
 
     async def export() -> list[GameRecord]:
         # A path in full: the line says which folder's games these are.
         database = await Database.open(args.database_url, args.data_dir.absolute())
         try:
             _note(args, f"finished games of {database.where}")
-            found = []
-            after: GameCursor | None = None
-            while True:
-                page = await games(
+            found = [
+                game
+                async for game in every_game(
                     database,
                     player=args.player,
                     since=None if args.since is None else _day_ms(args.since),
@@ -902,12 +902,8 @@ def _archive(args: argparse.Namespace) -> int:
                     game=args.game,
                     rated=args.rated,
                     ladder=None if args.ladder is None else args.ladder.lower(),
-                    before=after,
                 )
-                found += page.games
-                if page.next is None:
-                    break
-                after = page.next
+            ]
         finally:
             await database.close()
         return [game.record for game in reversed(found)]

@@ -7,7 +7,7 @@ player, date, game, ladder and whether rated.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,6 +32,7 @@ __all__ = [
     "Recorded",
     "Seat",
     "copy_finished_games",
+    "every_game",
     "finished_game",
     "games",
     "record_finished_game",
@@ -435,6 +436,19 @@ async def games(
     found = [_finished(row, played.get(row.game_id, [])) for row in page]
     last = found[-1] if len(rows) > limit else None
     return GamePage(found, None if last is None else GameCursor(last.ended, last.game_id))
+
+
+async def every_game(db: Database, **filters: Any) -> AsyncIterator[FinishedGame]:
+    """Every finished game that passes `filters` (those of `games`), newest first, read a page
+    at a time."""
+    after: GameCursor | None = None
+    while True:
+        page = await games(db, before=after, **filters)
+        for game in page.games:
+            yield game
+        if page.next is None:
+            return
+        after = page.next
 
 
 _PLAYER_KEYS: Final = (GAMES.c.white_key, GAMES.c.black_key)
