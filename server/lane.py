@@ -35,6 +35,7 @@ from typing import Any, Final, TypeVar, cast
 import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import RedisCluster
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
@@ -48,6 +49,7 @@ __all__ = [
     "LaneScript",
     "RoundTrips",
     "command",
+    "sharded",
 ]
 
 NAME: Final = "arena-lane"  # the lane's connection name in Redis
@@ -350,6 +352,12 @@ def _error(reply: ResponseError) -> ResponseError:
     # redis-py's script objects load a script again on NoScriptError.
     text = str(reply)
     return NoScriptError(text) if text.startswith("NOSCRIPT") else reply
+
+
+def sharded(redis: Any) -> bool:
+    """Whether `redis` talks to a Redis Cluster: a game's events then go out by SPUBLISH to the
+    shard of the game's slot, rather than by PUBLISH to every node."""
+    return isinstance(redis, RedisCluster)
 
 
 def command(*args: Arg) -> bytes:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from redis.asyncio import Redis, from_url
+from redis.asyncio import Redis, RedisCluster, from_url
 from redis.exceptions import ConnectionError, ResponseError
 
 from server.games import open_redis
-from server.lane import NAME, Lane, LaneRedis, LaneScript
+from server.lane import NAME, Lane, LaneRedis, LaneScript, sharded
 
 ECHO = "redis.call('SET', KEYS[1], ARGV[1]); return {KEYS[1], ARGV[1], tonumber(ARGV[2]) + 1}"
 
@@ -168,3 +168,9 @@ async def test_no_redis_there_is_a_connection_error_naming_where(tmp_path: Path)
     with pytest.raises(ConnectionError, match=r"cannot connect to Redis at .*none\.sock"):
         await client.hget("k", "f")
     await client.aclose()
+
+
+def test_only_a_cluster_client_is_sharded(redis_url: str) -> None:
+    assert not sharded(open_redis(redis_url))
+    assert not sharded(from_url(redis_url))
+    assert sharded(RedisCluster(host="localhost", port=7401))  # made without connecting
