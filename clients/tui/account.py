@@ -2,8 +2,10 @@
 the password changed (the current one asked for; the server ends the account's other sessions),
 the account's live sessions with this connection's marked and another ended (`e`), and the
 person's bots: one made by name, a token made for the bot under the cursor (`t`, shown this
-once), its tokens listed (Enter) and one revoked (`v`). Every refusal is one line in the server's
-words. The lobby opens it (`u`) for a signed-in person, not a guest or a bot.
+once), its tokens listed (Enter) and one revoked (`v`); and the account deleted, its password
+asked for and Enter pressed twice (the second time confirms, as the web page's dialog does).
+Every refusal is one line in the server's words. The lobby opens it (`u`) for a signed-in
+person, not a guest or a bot.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from clients.connection import ArenaError
 from clients.tui.help import QUIT_UNSHOWN
 from clients.tui.player import rating_text
 from server.protocol import Event, Ok, PlayerInfo, PlayerProfile, Request
-from server.protocol.account import ChangePassword, EndSession, ListSessions, SessionList
+from server.protocol.account import (
+    ChangePassword,
+    DeleteAccount,
+    EndSession,
+    ListSessions,
+    SessionList,
+)
 from server.protocol.bots import (
     BotList,
     CreateBot,
@@ -58,6 +66,7 @@ class AccountScreen(Screen[None]):
     AccountScreen DataTable { height: auto; max-height: 8; }
     AccountScreen .said { height: auto; color: $error; display: none; }
     AccountScreen .said.ok { color: $success; }
+    AccountScreen .what { height: auto; color: $text-muted; }
     #account-token { height: auto; color: $success; display: none; }
     """
 
@@ -72,6 +81,7 @@ class AccountScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.bot: str | None = None  # the bot whose tokens are listed
+        self.deleting = False  # Enter pressed once on the deletion's password: the next confirms
 
     def compose(self) -> ComposeResult:
         user = self.arena.user
@@ -99,6 +109,19 @@ class AccountScreen(Screen[None]):
             yield Label("Tokens (v revokes the one under the cursor)", classes="pane-title")
             yield DataTable(id="account-tokens", cursor_type="row")
             yield Static("", id="account-bots-said", classes="said")
+            yield Label("Delete account", classes="pane-title")
+            yield Static(
+                "Your finished games and ratings stay under your name, which nobody may take; "
+                "your bots' tokens are revoked. Finish or resign your games first.",
+                classes="what",
+            )
+            yield Input(
+                placeholder="your password, then Enter twice, to delete this account",
+                password=True,
+                id="account-delete",
+                compact=True,
+            )
+            yield Static("", id="account-delete-said", classes="said")
         yield Footer(compact=True)
 
     @property
@@ -145,6 +168,8 @@ class AccountScreen(Screen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "account-bot-name":
             self._create_bot(event.value.strip())
+        elif event.input.id == "account-delete":
+            self._confirm_deletion()
         elif event.input.id == "account-old":
             self.query_one("#account-new", Input).focus()
         else:
@@ -275,8 +300,10 @@ class AccountScreen(Screen[None]):
             "copy it now: it will not be shown again"
         )
         shown.display = True
-        if (bots := await self._ask(ListBots(), BotList)) is not None:
-            self._show_bots(bots)
+        # A listing that fails stops here, so its line is not overwritten by the next one's.
+        if (bots := await self._ask(ListBots(), BotList)) is None:
+            return
+        self._show_bots(bots)
         if (tokens := await self._ask(ListTokens(made.bot), TokenList)) is not None:
             self._show_tokens(tokens)
 
@@ -312,6 +339,42 @@ class AccountScreen(Screen[None]):
         said.set_class(ok, "ok")
         said.update(words)
         said.display = bool(words)
+
+    # Deleting the account
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "account-delete" and self.deleting:
+            self.deleting = False
+            self._say("#account-delete-said", "")
+
+    def _confirm_deletion(self) -> None:
+        if not self.query_one("#account-delete", Input).value:
+            self._say("#account-delete-said", "your password is needed to delete the account")
+        elif not self.deleting:
+            self.deleting = True
+            name = self.arena.user.name if self.arena.user else ""
+            self._say(
+                "#account-delete-said",
+                f"Enter again deletes the account {name} for good; Escape keeps it",
+            )
+        else:
+            self._delete()
+
+    @work(exclusive=True, group="delete")
+    async def _delete(self) -> None:
+        self.deleting = False
+        password = self.query_one("#account-delete", Input)
+        name = self.arena.user.name if self.arena.user else ""
+        # Set first: the server ends every session of the account right after its reply, and
+        # the app then shows the sign-in screen with these words instead of reconnecting.
+        self.arena.farewell = f"the account {name} is deleted; its games stay under its name"
+        try:
+            await self.arena.request(DeleteAccount(password.value), Ok)
+        except (ArenaError, ConnectionError) as error:
+            self.arena.farewell = None
+            self._say("#account-delete-said", error)
+        finally:
+            password.value = ""
 
     def action_leave(self) -> None:
         self.dismiss(None)

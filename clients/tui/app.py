@@ -171,6 +171,9 @@ class ArenaApp(App[None]):
         self._stopping = False
         # The notices shown, latest last (at most NOTICES_KEPT), as people read them.
         self.notices: deque[str] = deque(maxlen=NOTICES_KEPT)
+        # Said in place of the signed-out notice when the connection closes because this
+        # person deleted their account (the server ends every session of it).
+        self.farewell: str | None = None
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for the platform, but on POSIX one that leaves a blank alternate
@@ -289,18 +292,20 @@ class ArenaApp(App[None]):
                         screen.post_message(ServerChange(change))
             if self._stopping:
                 return
-            self.client = await self._reconnect(self.client)
+            farewell, self.farewell = self.farewell, None
+            self.client = None if farewell else await self._reconnect(self.client)
             if self.client is None:
-                # The session is gone (expired, or the server's data with it): sign in again,
-                # from a sign-in screen in place of the lobby and every game screen.
+                # The session is gone (expired, the server's data with it, or the account
+                # deleted): sign in again, from a sign-in screen in place of the lobby and
+                # every game screen.
                 self.lobby = None
                 while len(self.screen_stack) > 2:
                     await self.pop_screen()
                 await self.switch_screen(SignInScreen())
                 self.notify(
-                    "the server no longer knows this session: sign in again",
-                    title="Signed out",
-                    severity="warning",
+                    farewell or "the server no longer knows this session: sign in again",
+                    title="Account deleted" if farewell else "Signed out",
+                    severity="information" if farewell else "warning",
                     timeout=SIGNED_OUT_SECONDS,
                 )
                 self._connect()

@@ -2,8 +2,9 @@
 against a real server in an 80x24 terminal: its ratings, the password changed (a wrong current
 one and a common new one refused in the server's words), the account's sessions with this one
 marked and another ended, a bot made, a token made (shown once, and it logs in), listed and
-revoked; a guest told in one line. The screens are saved as SVG to `test-artifacts/tui/` to be
-looked at."""
+revoked; a listing that fails after a change said in one line; the account deleted (Enter
+twice) and the sign-in screen shown; a guest told in one line. The screens are saved as SVG to
+`test-artifacts/tui/` to be looked at."""
 
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ from clients.tui import ArenaApp
 from clients.tui.account import AccountScreen
 from clients.tui.help import HelpScreen
 from clients.tui.lobby import LobbyScreen
+from clients.tui.signin import SignInScreen
 from server.clock import now_ms
 from server.db import Database
 from server.games import GameStore
 from server.identity import create_account
-from server.protocol import Player, PlayerKind, TimeControl
+from server.protocol import Event, Player, PlayerKind, Request, TimeControl
+from server.protocol.bots import ListBots
 from tests.clients.tui.test_app import as_guest, keys, told, until
 from tests.server.endpoint import serving
 
@@ -197,3 +200,66 @@ async def test_a_guest_is_told_there_is_no_account_page(redis_url: str, redis: R
         await pilot.press("u")
         await until(pilot, lambda: told(app, "not a guest or a bot"), "the line")
         assert isinstance(app.screen, LobbyScreen)
+
+
+@pytest.mark.asyncio
+async def test_a_listing_that_fails_after_a_token_is_made_is_said(
+    redis_url: str, redis: Redis, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await create_account(database, "ann", "ann-first-password")
+    async with serving(redis_url) as url, narrow(url) as (app, pilot):
+        screen = await _account(app, pilot, "ann", "ann-first-password")
+        await pilot.click("#account-bot-name")
+        await pilot.press(*"annbot", "enter")
+        await until(pilot, lambda: len(_rows(screen, "#account-bots")) == 1, "the bot listed")
+        asked = app.request
+
+        async def lost_after_the_token(request: Request, expect: type[Event]) -> Event:
+            if isinstance(request, ListBots):
+                raise ConnectionError(f"not connected to {url}")
+            return await asked(request, expect)
+
+        monkeypatch.setattr(app, "request", lost_after_the_token)
+        screen.query_one("#account-bots", DataTable).focus()
+        await pilot.pause()
+        await pilot.press("t")
+        await until(pilot, lambda: _text(screen, "#account-token") != "", "the token shown")
+        # The token made is shown all the same; the listing's failure is one line.
+        await until(pilot, lambda: "not connected" in _text(screen, "#account-bots-said"), "said")
+        assert "it will not be shown again" in _text(screen, "#account-token")
+        assert _text(screen, "#account-bots-said").startswith(f"not connected to {url}")
+
+
+@pytest.mark.asyncio
+async def test_a_person_deletes_the_account(
+    redis_url: str, redis: Redis, database: Database
+) -> None:
+    await create_account(database, "ann", "ann-first-password")
+    async with serving(redis_url) as url, narrow(url) as (app, pilot):
+        screen = await _account(app, pilot, "ann", "ann-first-password")
+        said = "#account-delete-said"
+        await pilot.click("#account-delete")
+        await pilot.press("enter")
+        assert _text(screen, said) == "your password is needed to delete the account"
+        await pilot.press(*"not-the-password", "enter")
+        assert _text(screen, said) == (
+            "Enter again deletes the account ann for good; Escape keeps it"
+        )
+        await pilot.press("enter")
+        await until(pilot, lambda: "wrong" in _text(screen, said), "the wrong password refused")
+        assert _text(screen, said) == "wrong password: your password is needed"
+        assert screen.query_one("#account-delete", Input).value == ""
+        # A change to the password after the first Enter asks for the confirmation again.
+        await pilot.press(*"ann-first-password", "enter", "backspace", "d")
+        assert _text(screen, said) == ""
+        await pilot.press("enter")
+        assert "Enter again deletes" in _text(screen, said)
+        app.save_screenshot(str(ARTIFACTS / "account-delete.svg"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in screen")
+        await until(pilot, lambda: told(app, "the account ann is deleted"), "the notice")
+        assert not told(app, "no longer knows this session")
+        again = await ArenaClient.connect(url)
+        with pytest.raises(ArenaError, match="wrong"):
+            await again.login("ann", "ann-first-password")
+        await again.close()
