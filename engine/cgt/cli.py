@@ -1,6 +1,7 @@
 """The `arena` commands of combinatorial game theory: `cgt eval` (a game in CGSuite notation,
-to its canonical form and properties), `cgt value` (a position's value) and `analyze` (a
-position region by region). Bad input exits with status 2 and one line naming the problem.
+to its canonical form and properties), `cgt value` (a position's value), `cgt thermograph` (a
+game's thermograph drawn) and `analyze` (a position region by region). Bad input exits with
+status 2 and one line naming the problem.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from engine.amazons.notation import Side
 from engine.amazons.position import Position
@@ -16,6 +18,7 @@ from engine.cgt import amazons, endgame_cli
 from engine.cgt.amazons import BudgetExceededError
 from engine.cgt.analysis import PositionAnalysis, analyze
 from engine.cgt.form import Form
+from engine.cgt.thermograph_drawing import thermograph_svg, thermograph_text
 from engine.errors import NotationError
 from engine.records_cli import add_record_options, game_option, recorded_position
 
@@ -63,6 +66,20 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="give up on a position after this long and print ? (default: no limit)",
     )
     value.set_defaults(run=_value)
+
+    drawing = actions.add_parser(
+        "thermograph",
+        help="draw a game's thermograph: text in the terminal, or an SVG picture",
+        description="Draw the thermograph of VALUE, a game in CGSuite notation ('{2|-1}', "
+        "'{3||2|1}', '+-1'): temperature up the page, values along it with Left's (Black's) "
+        "to the left, the left wall from the left stop, the right wall from the right stop and "
+        "the mast at the mean from the temperature up. Without --svg, a text drawing.",
+    )
+    drawing.add_argument("value", metavar="VALUE")
+    drawing.add_argument(
+        "--svg", type=Path, default=None, metavar="FILE", help="write an SVG picture to FILE"
+    )
+    drawing.set_defaults(run=_thermograph)
 
     analysis = commands.add_parser(
         "analyze",
@@ -121,6 +138,19 @@ def _eval(args: argparse.Namespace) -> int:
                 f" temperature={form.temperature} outcome={form.outcome}"
             )
         print(line, flush=True)
+    return 0
+
+
+def _thermograph(args: argparse.Namespace) -> int:
+    game = Form.parse(args.value)
+    if args.svg is None:
+        print(thermograph_text(game), end="")
+        return 0
+    try:
+        args.svg.write_text(thermograph_svg(game), encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot write {args.svg}: {error.strerror or error}") from None
+    print(f"thermograph of {game} written to {args.svg}")
     return 0
 
 
