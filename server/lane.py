@@ -15,6 +15,10 @@ redis-py would give, and its Lua scripts called through the lane too. Everything
 (blocking reads, pipelines, pub/sub, connection state) goes through redis-py as usual, as
 does everything over TLS.
 
+On a Redis Cluster, `LaneCluster` is redis-py's cluster client with the same commands through a
+`ClusterLane`, a lane to each master that sends each command to the master of its key's slot;
+`sharded` tells a cluster's client from a single Redis's, and `clustered` a cluster's URL.
+
 A connection that breaks fails the commands waiting on it (`ConnectionError`: the caller
 cannot know whether Redis ran the command, as with any client) and the next command connects
 again. `Endpoint` (where the client's Redis is and how a connection of our own starts) serves
@@ -25,34 +29,49 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import functools
 import hashlib
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast
+from urllib.parse import urlsplit
 
 import hiredis
 import redis.asyncio as aioredis
+from redis import Redis as SyncRedis
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import RedisCluster
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
-from redis.exceptions import ConnectionError, NoScriptError, ResponseError
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS as SLOTS
+from redis.crc import key_slot
+from redis.exceptions import ConnectionError, NoScriptError, RedisError, ResponseError
 
 __all__ = [
     "LANE_COMMANDS",
     "NAME",
     "Caller",
+    "ClusterLane",
     "Endpoint",
     "Lane",
+    "LaneCluster",
     "LaneRedis",
     "LaneScript",
     "RoundTrips",
+    "clustered",
     "command",
     "sharded",
 ]
 
 NAME: Final = "arena-lane"  # the lane's connection name in Redis
+# How many times a command follows MOVED and ASK before it fails (a slot moves once at a time).
+REDIRECTIONS: Final = 5
+# How often a cluster lane reads the slot map again at most while commands keep failing.
+REREAD_SECONDS: Final = 0.25
+SCRIPTS: Final = frozenset({"EVALSHA", "EVAL"})
+PROBE_SECONDS: Final = 5.0  # how long `clustered` waits for Redis to say what it is
+ASKING: Final = hiredis.pack_command(("ASKING",))
 
 Arg = bytes | str | int | float
 
@@ -133,19 +152,12 @@ class Endpoint:
             aioredis.UnixDomainSocketConnection,
         ):
             raise ValueError("a connection of our own speaks plain TCP or a unix socket only")
-        auth = (
-            [command("AUTH", kwargs["username"], kwargs["password"])]
-            if kwargs.get("username")
-            else [command("AUTH", kwargs["password"])]
-            if kwargs.get("password")
-            else []
-        )
         select = [command("SELECT", int(kwargs["db"]))] if int(kwargs.get("db") or 0) else []
         return cls(
             kwargs.get("path"),
             kwargs.get("host", "localhost"),
             int(kwargs.get("port", 6379)),
-            (*auth, *select),
+            (*_auth(kwargs), *select),
         )
 
     async def connect(self, protocol: Callable[[], C], name: str) -> C:
@@ -173,15 +185,12 @@ class Lane:
     """One connection to Redis shared by any number of callers: `await lane.execute(*args)`
     returns the raw reply (bytes, ints, lists) or raises the error Redis answered."""
 
-    def __init__(self, redis: aioredis.Redis, trips: RoundTrips | None = None) -> None:
-        kwargs = redis.connection_pool.connection_kwargs
-        self._endpoint = Endpoint.of(redis)
-        if kwargs.get("decode_responses"):
-            raise ValueError("a lane returns bytes: the client must not decode responses")
-        if kwargs.get("protocol") not in (2, "2"):
-            # redis-py reads replies by the protocol its connections speak (RESP3 by default
-            # from redis-py 8); a lane speaks RESP2, so the client must too.
-            raise ValueError("a lane speaks RESP2: open the client with protocol=2")
+    def __init__(self, redis: aioredis.Redis | Endpoint, trips: RoundTrips | None = None) -> None:
+        if isinstance(redis, Endpoint):
+            self._endpoint = redis
+        else:
+            _check_replies(redis.connection_pool.connection_kwargs)
+            self._endpoint = Endpoint.of(redis)
         self.trips = RoundTrips() if trips is None else trips
         self._wire: _Wire | None = None
         self._connecting = asyncio.Lock()  # bound to a loop only when first waited on
@@ -191,6 +200,14 @@ class Lane:
         reply = wire.call(command(*args))
         self.trips.lane_commands += 1
         return await reply
+
+    async def execute_asking(self, *args: Arg) -> Any:
+        """The command right after an ASKING, as a cluster node asks of a slot it is taking
+        over (the two go out together, so no other command comes between them)."""
+        wire = await self._connected()
+        self.trips.lane_commands += 2
+        _, reply = await asyncio.gather(wire.call(ASKING), wire.call(command(*args)))
+        return reply
 
     async def close(self) -> None:
         if self._wire is not None:
@@ -209,24 +226,20 @@ class Lane:
             return self._wire
 
 
-class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyped (pyproject)
-    """redis-py's asyncio client, with the commands of `LANE_COMMANDS` through a `Lane` where
-    the connection allows one (plain TCP or a unix socket, replies as bytes)."""
+class _Laned:
+    """redis-py's `execute_command` with the commands of `LANE_COMMANDS` through `_lane` when
+    there is one, read back through redis-py's reply callbacks; a mixin before a client."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.round_trips = RoundTrips()
-        try:
-            self._lane: Lane | None = Lane(self, self.round_trips)
-        except ValueError:
-            self._lane = None
+    _lane: Lane | ClusterLane | None
+    round_trips: RoundTrips
+    response_callbacks: dict[str, Any]
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         name = args[0]
         if self._lane is None or name not in LANE_COMMANDS:
             self.round_trips.pool_commands += 1
             self.round_trips.pool_round_trips += 1
-            return await super().execute_command(*args, **options)
+            return await super().execute_command(*args, **options)  # type: ignore[misc]
         # As redis-py's parse_response: its options, then its callback for the command.
         try:
             reply = await self._lane.execute(*args)
@@ -242,18 +255,31 @@ class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyp
         result = callback(reply, **options)
         return await result if inspect.isawaitable(result) else result
 
-    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
-        return _CountedPipeline(
-            self.round_trips, self.connection_pool, self.response_callbacks, transaction, shard_hint
-        )
-
     def register_script(self, script: str) -> Any:
         """A Lua script to call as `await script(keys=..., args=...)`, as redis-py's: through
         the lane, by its SHA1 and whole once when Redis does not know it (after a restart or
         SCRIPT FLUSH). Its replies are raw, as redis-py's are."""
         if self._lane is None:
-            return super().register_script(script)
+            return super().register_script(script)  # type: ignore[misc]
         return LaneScript(self._lane, script)
+
+
+class LaneRedis(_Laned, aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyped
+    """redis-py's asyncio client, with the commands of `LANE_COMMANDS` through a `Lane` where
+    the connection allows one (plain TCP or a unix socket, replies as bytes)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.round_trips = RoundTrips()
+        try:
+            self._lane = Lane(self, self.round_trips)
+        except ValueError:
+            self._lane = None
+
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
+        return _CountedPipeline(
+            self.round_trips, self.connection_pool, self.response_callbacks, transaction, shard_hint
+        )
 
     async def aclose(self, close_connection_pool: bool | None = None) -> None:
         if self._lane is not None:
@@ -261,10 +287,145 @@ class LaneRedis(aioredis.Redis):  # type: ignore[misc]  # redis-py is read untyp
         await super().aclose(close_connection_pool)
 
 
+class LaneCluster(_Laned, RedisCluster):  # type: ignore[misc]  # redis-py is read untyped
+    """redis-py's asyncio cluster client, with the commands of `LANE_COMMANDS` through a
+    `ClusterLane` (a lane to each master). Pipelines, blocking reads and the rest go through
+    redis-py, which routes them by their keys."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _check_replies(self.connection_kwargs)
+        if self.connection_kwargs.get("connection_class", aioredis.Connection) is not (
+            aioredis.Connection
+        ):
+            raise ValueError("the server speaks to a Redis Cluster over plain TCP only")
+        self.round_trips = RoundTrips()
+        seeds = [
+            Endpoint(None, node.host, int(node.port), _auth(self.connection_kwargs))
+            for node in self.startup_nodes
+        ]
+        self._lane = self.lane = ClusterLane(seeds, self.round_trips)
+
+    async def aclose(self) -> None:
+        await self.lane.close()
+        await super().aclose()
+
+
+class ClusterLane:
+    """A lane to each master of a Redis Cluster: each command goes to the master of its key's
+    slot (a script's, of its first key), by a slot map read with CLUSTER SHARDS. A MOVED reply
+    (the slot has another master: after a failover or a slot's migration) sends the command on
+    to the master it names and reads the map again; an ASK (a slot half migrated) sends it
+    there once, after ASKING. A broken connection fails its commands, as on a single Redis,
+    and reads the map again, so the next commands find the replica promoted in its place."""
+
+    def __init__(self, seeds: Sequence[Endpoint], trips: RoundTrips | None = None) -> None:
+        if not seeds:
+            raise ValueError("a cluster lane needs a node to start from")
+        self.trips = RoundTrips() if trips is None else trips
+        self._seeds = tuple(seeds)
+        self._setup = seeds[0].setup
+        self._lanes: dict[tuple[str, int], Lane] = {}
+        self._masters: list[Endpoint] = []  # by slot; empty until the map is read
+        self._reading: asyncio.Task[None] | None = None
+        self._mapping = asyncio.Lock()  # the first commands wait for one reading of the map
+        self.maps_read = 0
+
+    async def execute(self, *args: Arg) -> Any:
+        slot = _slot(args)
+        masters = self._masters or await self._mapped()
+        lane = self._lane(masters[slot])
+        asked = False
+        for _ in range(REDIRECTIONS):
+            try:
+                if asked:
+                    return await lane.execute_asking(*args)
+                return await lane.execute(*args)
+            except ResponseError as error:
+                moved = _redirection(error)
+                if moved is None:
+                    raise
+                kind, host, port = moved
+                where = Endpoint(None, host, port, self._setup)
+                asked = kind == "ASK"
+                if not asked:
+                    self._masters[slot] = where
+                    self._read_soon()
+                lane = self._lane(where)
+            except ConnectionError:
+                self._read_soon()
+                raise
+        raise ConnectionError(f"{args[0]!s} redirected {REDIRECTIONS} times: the cluster is moving")
+
+    async def master(self, key: str) -> Endpoint:
+        """The master of `key`'s slot, as the map last read says."""
+        masters = self._masters or await self._mapped()
+        return masters[_key_slot(key.encode())]
+
+    async def refresh(self) -> None:
+        """Read the slot map again now (after a failover), whatever was read lately."""
+        await self._read()
+
+    def nodes(self) -> list[Endpoint]:
+        """The masters of the map last read, each once, then the nodes given at the start."""
+        return list(dict.fromkeys((*self._masters, *self._seeds)))
+
+    async def close(self) -> None:
+        if self._reading is not None:
+            self._reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reading
+        for lane in self._lanes.values():
+            await lane.close()
+        self._lanes.clear()
+
+    def _lane(self, endpoint: Endpoint) -> Lane:
+        key = (endpoint.host, endpoint.port)
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = Lane(endpoint, self.trips)
+        return lane
+
+    async def _mapped(self) -> list[Endpoint]:
+        async with self._mapping:
+            return self._masters or await self._read()
+
+    async def _read(self) -> list[Endpoint]:
+        """Read the map from the first node that answers: the masters known, then the seeds."""
+        failures = []
+        for node in self.nodes():
+            try:
+                shards = await self._lane(node).execute("CLUSTER", "SHARDS")
+                masters = _slot_map(shards, node.host, self._setup)
+            except (ConnectionError, ResponseError, ValueError) as error:
+                failures.append(f"{node.host}:{node.port}: {error}")
+                continue
+            self._masters = masters
+            self.maps_read += 1
+            return masters
+        raise ConnectionError(
+            f"no node of the Redis Cluster gives its slots ({'; '.join(failures)})"
+        )
+
+    def _read_soon(self) -> None:
+        """Read the map in the background, at most once a REREAD_SECONDS: while a master is
+        down every command on its slots fails, and each would read it again."""
+        if self._reading is None:
+            self._reading = asyncio.get_running_loop().create_task(self._read_then_rest())
+
+    async def _read_then_rest(self) -> None:
+        try:
+            with contextlib.suppress(ConnectionError):
+                await self._read()
+            await asyncio.sleep(REREAD_SECONDS)
+        finally:
+            self._reading = None
+
+
 class LaneScript:
     """A Lua script called through a lane (see `LaneRedis.register_script`)."""
 
-    def __init__(self, lane: Lane, script: str) -> None:
+    def __init__(self, lane: Lane | ClusterLane, script: str) -> None:
         self._lane = lane
         self.script = script
         self.sha = hashlib.sha1(script.encode()).hexdigest()
@@ -348,10 +509,95 @@ class _Wire(Caller):
             self._transport.close()
 
 
+def _check_replies(kwargs: dict[str, Any]) -> None:
+    if kwargs.get("decode_responses"):
+        raise ValueError("a lane returns bytes: the client must not decode responses")
+    if kwargs.get("protocol") not in (2, "2"):
+        # redis-py reads replies by the protocol its connections speak (RESP3 by default
+        # from redis-py 8); a lane speaks RESP2, so the client must too.
+        raise ValueError("a lane speaks RESP2: open the client with protocol=2")
+
+
+def _auth(kwargs: dict[str, Any]) -> tuple[bytes, ...]:
+    if kwargs.get("username"):
+        return (command("AUTH", kwargs["username"], kwargs["password"]),)
+    if kwargs.get("password"):
+        return (command("AUTH", kwargs["password"]),)
+    return ()
+
+
+def _slot(args: Sequence[Arg]) -> int:
+    """The slot of a command's key: its first argument's, or a script's first key's (slot 0
+    for a script without keys, which any master runs)."""
+    if args[0] in SCRIPTS:
+        if not int(args[2]):
+            return 0
+        key = args[3]
+    else:
+        key = args[1]
+    return _key_slot(key if isinstance(key, bytes) else str(key).encode())
+
+
+def _redirection(error: ResponseError) -> tuple[str, str, int] | None:
+    """("MOVED" or "ASK", host, port) of a redirection, or None for any other error."""
+    kind, _, rest = str(error).partition(" ")
+    if kind not in ("MOVED", "ASK"):
+        return None
+    host, _, port = rest.partition(" ")[2].rpartition(":")
+    return kind, host, int(port)
+
+
+def _slot_map(shards: list[Any], asked: str, setup: tuple[bytes, ...]) -> list[Endpoint]:
+    """The master of each slot from CLUSTER SHARDS (as RESP2 gives it: flat lists of names and
+    values); a node that names no address of its own is at the host that was asked."""
+    masters: list[Endpoint | None] = [None] * SLOTS
+    for shard in shards:
+        fields = _fields(shard)
+        nodes = [_fields(node) for node in fields[b"nodes"]]
+        live = [n for n in nodes if n[b"role"] == b"master" and n[b"health"] == b"online"]
+        if not live:
+            continue  # a shard without a master (it is being elected): its slots stay unset
+        node = live[0]
+        host = node.get(b"endpoint") or node.get(b"ip") or b"?"
+        at = Endpoint(None, asked if host == b"?" else host.decode(), int(node[b"port"]), setup)
+        ranges = fields[b"slots"]
+        for start, end in zip(ranges[::2], ranges[1::2], strict=True):
+            masters[int(start) : int(end) + 1] = [at] * (int(end) - int(start) + 1)
+    missing = masters.count(None)
+    if missing:
+        raise ValueError(f"{missing} slots have no master")
+    return cast(list[Endpoint], masters)
+
+
+def _key_slot(key: bytes) -> int:
+    slot: int = key_slot(key)  # redis-py is read untyped
+    return slot
+
+
+def _fields(flat: list[Any]) -> dict[bytes, Any]:
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
 def _error(reply: ResponseError) -> ResponseError:
     # redis-py's script objects load a script again on NoScriptError.
     text = str(reply)
     return NoScriptError(text) if text.startswith("NOSCRIPT") else reply
+
+
+def clustered(url: str) -> bool:
+    """Whether the Redis at `url` is a node of a Redis Cluster (INFO's cluster_enabled), asked
+    once when a client is opened. A unix socket (the embedded Redis) is never one, and a Redis
+    that does not answer is taken as a single one, whose first command then says what is
+    wrong."""
+    if urlsplit(url).scheme not in ("redis", "rediss"):
+        return False
+    try:
+        with SyncRedis.from_url(
+            url, socket_timeout=PROBE_SECONDS, socket_connect_timeout=PROBE_SECONDS
+        ) as probe:
+            return bool(probe.info("cluster").get("cluster_enabled") == 1)
+    except RedisError:
+        return False
 
 
 def sharded(redis: Any) -> bool:

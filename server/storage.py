@@ -13,7 +13,7 @@ from typing import Final, NamedTuple
 
 import redis.asyncio as aioredis
 
-from server.lane import LaneRedis
+from server.lane import LaneCluster, LaneRedis, clustered
 from server.protocol import ErrorCode, GameEvent, GameStatus, ProtocolError
 from server.stored_game import COLOURS, StoredGame
 
@@ -60,7 +60,11 @@ REDIS_WAIT_SECONDS = 10
 def open_redis(url: str, connections: int = REDIS_CONNECTIONS) -> aioredis.Redis:
     """A client for the server's Redis: the short commands of the hot paths go through a lane
     of their own (server.lane), and the pool of the others makes a command wait for a free
-    connection (up to REDIS_WAIT_SECONDS) rather than fail when all are busy."""
+    connection (up to REDIS_WAIT_SECONDS) rather than fail when all are busy. A node of a
+    Redis Cluster at `url` gets a cluster client: a lane to each master, redis-py's routing
+    for the rest (its pool to each node holds `connections`)."""
+    if clustered(url):
+        return LaneCluster.from_url(url, max_connections=connections, protocol=2)
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=connections, timeout=REDIS_WAIT_SECONDS, protocol=2
     )

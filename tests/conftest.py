@@ -18,6 +18,8 @@ from engine.game import register
 from engine.search.registry import bot_names, make_bot
 from server.db import Database
 from tests.games.takeaway import TAKEAWAY
+from tests.redis_cluster import SERVER as CLUSTER_SERVER
+from tests.redis_cluster import LocalCluster
 
 # The engine's kernels are compiled in the test process from the start, so a client command
 # run in-process (`main(["play", ...])`, which asks for plain-Python kernels) changes nothing:
@@ -102,3 +104,12 @@ async def database(database_template: Path, tmp_path: Path) -> AsyncIterator[Dat
     finally:
         TEST_DATABASE.remove(opened)
         await opened.close()
+
+
+@pytest.fixture
+def redis_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    """A fresh local Redis Cluster (3 masters, 3 replicas, node timeout 1 s) for one test."""
+    if not Path(CLUSTER_SERVER).exists():
+        pytest.skip("redis-server (Redis 7) is not installed: apt-get install redis-server")
+    with LocalCluster(tmp_path / "cluster") as cluster:
+        yield cluster

@@ -1,0 +1,136 @@
+"""The lane on a Redis Cluster (3 masters, 3 replicas, started for each test): each command and
+script goes to the master of its key's slot, a slot's migration is followed (ASK while it
+moves, MOVED after), and a master killed is followed to the replica promoted in its place."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.crc import key_slot
+from redis.exceptions import ConnectionError
+
+from server.games import open_redis
+from server.lane import NAME, LaneCluster, LaneRedis, clustered, sharded
+from tests.redis_cluster import LocalCluster
+
+KEYS = [f"key-{i}" for i in range(60)]
+
+
+@pytest_asyncio.fixture
+async def client(redis_cluster: LocalCluster) -> AsyncIterator[LaneCluster]:
+    made = open_redis(redis_cluster.url)
+    assert isinstance(made, LaneCluster)
+    yield made
+    await made.aclose()
+
+
+def _redirections(cluster: LocalCluster, kind: str) -> int:
+    """How many MOVED (or ASK) replies the live nodes have given."""
+    total = 0
+    for port in cluster.alive():
+        with cluster.node(port) as node:
+            total += node.info("errorstats").get(f"errorstat_{kind}", {}).get("count", 0)
+    return total
+
+
+def test_a_cluster_is_told_from_a_single_redis(redis_cluster: LocalCluster, redis_url: str) -> None:
+    assert clustered(redis_cluster.url)
+    assert not clustered(redis_url)  # the embedded Redis, on a unix socket
+    assert not clustered(f"redis://127.0.0.1:{redis_cluster.ports[0] + 1}")  # nothing there
+    assert isinstance(open_redis(redis_url), LaneRedis)
+    assert not sharded(open_redis(redis_url))
+    assert sharded(open_redis(redis_cluster.url))
+
+
+@pytest.mark.asyncio
+async def test_each_command_goes_to_the_master_of_its_slot(
+    client: LaneCluster, redis_cluster: LocalCluster
+) -> None:
+    script = client.register_script("return redis.call('SET', KEYS[1], ARGV[1])")
+    await asyncio.gather(*(client.hset(key, "f", key) for key in KEYS[:30]))
+    await asyncio.gather(*(script(keys=[key], args=[key]) for key in KEYS[30:]))
+    for key in KEYS:
+        with redis_cluster.node(redis_cluster.master_of(key_slot(key.encode()))) as master:
+            stored = master.hget(key, "f") if key in KEYS[:30] else master.get(key)
+            assert stored == key.encode()
+    assert await client.hget(KEYS[0], "f") == KEYS[0].encode()
+    assert _redirections(redis_cluster, "MOVED") == 0  # none went to a wrong node first
+    assert client.lane.maps_read == 1
+    # A lane on each master, and only there (the map is read from the first).
+    for port in redis_cluster.masters():
+        with redis_cluster.node(port) as node:
+            names = [c["name"] for c in node.client_list(_type="normal")]
+        assert names.count(NAME) == 1
+    # The rest goes through redis-py's cluster client, which routes it by its keys.
+    pipeline = client.pipeline(transaction=False)
+    for key in KEYS[30:40]:
+        pipeline.get(key)
+    assert await pipeline.execute() == [key.encode() for key in KEYS[30:40]]
+
+
+@pytest.mark.asyncio
+async def test_a_migrating_slot_is_followed(
+    client: LaneCluster, redis_cluster: LocalCluster
+) -> None:
+    key = "moving"
+    slot = key_slot(key.encode())
+    await client.set(key, "v")
+    source = redis_cluster.master_of(slot)
+    target = next(port for port in redis_cluster.masters() if port != source)
+    with redis_cluster.node(source) as old, redis_cluster.node(target) as new:
+        target_id = new.execute_command("CLUSTER", "MYID").decode()
+        source_id = old.execute_command("CLUSTER", "MYID").decode()
+        new.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+        old.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+        old.execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000, "KEYS", key)
+        # Half moved: the source asks the client to ask the target.
+        assert await client.get(key) == b"v"
+        assert _redirections(redis_cluster, "ASK") == 1
+        for port in redis_cluster.masters():
+            with redis_cluster.node(port) as node:
+                node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+    # Moved: the source says where the slot is now, and the lane goes there after.
+    assert await client.get(key) == b"v"
+    assert await client.set(key, "w")
+    assert await client.get(key) == b"w"
+    assert _redirections(redis_cluster, "MOVED") == 1
+    with redis_cluster.node(target) as new:
+        assert new.get(key) == b"w"
+
+
+@pytest.mark.asyncio
+async def test_a_killed_master_is_followed_to_its_promoted_replica(
+    client: LaneCluster, redis_cluster: LocalCluster
+) -> None:
+    key = "survivor"
+    slot = key_slot(key.encode())
+    await client.set(key, "v")
+    dead = redis_cluster.master_of(slot)
+    with redis_cluster.node(dead) as master:
+        assert master.execute_command("WAIT", 1, 5000) == 1  # the replica has it
+    others = [k for k in KEYS if redis_cluster.master_of(key_slot(k.encode())) != dead][:5]
+    redis_cluster.kill(dead)
+    # The other masters' slots go on while this one's has no master.
+    for other in others:
+        await client.set(other, "meanwhile")
+    promoted = await asyncio.to_thread(redis_cluster.wait_served, slot)
+    assert promoted != dead
+    started = time.monotonic()
+    failures = 0
+    while True:
+        try:
+            assert await client.get(key) == b"v"
+            break
+        except ConnectionError:
+            # Commands sent before the lane saw its connection go fail (as on a single Redis),
+            # and make it read the slot map again.
+            failures += 1
+            assert time.monotonic() - started < 5, "the lane did not find the promoted replica"
+            await asyncio.sleep(0.05)
+    assert await client.set(key, "w")
+    with redis_cluster.node(promoted) as master:
+        assert master.get(key) == b"w"
