@@ -10,10 +10,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
-from xml.sax.saxutils import escape
 
 from engine.cgt.form import Form
 from engine.cgt.thermography import Trajectory
+from engine.svg import document, element, text
 
 __all__ = ["Plot", "thermograph_svg", "thermograph_text"]
 
@@ -142,118 +142,105 @@ def thermograph_svg(game: Form) -> str:
     plot = Plot.of(game)
 
     def x(value: Fraction) -> float:
-        return PLOT_LEFT + float((plot.high - value) / (plot.high - plot.low)) * (
-            PLOT_RIGHT - PLOT_LEFT
-        )
+        share = float((plot.high - value) / (plot.high - plot.low))
+        return PLOT_LEFT + share * (PLOT_RIGHT - PLOT_LEFT)
 
     def y(t: Fraction) -> float:
         return PLOT_BOTTOM - float(t / plot.top) * (PLOT_BOTTOM - PLOT_TOP)
 
-    def at(t: Fraction, value: Fraction) -> str:
-        return f"{x(value):.2f},{y(t):.2f}"
-
-    def label(x0: float, y0: float, text: str, anchor: str = "middle", **extra: str) -> str:
-        attributes = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in extra.items())
-        return (
-            f'<text x="{x0:.2f}" y="{y0:.2f}" text-anchor="{anchor}"{attributes}>'
-            f"{escape(text)}</text>"
-        )
-
-    name = str(game)
+    title = f"Thermograph of {game}"
+    middle = (PLOT_TOP + PLOT_BOTTOM) / 2
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        f'aria-label="{escape(f"Thermograph of {name}", {chr(34): "&quot;"})}" '
-        f'font-family="sans-serif" font-size="13" fill="{INK}">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
-        label(WIDTH / 2, 26, f"Thermograph of {name}", font_size="16", font_weight="700"),
-    ]
-    # The axes: values along the bottom at t = 0, temperatures up the left edge.
-    parts.append(
-        f'<g class="axes" stroke="{MUTED}" stroke-width="1">'
-        f'<line x1="{PLOT_LEFT}" y1="{PLOT_BOTTOM}" x2="{PLOT_RIGHT}" y2="{PLOT_BOTTOM}"/>'
-        f'<line x1="{PLOT_LEFT}" y1="{PLOT_BOTTOM}" x2="{PLOT_LEFT}" y2="{PLOT_TOP}"/></g>'
-    )
-    for value in _ticks(plot.low, plot.high):
-        parts.append(
-            f'<line class="value-tick" x1="{x(value):.2f}" y1="{PLOT_BOTTOM}" '
-            f'x2="{x(value):.2f}" y2="{PLOT_BOTTOM + 5}" stroke="{MUTED}"/>'
-        )
-        parts.append(label(x(value), PLOT_BOTTOM + 19, _text(value), fill=MUTED))
-    for t in _ticks(ZERO, plot.top):
-        parts.append(
-            f'<line class="temperature-tick" x1="{PLOT_LEFT - 5}" y1="{y(t):.2f}" '
-            f'x2="{PLOT_LEFT}" y2="{y(t):.2f}" stroke="{MUTED}"/>'
-        )
-        parts.append(label(PLOT_LEFT - 8, y(t) + 4, _text(t), "end", fill=MUTED))
-    parts.append(
-        label(
+        element("rect", width=WIDTH, height=HEIGHT, fill="#ffffff"),
+        text(WIDTH / 2, 26, title, class_="title", font_size=16, font_weight=700, fill=INK),
+        # The axes: values along the bottom at t = 0, temperatures up the left edge.
+        element(
+            "path",
+            class_="axes",
+            d=f"M {PLOT_RIGHT} {PLOT_BOTTOM} H {PLOT_LEFT} V {PLOT_TOP}",
+            fill="none",
+            stroke=MUTED,
+        ),
+        text(
             (PLOT_LEFT + PLOT_RIGHT) / 2,
             PLOT_BOTTOM + 40,
             "value (← Left, Black, is positive · Right, White, is negative →)",
             fill=MUTED,
-        )
-    )
-    parts.append(
-        label(
-            22,
-            (PLOT_TOP + PLOT_BOTTOM) / 2,
-            "temperature t",
-            transform=f"rotate(-90 22 {(PLOT_TOP + PLOT_BOTTOM) / 2})",
-            fill=MUTED,
-        )
-    )
-    if plot.temperature > 0:
+        ),
+        text(22, middle, "temperature t", transform=f"rotate(-90 22 {middle})", fill=MUTED),
+    ]
+    for value in _ticks(plot.low, plot.high):
+        at = x(value)
         parts.append(
-            f'<line class="temperature" x1="{PLOT_LEFT}" y1="{y(plot.temperature):.2f}" '
-            f'x2="{PLOT_RIGHT}" y2="{y(plot.temperature):.2f}" stroke="{MUTED}" '
-            f'stroke-dasharray="4 4"/>'
+            element("path", class_="value-tick", d=f"M {at:.2f} {PLOT_BOTTOM} v 5", stroke=MUTED)
         )
+        parts.append(text(at, PLOT_BOTTOM + 19, _text(value), fill=MUTED))
+    for t in _ticks(ZERO, plot.top):
+        at = y(t)
         parts.append(
-            label(
-                PLOT_RIGHT,
-                y(plot.temperature) - 6,
-                f"temperature {_text(plot.temperature)}",
-                "end",
-                fill=MUTED,
+            element(
+                "path", class_="temperature-tick", d=f"M {PLOT_LEFT} {at:.2f} h -5", stroke=MUTED
             )
         )
-    for kind, wall, colour in (
-        ("left-wall", plot.left_wall, LEFT_COLOUR),
-        ("right-wall", plot.right_wall, RIGHT_COLOUR),
-    ):
-        if not wall:
-            continue
-        exact = " ".join(f"{_text(t)},{_text(v)}" for t, v in wall)
-        parts.append(
-            f'<polyline class="{kind}" data-knots="{exact}" fill="none" stroke="{colour}" '
-            f'stroke-width="3" stroke-linejoin="round" '
-            f'points="{" ".join(at(t, v) for t, v in wall)}"/>'
-        )
+        parts.append(text(PLOT_LEFT - 8, at + 4, _text(t), "end", fill=MUTED))
     if plot.temperature > 0:
+        at = y(plot.temperature)
+        parts.append(
+            element(
+                "path",
+                class_="temperature",
+                d=f"M {PLOT_LEFT} {at:.2f} H {PLOT_RIGHT}",
+                stroke=MUTED,
+                stroke_dasharray="4 4",
+            )
+        )
+        words = f"temperature {_text(plot.temperature)}"
+        parts.append(text(PLOT_RIGHT, at - 6, words, "end", fill=MUTED))
+        for kind, wall, colour in (
+            ("left-wall", plot.left_wall, LEFT_COLOUR),
+            ("right-wall", plot.right_wall, RIGHT_COLOUR),
+        ):
+            parts.append(
+                element(
+                    "polyline",
+                    class_=kind,
+                    data_knots=" ".join(f"{_text(t)},{_text(v)}" for t, v in wall),
+                    points=" ".join(f"{x(v):.2f},{y(t):.2f}" for t, v in wall),
+                    fill="none",
+                    stroke=colour,
+                    stroke_width=3,
+                    stroke_linejoin="round",
+                )
+            )
         # Each wall named halfway up, on its outer side.
         half = plot.temperature / 2
         left_x, right_x = x(_at(plot.left_wall, half)[0]), x(_at(plot.right_wall, half)[0])
-        parts.append(label(left_x - 10, y(half), "left wall", "end", fill=LEFT_COLOUR))
-        parts.append(label(right_x + 10, y(half), "right wall", "start", fill=RIGHT_COLOUR))
+        parts.append(text(left_x - 10, y(half), "left wall", "end", fill=LEFT_COLOUR))
+        parts.append(text(right_x + 10, y(half), "right wall", "start", fill=RIGHT_COLOUR))
+    mast = x(plot.mean)
     parts.append(
-        f'<line class="mast" data-value="{_text(plot.mean)}" x1="{x(plot.mean):.2f}" '
-        f'y1="{y(plot.mast_from):.2f}" x2="{x(plot.mean):.2f}" y2="{PLOT_TOP - 8}" '
-        f'stroke="{MAST_COLOUR}" stroke-width="3"/>'
-        f'<path d="M {x(plot.mean) - 6:.2f} {PLOT_TOP - 2} L {x(plot.mean):.2f} {PLOT_TOP - 12} '
-        f'L {x(plot.mean) + 6:.2f} {PLOT_TOP - 2} Z" fill="{MAST_COLOUR}"/>'
+        element(
+            "path",
+            class_="mast",
+            data_value=_text(plot.mean),
+            d=f"M {mast:.2f} {y(plot.mast_from):.2f} V {PLOT_TOP - 8}",
+            stroke=MAST_COLOUR,
+            stroke_width=3,
+        )
     )
     parts.append(
-        label(
-            x(plot.mean) + 8,
-            (y(plot.mast_from) + PLOT_TOP) / 2,
-            f"mast: mean {_text(plot.mean)}",
-            "start",
+        element(
+            "path",
+            d=f"M {mast - 6:.2f} {PLOT_TOP - 2} l 6 -10 l 6 10 Z",
             fill=MAST_COLOUR,
         )
     )
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    words = f"mast: mean {_text(plot.mean)}"
+    parts.append(
+        text(mast + 8, (y(plot.mast_from) + PLOT_TOP) / 2, words, "start", fill=MAST_COLOUR)
+    )
+    body = element("g", parts, font_size=13)
+    return document(WIDTH, HEIGHT, (0, 0, WIDTH, HEIGHT), title, body)
 
 
 def thermograph_text(game: Form) -> str:

@@ -40,7 +40,7 @@ def drawn(game: str) -> ET.Element:
 
 
 def mast(picture: ET.Element) -> Fraction:
-    (line,) = [e for e in picture.iter(f"{SVG}line") if e.get("class") == "mast"]
+    (line,) = [e for e in picture.iter() if e.get("class") == "mast"]
     return F(line.get("data-value", ""))
 
 

@@ -1,0 +1,66 @@
+"""SVG written as text: elements with escaped attributes and content, and the standalone
+document around them, for the pictures the engine draws (boards, thermographs). Colours and
+fonts are presentation attributes, never a style sheet, so a picture looks the same in a
+browser, an image viewer and a page whose Content-Security-Policy forbids inline styles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from xml.sax.saxutils import escape, quoteattr
+
+__all__ = ["document", "element", "number", "text"]
+
+NAMESPACE = "http://www.w3.org/2000/svg"
+FONT = "DejaVu Sans, Verdana, sans-serif"
+
+
+def number(value: float) -> str:
+    """A coordinate as short as it can be written: `3`, `2.5`, `0.35`."""
+    return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def _attributes(attributes: dict[str, object]) -> str:
+    """` name="value"` for each attribute; `class_` writes `class`, `data_at` `data-at`."""
+    parts = []
+    for name, value in attributes.items():
+        if value is None:
+            continue
+        written = number(value) if isinstance(value, float) else str(value)
+        parts.append(f" {name.rstrip('_').replace('_', '-')}={quoteattr(written)}")
+    return "".join(parts)
+
+
+def element(name: str, content: str | Iterable[str] = "", **attributes: object) -> str:
+    """`<name .../>`, or `<name ...>content</name>` around content already written as SVG."""
+    inside = content if isinstance(content, str) else "".join(content)
+    if not inside:
+        return f"<{name}{_attributes(attributes)}/>"
+    return f"<{name}{_attributes(attributes)}>{inside}</{name}>"
+
+
+def text(x: float, y: float, words: str, anchor: str = "middle", **attributes: object) -> str:
+    """A line of text at (x, y) (its baseline), anchored at its middle, start or end."""
+    return element("text", escape(words), x=float(x), y=float(y), text_anchor=anchor, **attributes)
+
+
+def document(
+    width: float, height: float, view: tuple[float, float, float, float], label: str, body: str
+) -> str:
+    """A standalone SVG file: `width` x `height` pixels showing `view` (x, y, w, h) of the
+    drawing, named `label` for screen readers and as its title."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        + element(
+            "svg",
+            element("title", escape(label)) + body,
+            xmlns=NAMESPACE,
+            width=float(width),
+            height=float(height),
+            viewBox=" ".join(number(float(v)) for v in view),
+            role="img",
+            aria_label=label,
+            font_family=FONT,
+        )
+        + "\n"
+    )
