@@ -7,6 +7,12 @@ and the hub hands them on in the same turn of the event loop, about 2 µs a mess
 redis-py's PubSub over TLS. Each message is decoded once, for every follower. A subscription
 that breaks is made again, with every channel still followed; the messages published
 meanwhile are lost, so every follower is then told to catch up from what Redis stores.
+
+On a Redis Cluster (`_ClusterFeed`) each channel is subscribed on the master of its slot: a
+shard channel (a name that starts with a hash tag, as a game's `{g:ID}:channel`) with SSUBSCRIBE,
+which only its shard's nodes carry, the others (lobby, users) classically. A master that dies
+takes its subscriptions with it: they are made again on the replica promoted in its place, and
+the followers of those channels alone are told to catch up.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 import hiredis
@@ -23,7 +29,7 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import ConnectionError, ResponseError
 
-from server.lane import Caller, Endpoint, command
+from server.lane import Caller, ClusterLane, Endpoint, command, sharded
 
 __all__ = ["LOBBY", "NAME", "Follower", "Hub", "user_channel"]
 
@@ -36,6 +42,8 @@ log = structlog.get_logger(__name__)
 
 # What the hub hands on: the channel, the frame as published and its msgpack map decoded.
 Dispatch = Callable[[str, bytes], None]
+# The channels whose frames may have been lost (None: all of them).
+Resubscribed = Callable[[Collection[str] | None], None]
 
 
 def user_channel(name: str) -> str:
@@ -60,6 +68,9 @@ class Hub:
         self._lock = asyncio.Lock()
         self.reconnects = 0  # subscriptions made again after they broke
         self._feed: _Feed
+        if sharded(redis):
+            self._feed = _ClusterFeed(redis.lane, self._dispatch, self._resubscribed)
+            return
         try:
             self._feed = _OwnFeed(Endpoint.of(redis), self._dispatch, self._resubscribed)
         except ValueError:
@@ -100,11 +111,12 @@ class Hub:
     def followers(self, channel: str) -> int:
         return len(self._followers.get(channel, ()))
 
-    def _resubscribed(self) -> None:
+    def _resubscribed(self, channels: Collection[str] | None = None) -> None:
         self.reconnects += 1
         for channel, followers in tuple(self._followers.items()):
-            for follower in tuple(followers):
-                follower.missed(channel)
+            if channels is None or channel in channels:
+                for follower in tuple(followers):
+                    follower.missed(channel)
 
     def _dispatch(self, channel: str, data: bytes) -> None:
         followers = self._followers.get(channel)
@@ -131,9 +143,7 @@ class _Feed(Protocol):
 class _OwnFeed:
     """The subscription on a connection of the hub's own."""
 
-    def __init__(
-        self, endpoint: Endpoint, dispatch: Dispatch, resubscribed: Callable[[], None]
-    ) -> None:
+    def __init__(self, endpoint: Endpoint, dispatch: Dispatch, resubscribed: Resubscribed) -> None:
         self._endpoint = endpoint
         self._dispatch = dispatch
         self._resubscribed = resubscribed
@@ -192,7 +202,7 @@ class _OwnFeed:
                     continue
                 self._connection = connection
                 log.info("hub_reconnected", channels=len(self._channels))
-                self._resubscribed()
+                self._resubscribed(None)
                 return
         finally:
             self._reconnecting = None
@@ -200,11 +210,20 @@ class _OwnFeed:
 
 class _Subscriber(Caller):
     """A connection that subscribes: replies to its setup commands in order, then
-    subscription confirmations and messages, each message handed on as it is read."""
+    subscription confirmations and messages, each message handed on as it is read. On a
+    cluster node its shard channels too; one the node drops by itself (its slot has moved) is
+    handed to `dropped`."""
 
-    def __init__(self, dispatch: Dispatch, lost: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        dispatch: Dispatch,
+        lost: Callable[[], None],
+        dropped: Callable[[str], None] | None = None,
+    ) -> None:
         self._dispatch = dispatch
         self._lost = lost
+        self._dropped = dropped
+        self._leaving: set[bytes] = set()  # shard channels unsubscribed, not yet confirmed
         self._reader = hiredis.Reader(replyError=ResponseError)
         self._transport: asyncio.Transport | None = None
         self._replies: collections.deque[asyncio.Future[Any]] = collections.deque()
@@ -219,14 +238,27 @@ class _Subscriber(Caller):
         self._reader.feed(data)
         while (reply := self._reader.gets()) is not False:
             kind = reply[0] if isinstance(reply, list) and reply else None
-            if kind == b"message":
+            if kind in (b"message", b"smessage"):
                 self._dispatch(reply[1].decode(), reply[2])
-            elif kind == b"subscribe":
+            elif kind in (b"subscribe", b"ssubscribe"):
                 waiter = self._subscribing.pop(reply[1], None)
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
             elif kind == b"unsubscribe":
                 pass
+            elif kind == b"sunsubscribe":
+                if reply[1] in self._leaving:
+                    self._leaving.discard(reply[1])
+                elif self._dropped is not None:
+                    self._dropped(reply[1].decode())
+            elif not self._replies:
+                # A subscription refused (a cluster node's MOVED): Redis answers in order, so
+                # it is the oldest one waiting.
+                channel = next(iter(self._subscribing), None)
+                if channel is not None:
+                    failed = self._subscribing.pop(channel)
+                    if not failed.done():
+                        failed.set_exception(_refused(reply))
             else:
                 waiter = self._replies.popleft()
                 if isinstance(reply, ResponseError):
@@ -250,8 +282,9 @@ class _Subscriber(Caller):
         self._replies.append(waiter)
         return waiter
 
-    async def subscribe(self, channels: tuple[str, ...]) -> None:
-        """Subscribe and return once Redis confirms every channel."""
+    async def subscribe(self, channels: tuple[str, ...], verb: str = "SUBSCRIBE") -> None:
+        """Subscribe (by `verb`: SSUBSCRIBE for a shard channel) and return once Redis confirms
+        every channel."""
         loop = asyncio.get_running_loop()
         waiters = []
         for channel in channels:
@@ -259,11 +292,13 @@ class _Subscriber(Caller):
             if waiter is None:
                 waiter = self._subscribing[channel.encode()] = loop.create_future()
             waiters.append(waiter)
-        self._write(command("SUBSCRIBE", *channels))
+        self._write(command(verb, *channels))
         await asyncio.gather(*waiters)
 
-    def unsubscribe(self, channel: str) -> None:
-        self._write(command("UNSUBSCRIBE", channel))
+    def unsubscribe(self, channel: str, verb: str = "UNSUBSCRIBE") -> None:
+        if verb == "SUNSUBSCRIBE":
+            self._leaving.add(channel.encode())
+        self._write(command(verb, channel))
 
     def close(self) -> None:
         if self._transport is not None:
@@ -275,11 +310,123 @@ class _Subscriber(Caller):
         self._transport.write(data)
 
 
+class _ClusterFeed:
+    """The subscriptions on a Redis Cluster: each channel on the master of its slot (by the
+    lane's slot map), a connection to each master with channels there. A connection lost (its
+    master died) or a shard channel its node drops (the slot moved) leaves channels to
+    subscribe again: every RECONNECT_SECONDS the map is read again and each is subscribed on its
+    slot's master as the map says, until all are; then their followers are told to catch up."""
+
+    def __init__(self, lane: ClusterLane, dispatch: Dispatch, resubscribed: Resubscribed) -> None:
+        self._lane = lane
+        self._dispatch = dispatch
+        self._resubscribed = resubscribed
+        self._connections: dict[Endpoint, _Subscriber] = {}
+        self._where: dict[str, Endpoint] = {}  # each channel subscribed, and where
+        self._lost: set[str] = set()  # channels to subscribe again
+        self._opening = asyncio.Lock()
+        self._repairing: asyncio.Task[None] | None = None
+        self._closing = False
+
+    async def start(self) -> None:
+        pass  # a connection is opened with the first channel on its master
+
+    async def subscribe(self, channel: str) -> None:
+        master = await self._lane.master(channel)
+        connection = await self._connection(master)
+        self._where[channel] = master
+        try:
+            await connection.subscribe((channel,), "SSUBSCRIBE" if _shard(channel) else "SUBSCRIBE")
+        except BaseException:
+            if self._where.get(channel) == master:
+                del self._where[channel]
+            raise
+        self._lost.discard(channel)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self._lost.discard(channel)
+        master = self._where.pop(channel, None)
+        connection = self._connections.get(master) if master is not None else None
+        if connection is not None and connection.open:
+            connection.unsubscribe(channel, "SUNSUBSCRIBE" if _shard(channel) else "UNSUBSCRIBE")
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._repairing is not None:
+            self._repairing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._repairing
+        for connection in self._connections.values():
+            connection.close()
+
+    async def _connection(self, master: Endpoint) -> _Subscriber:
+        async with self._opening:
+            connection = self._connections.get(master)
+            if connection is None or not connection.open:
+                connection = await master.connect(
+                    lambda: _Subscriber(self._dispatch, lambda: self._lost_at(master), self._moved),
+                    NAME,
+                )
+                self._connections[master] = connection
+            return connection
+
+    def _lost_at(self, master: Endpoint) -> None:
+        connection = self._connections.get(master)
+        if self._closing or connection is None or connection.open:
+            return  # closing, or a connection replaced already
+        del self._connections[master]
+        gone = [channel for channel, where in self._where.items() if where == master]
+        log.warning("hub_connection_lost", node=f"{master.host}:{master.port}", channels=len(gone))
+        for channel in gone:
+            del self._where[channel]
+        self._again(gone)
+
+    def _moved(self, channel: str) -> None:
+        if self._where.pop(channel, None) is not None:
+            self._again([channel])
+
+    def _again(self, channels: list[str]) -> None:
+        self._lost.update(channels)
+        if self._repairing is None and not self._closing:
+            self._repairing = asyncio.get_running_loop().create_task(self._repair())
+
+    async def _repair(self) -> None:
+        try:
+            while self._lost and not self._closing:
+                await asyncio.sleep(RECONNECT_SECONDS)
+                with contextlib.suppress(ConnectionError):
+                    await self._lane.refresh()
+                again = []
+                for channel in tuple(self._lost):
+                    try:
+                        async with asyncio.timeout(CONFIRM_SECONDS):
+                            await self.subscribe(channel)
+                    except (ConnectionError, ResponseError, OSError, TimeoutError):
+                        continue
+                    again.append(channel)
+                if again:
+                    log.info("hub_resubscribed", channels=len(again), left=len(self._lost))
+                    self._resubscribed(again)
+        finally:
+            self._repairing = None
+
+
+def _shard(channel: str) -> bool:
+    """A shard channel: one whose name starts with a hash tag (a game's `{g:ID}:channel`)."""
+    return channel.startswith("{")
+
+
+def _refused(reply: Any) -> Exception:
+    # As a connection's failure: the caller may try again once the slot map is read again.
+    refused: Exception = ConnectionError(f"Redis refused a subscription: {reply}")
+    return refused
+
+
 class _RedisPyFeed:
     """The subscription through redis-py's PubSub (over TLS)."""
 
     def __init__(
-        self, redis: aioredis.Redis, dispatch: Dispatch, resubscribed: Callable[[], None]
+        self, redis: aioredis.Redis, dispatch: Dispatch, resubscribed: Resubscribed
     ) -> None:
         self._pubsub = redis.pubsub()
         self._dispatch = dispatch
@@ -331,7 +478,7 @@ class _RedisPyFeed:
                 # Redis went away: redis-py subscribes again when it reconnects. Keep trying.
                 log.exception("hub_read_failed")
                 await asyncio.sleep(RECONNECT_SECONDS)
-                self._resubscribed()
+                self._resubscribed(None)
                 continue
             if message is None:
                 continue

@@ -175,7 +175,7 @@ async def test_a_redis_py_subscription_returns_once_redis_has_confirmed_it() -> 
     def dispatch(channel: str, data: bytes) -> None:
         got.append((channel, data))
 
-    feed = _RedisPyFeed(cast(Redis, redis), dispatch, lambda: None)
+    feed = _RedisPyFeed(cast(Redis, redis), dispatch, lambda channels: None)
     subscribing = asyncio.create_task(feed.subscribe("game:g1"))
     await asyncio.sleep(0.05)
     # Sent, not yet confirmed: a frame published now could be missed, so it waits.
