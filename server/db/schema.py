@@ -56,7 +56,7 @@ ACCOUNTS = Table(
     Column("name_key", Text, nullable=False, unique=True),  # lower case: names compare so
     Column("kind", Text, nullable=False),  # human or bot
     Column("password", Text),  # argon2 hash; None for a bot that logs in by token only
-    Column("owner_id", Text, ForeignKey("accounts.id")),  # a bot's human owner
+    Column("owner_id", Text, ForeignKey("accounts.id"), index=True),  # a bot's human owner
     Column("created", BigInteger),  # None for accounts made before creation times were kept
 )
 
