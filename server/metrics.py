@@ -38,7 +38,7 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from server.lane import LaneRedis
+from server.lane import LaneCluster, LaneRedis
 from server.protocol import PlayerKind
 from server.storage import LIVE
 
@@ -171,7 +171,7 @@ class ServerMetrics(Collector):
             value=arena.hub.reconnects,
         )
         redis = arena.redis
-        if isinstance(redis, LaneRedis):
+        if isinstance(redis, LaneRedis | LaneCluster):
             trips = redis.round_trips
             commands = CounterMetricFamily(
                 "arena_redis_commands", "Commands sent to Redis", labels=["via"]
