@@ -7,14 +7,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 import pytest_asyncio
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError
 
+from server.app import Arena
 from server.games import open_redis
 from server.lane import NAME, LaneCluster, LaneRedis, clustered, sharded
+from server.metrics import ServerMetrics
 from tests.redis_cluster import LocalCluster
 
 KEYS = [f"key-{i}" for i in range(60)]
@@ -134,3 +138,23 @@ async def test_a_killed_master_is_followed_to_its_promoted_replica(
     assert await client.set(key, "w")
     with redis_cluster.node(promoted) as master:
         assert master.get(key) == b"w"
+
+
+@pytest.mark.asyncio
+async def test_the_metrics_count_a_cluster_lane_s_commands(client: LaneCluster) -> None:
+    await asyncio.gather(*(client.set(key, 1) for key in KEYS[:10]))
+    await client.blpop(["nothing"], timeout=0.01)  # through redis-py
+    arena = SimpleNamespace(sessions=[], hub=SimpleNamespace(reconnects=0), redis=client)
+    metrics = ServerMetrics(cast(Arena, arena))
+    figures = {
+        (family.name, sample.labels.get("via")): sample.value
+        for family in metrics.collect()
+        for sample in family.samples
+    }
+    assert figures[("arena_redis_commands", "lane")] >= 10
+    assert figures[("arena_redis_commands", "pool")] == 1
+    assert (
+        1
+        <= figures[("arena_redis_round_trips", "lane")]
+        <= figures[("arena_redis_commands", "lane")]
+    )
