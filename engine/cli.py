@@ -1,7 +1,8 @@
 """The `arena` command line: engine subcommands (perft, show, moves, bots, match, tournament,
-explain, fit). A position comes from a setup, position text or a file of game records;
-`--game` picks a registered game other than Amazons (`perft`, `show`, `moves` and `explain`
-reach it through the generic interface of `engine.game`).
+explain, fit); `show --svg` draws the position as a picture (engine.picture). A position comes
+from a setup, position text or a file of game records; `--game` picks a registered game other
+than Amazons (`perft`, `show`, `moves` and `explain` reach it through the generic interface of
+`engine.game`).
 
 Bad input (a malformed position, an unknown setup, a bad depth) prints one line naming the
 problem to stderr and exits with status 2.
@@ -20,8 +21,9 @@ from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
 from engine.game import GameRules, GameState, get_game
+from engine.picture import game_caption, game_svg, position_svg
 from engine.records import read_records
-from engine.records_cli import add_record_options, game_option, recorded_position
+from engine.records_cli import add_record_options, game_option, recorded_game, recorded_position
 from engine.search.explain import MAX_EXPLAIN_DEPTH, explain
 from engine.search.fitting import fit_records
 from engine.search.match import run_match
@@ -66,8 +68,17 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     perft.set_defaults(run=_perft)
 
-    show = commands.add_parser("show", help="print a board with coordinates and its regions")
+    show = commands.add_parser(
+        "show",
+        help="print a board with coordinates and its regions, or draw it as an SVG picture",
+        description="Print the board with coordinates, the side to move and (Amazons) the "
+        "regions. With --svg FILE, write it instead as a standalone SVG picture with its "
+        "coordinates and, for a position of a game record, the last move marked.",
+    )
     _add_position_options(show, allow_stdin=False)
+    show.add_argument(
+        "--svg", type=Path, default=None, metavar="FILE", help="write an SVG picture to FILE"
+    )
     show.set_defaults(run=_show)
 
     moves = commands.add_parser("moves", help="list the legal moves of a position")
@@ -370,6 +381,8 @@ def _perft(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    if args.svg is not None:
+        return _show_svg(args)
     game = _other_game(args)
     if game is not None:
         return _show_game(args, game)
@@ -392,6 +405,27 @@ def _show(args: argparse.Namespace) -> int:
             if squares
         )
         print(f"  {number}. {kind}: {len(region.squares)} squares, {region.empty} empty{amazons}")
+    return 0
+
+
+def _show_svg(args: argparse.Namespace) -> int:
+    found = recorded_game(args)
+    if found is not None:
+        record, ply = found
+        caption = game_caption(record.white, record.black, record.moves, ply)
+        try:
+            picture = game_svg(record.game, record.start, record.moves, ply, caption)
+        except ValueError as error:
+            raise NotationError(f"{args.record}: {error}") from None
+    else:
+        game = get_game(game_option(args))
+        state = game.parse_state(args.fen) if args.fen is not None else game.new_state(args.setup)
+        picture = position_svg(state)
+    try:
+        args.svg.write_text(picture, encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot write {args.svg}: {error.strerror or error}") from None
+    print(f"board picture written to {args.svg}")
     return 0
 
 

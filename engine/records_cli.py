@@ -9,9 +9,9 @@ from pathlib import Path
 
 from engine.amazons import Position
 from engine.errors import NotationError
-from engine.records import read_record
+from engine.records import GameRecord, read_record
 
-__all__ = ["add_record_options", "game_option", "recorded_position"]
+__all__ = ["add_record_options", "game_option", "recorded_game", "recorded_position"]
 
 DEFAULT_GAME = "amazons"
 
@@ -52,6 +52,24 @@ def game_option(args: argparse.Namespace) -> str:
 
 def recorded_position(args: argparse.Namespace) -> Position | None:
     """The position the options name, or None when there is no --record."""
+    found = recorded_game(args)
+    if found is None:
+        return None
+    record, ply = found
+    if record.game != "amazons":
+        raise NotationError(f"game {_number(args)} of {args.record} is {record.game}, not amazons")
+    position = record.replay(ply)
+    assert isinstance(position, Position)
+    return position
+
+
+def _number(args: argparse.Namespace) -> int:
+    return 1 if args.game is None else int(args.game)
+
+
+def recorded_game(args: argparse.Namespace) -> tuple[GameRecord, int] | None:
+    """The record the options name, of any game, and the ply asked for (its last by default);
+    None when there is no --record."""
     if isinstance(args.game, str):
         if args.record is not None:
             raise NotationError(
@@ -64,16 +82,12 @@ def recorded_position(args: argparse.Namespace) -> Position | None:
         if args.game is not None or args.ply is not None:
             raise NotationError("--game and --ply need --record FILE")
         return None
-    number = 1 if args.game is None else args.game
+    number = _number(args)
     record = read_record(args.record, number)
-    if record.game != "amazons":
-        raise NotationError(f"game {number} of {args.record} is {record.game}, not amazons")
     moves = len(record.moves)
     if args.ply is not None and not 0 <= args.ply <= moves:
         raise NotationError(
             f"game {number} of {args.record} has {moves} move{'s' if moves != 1 else ''}: "
             f"there is no ply {args.ply} (0 to {moves})"
         )
-    position = record.replay(args.ply)
-    assert isinstance(position, Position)
-    return position
+    return record, moves if args.ply is None else args.ply

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
-__all__ = ["document", "element", "number", "text"]
+__all__ = ["document", "element", "number", "text", "widened"]
 
 NAMESPACE = "http://www.w3.org/2000/svg"
 FONT = "DejaVu Sans, Verdana, sans-serif"
+# A character's width in these fonts, on average, in ems: enough for a line's width estimate.
+CHARACTER = 0.6
 
 
 def number(value: float) -> str:
@@ -42,6 +44,13 @@ def element(name: str, content: str | Iterable[str] = "", **attributes: object) 
 def text(x: float, y: float, words: str, anchor: str = "middle", **attributes: object) -> str:
     """A line of text at (x, y) (its baseline), anchored at its middle, start or end."""
     return element("text", escape(words), x=float(x), y=float(y), text_anchor=anchor, **attributes)
+
+
+def widened(x: float, width: float, words: str, font_size: float) -> tuple[float, float]:
+    """A view's x and width (in the drawing's units), widened alike on both sides when a line of
+    `words` in `font_size` would not fit it."""
+    spare = len(words) * font_size * CHARACTER + font_size - width
+    return (x - spare / 2, width + spare) if spare > 0 else (x, width)
 
 
 def document(
