@@ -9,17 +9,17 @@ by the thousand.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-__all__ = ["LoginLimits", "LoginThrottle", "SignupLimits", "SignupThrottle"]
+__all__ = ["LoginLimits", "LoginThrottle", "SignupLimits", "SignupThrottle", "signup_keys"]
 
-# Count a failure: the first one of a window starts the window.
+# Count a failure: the first one of a window starts the window. One key a call: the three
+# counts of a failure may lie on three nodes of a cluster.
 _FAIL = """
-for i, key in ipairs(KEYS) do
-  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
-end
+if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 """
 
 KNOWN_MS = 30 * 24 * 3600 * 1000  # an address stays known for an account this long after a login
@@ -63,10 +63,13 @@ class LoginThrottle:
 
     async def failed(self, name: str, address: str) -> None:
         limits, account = self.limits, name.lower()
-        await self._fail(
-            keys=[_pair_key(account, address), _address_key(address), _account_key(account)],
-            args=[limits.pair_ms, limits.address_ms, limits.account_ms],
+        windows = (
+            (_pair_key(account, address), limits.pair_ms),
+            (_address_key(address), limits.address_ms),
+            (_account_key(account), limits.account_ms),
         )
+        # At once: through the lane, the three go out together.
+        await asyncio.gather(*(self._fail(keys=[key], args=[ms]) for key, ms in windows))
 
     async def succeeded(self, name: str, address: str) -> None:
         account = name.lower()
@@ -142,15 +145,17 @@ class SignupThrottle:
         (and nothing is counted)."""
         limits = self.limits
         wait = await self._take(
-            keys=_signup_keys(address),
+            keys=signup_keys(address),
             args=[limits.hour, limits.hour_ms, limits.day, limits.day_ms],
         )
         return -(-int(wait) // 1000)
 
     async def give_back(self, address: str) -> None:
         """Uncount a sign-up `take` counted that made no account."""
-        await self._give_back(keys=_signup_keys(address))
+        await self._give_back(keys=signup_keys(address))
 
 
-def _signup_keys(address: str) -> list[str]:
-    return [f"signup:hour:{address}", f"signup:day:{address}"]
+def signup_keys(address: str) -> list[str]:
+    """The hour's and the day's sign-up counts of a client address: tagged by the address, so
+    that the one script that takes both touches one cluster slot."""
+    return [f"signup:{{{address}}}:hour", f"signup:{{{address}}}:day"]
