@@ -36,16 +36,19 @@ from server.stored import pack, unpack
 if TYPE_CHECKING:
     from server.db import Database
 
-__all__ = ["SEEK_TTL_MS", "Lobby", "Pairing"]
+__all__ = ["SEEK_TTL_MS", "Lobby", "Pairing", "pool_name", "pool_terms"]
 
-SEEKS = "lobby:seeks"  # hash: seek id -> SeekInfo (a msgpack map, server/stored.py)
-SEEK_EXPIRY = "lobby:seek-expiry"  # sorted set: seek id -> ms when it lapses
-CHALLENGES = "lobby:challenges"  # hash: challenge id -> ChallengeInfo (the same)
-POOLS = "lobby:pools"  # set of pool names with someone waiting
+# The lobby's keys share one hash tag, so taking a seek touches one cluster slot.
+SEEKS = "{lobby}:seeks"  # hash: seek id -> SeekInfo (a msgpack map, server/stored.py)
+SEEK_EXPIRY = "{lobby}:seek-expiry"  # sorted set: seek id -> ms when it lapses
+CHALLENGES = "{lobby}:challenges"  # hash: challenge id -> ChallengeInfo (the same)
+POOLS = "{lobby}:pools"  # set of pool names with someone waiting
 # A pool (named by `pool_name`) is a sorted set of the names waiting, by rating, with hashes
-# `<pool>:since` (name -> ms when they joined) and `<pool>:who` (name -> Player).
+# `<pool>:since` (name -> ms when they joined) and `<pool>:who` (name -> Player); each pool
+# has a hash tag of its own, so pools spread over a cluster's nodes.
+POOL_PREFIX = "lobby:pool:"
 SEEK_TTL_MS = 60_000  # a seek lapses this long after its owner's server last refreshed it
-TAKEN_KEY = "lobby:seek-taken:{}"  # who accepted a seek, kept a while so a late taker hears it
+TAKEN_KEY = "{{lobby}}:seek-taken:{}"  # who accepted a seek, kept a while for a late taker
 TAKEN_MS = 3_600_000
 MAX_SEEKS = 3  # open seeks one connection may have
 
@@ -141,16 +144,16 @@ class Pairing:
 
 def pool_name(game: str, setup: str, time: TimeControl, rated: bool) -> str:
     terms = f"{setup}:{time.base}+{time.increment}:{'rated' if rated else 'casual'}"
-    return f"lobby:pool:{game}:{terms}"
+    return f"{POOL_PREFIX}{{{game}:{terms}}}"
 
 
-def _pool_terms(name: str) -> tuple[str, str, TimeControl, bool]:
+def pool_terms(name: str) -> tuple[str, str, TimeControl, bool]:
     """The game, setup, time control and rating of a pool, by its name. Pools named before
     there were several games (`lobby:pool:<setup>:...`) are the default game's."""
-    parts = name.split(":")
-    if len(parts) == 5:
-        parts.insert(2, DEFAULT_GAME)
-    _, _, game, setup, time, rated = parts
+    parts = name.removeprefix(POOL_PREFIX).strip("{}").split(":")
+    if len(parts) == 3:
+        parts.insert(0, DEFAULT_GAME)
+    game, setup, time, rated = parts
     base, increment = time.split("+")
     return game, setup, TimeControl(int(base), int(increment)), rated == "rated"
 
@@ -190,8 +193,9 @@ class Lobby:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(SEEKS, seek.seek_id, pack(seek))
             pipe.zadd(SEEK_EXPIRY, {seek.seek_id: now + SEEK_TTL_MS})
-            pipe.publish(LOBBY, SeekAdded(seek).to_wire())
             await pipe.execute()
+        # After EXEC: a cluster takes no PUBLISH in a transaction.
+        await self.redis.publish(LOBBY, SeekAdded(seek).to_wire())
         return seek
 
     async def open_seeks(self, seek_ids: Collection[str]) -> set[str]:
@@ -245,10 +249,10 @@ class Lobby:
             challenger=await player_in(self.redis, self.database, challenge.challenger, game),
             opponent=await player_in(self.redis, self.database, challenge.opponent, game),
         )
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(CHALLENGES, challenge.challenge_id, pack(challenge))
-            pipe.publish(user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire())
-            await pipe.execute()
+        await self.redis.hset(CHALLENGES, challenge.challenge_id, pack(challenge))
+        await self.redis.publish(
+            user_channel(challenge.opponent.name), ChallengeAdded(challenge).to_wire()
+        )
         return challenge
 
     async def challenges_for(self, name: str) -> list[ChallengeInfo]:
@@ -349,7 +353,7 @@ class Lobby:
                         keys=[key, key + ":since"], args=[a, b]
                     ):
                         await self.redis.hdel(key + ":who", a, b)
-                        game, setup, time, rated = _pool_terms(key)
+                        game, setup, time, rated = pool_terms(key)
                         pairings.append(
                             Pairing(
                                 _player(who[0]),
