@@ -79,6 +79,7 @@ __all__ = [
     "session_digest",
     "session_id",
     "session_origin",
+    "sessions_key",
     "sign_up",
     "token_digest",
     "token_id",
@@ -89,10 +90,14 @@ __all__ = [
 # Keys in Redis. Names are case-insensitive, so players are keyed by the lowercase name.
 # An account's `id` is random: tokens and sessions hold "<lowercase name> <id>", so a name that
 # is freed and taken again does not inherit them.
-# Hash by lowercase name: a guest's name (as typed), kind and id. Servers before the database
-# also kept an account here (name, kind, id, password (argon2), a bot's `owner`: read by
-# `move_to_database`) with its ratings (server/db/moved_ratings.py), until both moved.
-USER_KEY = "user:{}"
+# An account's keys share the hash tag of its lowercase name (`{u:NAME}`), so a transaction
+# over them touches one cluster slot.
+# Hash by lowercase name: a guest's name (as typed), kind and id.
+USER_KEY = "{{u:{}}}:user"
+# Where servers before the database kept an account (name, kind, id, password (argon2), a bot's
+# `owner`: read by `move_to_database`) with its ratings (server/db/moved_ratings.py), until
+# both moved; and a guest, until its key moved (server/db/moved_keys.py).
+OLD_USER_KEY = "user:{}"
 # Bot tokens as servers before the database kept them, read by `move_to_database` only: a
 # token's SHA-256 hex -> "<lowercase name> <id>" of its bot; their creation times, ns.
 TOKEN_KEY = "token:{}"
@@ -101,12 +106,15 @@ TOKEN_CREATED_KEY = "token-created"
 # Session token's SHA-256 hex -> "<lowercase name> <id>", and " <bot token's SHA-256 hex>" when
 # a bot token opened it (the session ends with that token); expires.
 SESSION_KEY = "session:{}"
-# Hash by a session's holder ("<lowercase name> <id>"): the digests of the sessions opened since
-# this index was kept -> "<when it was opened, ms> <the address it was last used from>" (or the
-# time alone); and `since` (ms) once the password changed,
+# Hash by a session's holder ("<lowercase name> <id>", `sessions_key`): the digests of the
+# sessions opened since this index was kept -> "<when it was opened, ms> <the address it was
+# last used from>" (or the time alone); and `since` (ms) once the password changed,
 # after which a session not in the index (opened before it was kept) is refused. It lives as
-# long as the account's latest session.
-SESSIONS_KEY = "sessions:{}"
+# long as the account's latest session. A session's own key is found by its token alone, so it
+# is not under its account's tag: the index and the session are written one after the other,
+# never in one transaction.
+SESSIONS_KEY = "{{u:{}}}:sessions:{}"
+OLD_SESSIONS_KEY = "sessions:{}"  # the index under its holder, as servers before tags kept it
 SESSIONS_SINCE = "since"
 GUEST_COUNTER_KEY = "guest:counter"  # INCR'd for the number in each guest's name
 
@@ -263,6 +271,12 @@ def token_id(token: str) -> str:
 def user_key(name: str) -> str:
     """The key of an account's hash."""
     return USER_KEY.format(name.lower())
+
+
+def sessions_key(holder: str) -> str:
+    """The key of the index of the sessions of `holder` ("<lowercase name> <id>")."""
+    name, _, account_id = holder.partition(" ")
+    return SESSIONS_KEY.format(name, account_id)
 
 
 def check_name(name: str) -> None:
@@ -451,19 +465,21 @@ async def _person(
 
 async def _end_sessions(r: aioredis.Redis, holder: str, name: str, *, keep: str | None) -> None:
     """End every session of `holder` but `keep`, and those opened before the index was kept."""
-    index = SESSIONS_KEY.format(holder)
+    index = sessions_key(holder)
     ended = [
         digest
         for digest in map(_text, await r.hkeys(index))
         if digest not in (keep, SESSIONS_SINCE)
     ]
+    # The index first: once `since` is set, a session it no longer lists is refused, so a
+    # process stopped before the sessions' own keys are deleted leaves none usable.
     async with r.pipeline(transaction=True) as pipe:
-        for digest in ended:
-            pipe.delete(SESSION_KEY.format(digest))
-            pipe.hdel(index, digest)
+        if ended:
+            pipe.hdel(index, *ended)
         pipe.hset(index, SESSIONS_SINCE, time.time_ns() // 1_000_000)
         pipe.pexpire(index, SESSION_TTL)
         await pipe.execute()
+    await _delete_sessions(r, ended)
     await r.publish(user_channel(name), msgpack.packb({"t": SESSIONS_ENDED, "sessions": ended}))
 
 
@@ -672,11 +688,13 @@ async def open_session(
     token = secrets.token_urlsafe(TOKEN_BYTES)
     holder = f"{account.name.lower()} {account_id}"
     holder = holder if origin is None else f"{holder} {origin}"
-    index = SESSIONS_KEY.format(f"{account.name.lower()} {account_id}")
-    async with r.pipeline(transaction=True) as pipe:
-        pipe.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
+    index = sessions_key(f"{account.name.lower()} {account_id}")
+    # The index before the session: no session is usable that its account's list does not show
+    # (an entry whose session was never made is forgotten when the list is read).
+    async with r.pipeline(transaction=False) as pipe:
         pipe.hset(index, _digest(token), _opened(time.time_ns() // 1_000_000, address))
         pipe.pexpire(index, ttl)
+        pipe.set(SESSION_KEY.format(_digest(token)), holder, px=ttl)
         await pipe.execute()
     await _keep_guest(r, account, ttl)
     return token
@@ -713,7 +731,7 @@ async def _ended(
     """Whether the session `digest` was ended: one opened before its account's index was kept,
     refused once the password changed (an indexed one that was ended has no key left). One
     that goes on is noted as used from `address`."""
-    index = SESSIONS_KEY.format(_holder_key(holder))
+    index = sessions_key(_holder_key(holder))
     async with r.pipeline(transaction=True) as pipe:
         pipe.hmget(index, [digest, SESSIONS_SINCE])
         pipe.pexpire(index, ttl)
@@ -757,11 +775,11 @@ async def end_session(r: aioredis.Redis, db: Database, name: str, id: str) -> Op
         )
     index = await _sessions_index(r, db, name)
     digests = [d for d in map(_text, await r.hkeys(index)) if session_id(d) == found[0].id]
-    async with r.pipeline(transaction=True) as pipe:
-        for digest in digests:
-            pipe.delete(SESSION_KEY.format(digest))
-            pipe.hdel(index, digest)
-        await pipe.execute()
+    # The sessions before their entries: a session the index does not list is refused only
+    # once the password changed (`_ended`).
+    await _delete_sessions(r, digests)
+    if digests:
+        await r.hdel(index, *digests)
     await r.publish(user_channel(name), msgpack.packb({"t": SESSIONS_ENDED, "sessions": digests}))
     return found[0]
 
@@ -771,7 +789,15 @@ async def _sessions_index(r: aioredis.Redis, db: Database, name: str) -> str:
     found = await _holder_account(r, db, name)
     if found is None:
         raise UnknownAccountError(f"no account {name!r}")
-    return SESSIONS_KEY.format(f"{found[0].name.lower()} {found[1]}")
+    return sessions_key(f"{found[0].name.lower()} {found[1]}")
+
+
+async def _delete_sessions(r: aioredis.Redis, digests: Iterable[str]) -> None:
+    """Delete the sessions' keys, one a command: on a cluster they lie in many slots."""
+    async with r.pipeline(transaction=False) as pipe:
+        for digest in digests:
+            pipe.delete(SESSION_KEY.format(digest))
+        await pipe.execute()
 
 
 def _opened(started: int, address: str | None) -> str:
@@ -821,7 +847,7 @@ async def move_to_database(r: aioredis.Redis, db: Database) -> tuple[int, int] |
     if await accounts.account_count(db):
         return None
     rows = []
-    async for key in r.scan_iter(USER_KEY.format("*"), _type="HASH"):
+    async for key in r.scan_iter(OLD_USER_KEY.format("*"), _type="HASH"):
         fields = await _fields(r, _text(key))
         kind = fields.get("kind")
         # Guests stay live in Redis; a hash with only ratings (a house bot's) is no account.
