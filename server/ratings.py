@@ -79,8 +79,13 @@ class RatingCache:
         self, redis: aioredis.Redis, holders: Sequence[str], game: str
     ) -> list[Rating | None]:
         """The ratings in `game` of `holders` (see `holder`), None for one who has none: one
-        MGET of their versions, and one query for those whose cached rating is out of date."""
-        versions = await redis.mget([VERSION_KEY.format(name) for name in holders])
+        round trip for their versions, and one query for those whose cached rating is out of
+        date."""
+        # One GET a player rather than an MGET: on a cluster, their keys lie in many slots.
+        async with redis.pipeline(transaction=False) as pipe:
+            for name in holders:
+                pipe.get(VERSION_KEY.format(name))
+            versions = await pipe.execute()
         now = time.monotonic()
         found: dict[str, Rating | None] = {}
         stale: dict[str, bytes | str | None] = {}

@@ -61,9 +61,11 @@ class _Found:
 async def move_ratings(db: Database, redis: aioredis.Redis) -> MovedRatings | None:
     """Copy the ratings and rating histories Redis holds into `db` when it has no rating in any
     game's pool yet; None when it has (moved already, or rated games of its own). Two processes
-    moving at once write each row once. A player's hash and histories are read in one Redis
-    transaction, so a point and its rating move together (a game whose point moved is not
-    rated again when it is handed over: `record_finished_game`).
+    moving at once write each row once. A player's hash and histories are read in one round
+    trip but not in one transaction (on a cluster, `user:NAME` and its histories lie in
+    different slots): no server writes them any more, since ratings are the database's, so a
+    point and its rating read apart are still read as they were written (a game whose point
+    moved is not rated again when it is handed over: `record_finished_game`).
 
     Then each moved player's version is counted (`server.ratings`: a process that read the
     player as unrated before reads it again), and Redis forgets what moved: the hashes and
@@ -105,7 +107,11 @@ async def _forget(db: Database, redis: aioredis.Redis, found: _Found) -> int:
     keys = [*found.only_ratings, *(key for key, id in found.accounts.items() if id in moved)]
     deleted = 0
     for first in range(0, len(keys), BATCH):
-        deleted += await redis.unlink(*keys[first : first + BATCH])
+        # One key a command: the keys lie in many slots of a cluster.
+        async with redis.pipeline(transaction=False) as pipe:
+            for key in keys[first : first + BATCH]:
+                pipe.unlink(key)
+            deleted += sum(await pipe.execute())
     return deleted
 
 
@@ -137,7 +143,7 @@ async def _read(redis: aioredis.Redis) -> _Found:
     found = _Found()
     for first in range(0, len(holders), BATCH):
         batch = holders[first : first + BATCH]
-        async with redis.pipeline(transaction=True) as pipe:
+        async with redis.pipeline(transaction=False) as pipe:
             for holder in batch:
                 pipe.hgetall(holder)
                 for key in histories.get(holder, []):

@@ -232,10 +232,13 @@ class LadderStore:
     async def started(self, ladder: str, pairing: Pairing, game_id: str) -> None:
         """Count a game the ladder started in its history, and keep it as under way: its
         hand-over records it with its ladder (`ladder_of`), which rates it."""
+        # `ladder:game` is read by game id, not under the ladder's tag, so it is written by
+        # itself, first: a process stopped in between leaves the game known as the ladder's to
+        # its hand-over (which rates it), not on the ladder without it.
+        await self.redis.hset(LADDER_OF_GAME, game_id, ladder)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hincrby(whites_key(ladder), f"{pairing.white} {pairing.black}", 1)
             pipe.sadd(unrated_key(ladder), game_id)
-            pipe.hset(LADDER_OF_GAME, game_id, ladder)
             await pipe.execute()
 
     async def unrated(self, ladder: str) -> list[str]:
@@ -246,10 +249,10 @@ class LadderStore:
     async def handed_over(self, ladder: str, game_id: str) -> None:
         """Forget the ladder's game `game_id`, handed over to the database (which rated it) or
         gone: Redis keeps only the games under way."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.srem(unrated_key(ladder), game_id)
-            pipe.hdel(LADDER_OF_GAME, game_id)
-            await pipe.execute()
+        # `ladder:game` first: a process stopped in between leaves the game on the unrated set,
+        # and the scheduler forgets it again.
+        await self.redis.hdel(LADDER_OF_GAME, game_id)
+        await self.redis.srem(unrated_key(ladder), game_id)
 
     async def ratings(self, ladder: str) -> dict[str, Rating]:
         """The ladder rating of each bot (by its name in lower case) that has played a rated
