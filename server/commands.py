@@ -552,6 +552,7 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
 
     # Made or upgraded already (`_serve`): at its schema's head, this opens without Alembic.
     database = await Database.open(args.database_url, args.data_dir)
+    await _move_keys(args, redis)
     await _move_accounts(args, redis, database)
     await _move_ladders(args, redis, database)
     if not args.redis_url:
@@ -941,6 +942,17 @@ async def _with_accounts(
         return await _with_redis(url, moved_first)
     finally:
         await database.close()
+
+
+async def _move_keys(args: argparse.Namespace, redis: aioredis.Redis) -> None:
+    """Rename the keys a data folder kept under the names of servers before a cluster could hold
+    them, once, and say so."""
+    from server.moved_keys import move_keys
+
+    moved = await move_keys(redis)
+    if moved is not None and any(moved):
+        log.info("keys_moved", **moved._asdict())
+        _note(args, str(moved))
 
 
 async def _move_accounts(args: argparse.Namespace, redis: aioredis.Redis, db: Database) -> None:
