@@ -23,6 +23,7 @@ CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 HOST = "127.0.0.1"
 READY_SECONDS = 30.0
 NODE = "--cluster-enabled yes --cluster-config-file nodes.conf --appendonly no --daemonize no"
+NODE += " --repl-diskless-sync-delay 0"  # a replica syncs at once, not 5 s later
 REPLICAS = ("--cluster-replicas", "1", "--cluster-yes")
 
 
