@@ -33,6 +33,7 @@ import contextlib
 import functools
 import hashlib
 import inspect
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast
@@ -59,6 +60,7 @@ __all__ = [
     "LaneRedis",
     "LaneScript",
     "RoundTrips",
+    "UnreachableError",
     "clustered",
     "command",
     "sharded",
@@ -69,6 +71,9 @@ NAME: Final = "arena-lane"  # the lane's connection name in Redis
 REDIRECTIONS: Final = 5
 # How often a cluster lane reads the slot map again at most while commands keep failing.
 REREAD_SECONDS: Final = 0.25
+# How long a command on a cluster waits for its slot's master to be reachable again: a replica
+# takes over a master after the cluster's node timeout (15 s by default) and an election.
+FAILOVER_SECONDS: Final = 20.0
 SCRIPTS: Final = frozenset({"EVALSHA", "EVAL"})
 PROBE_SECONDS: Final = 5.0  # how long `clustered` waits for Redis to say what it is
 ASKING: Final = hiredis.pack_command(("ASKING",))
@@ -117,6 +122,10 @@ class RoundTrips:
     lane_writes: int = 0
     pool_commands: int = 0
     pool_round_trips: int = 0
+
+
+class UnreachableError(ConnectionError):  # type: ignore[misc]  # redis-py is read untyped
+    """No connection could be made: no command was sent."""
 
 
 class Caller(asyncio.Protocol):
@@ -171,7 +180,7 @@ class Endpoint:
                 _, made = await loop.create_connection(protocol, self.host, self.port)
         except OSError as error:
             where = self.path or f"{self.host}:{self.port}"
-            raise ConnectionError(f"cannot connect to Redis at {where}: {error}") from error
+            raise UnreachableError(f"cannot connect to Redis at {where}: {error}") from error
         try:
             for first in (*self.setup, command("CLIENT", "SETNAME", name)):
                 await made.call(first)
@@ -317,7 +326,8 @@ class ClusterLane:
     (the slot has another master: after a failover or a slot's migration) sends the command on
     to the master it names and reads the map again; an ASK (a slot half migrated) sends it
     there once, after ASKING. A broken connection fails its commands, as on a single Redis,
-    and reads the map again, so the next commands find the replica promoted in its place."""
+    and reads the map again; a master that cannot be reached holds the commands on its slots
+    (up to FAILOVER_SECONDS) until the map names the replica promoted in its place."""
 
     def __init__(self, seeds: Sequence[Endpoint], trips: RoundTrips | None = None) -> None:
         if not seeds:
@@ -336,7 +346,9 @@ class ClusterLane:
         masters = self._masters or await self._mapped()
         lane = self._lane(masters[slot])
         asked = False
-        for _ in range(REDIRECTIONS):
+        redirected = 0
+        unreachable_since: float | None = None
+        while True:
             try:
                 if asked:
                     return await lane.execute_asking(*args)
@@ -345,6 +357,11 @@ class ClusterLane:
                 moved = _redirection(error)
                 if moved is None:
                     raise
+                redirected += 1
+                if redirected > REDIRECTIONS:
+                    raise ConnectionError(
+                        f"{args[0]!s} redirected {REDIRECTIONS} times: the cluster is moving"
+                    ) from error
                 kind, host, port = moved
                 where = Endpoint(None, host, port, self._setup)
                 asked = kind == "ASK"
@@ -352,10 +369,20 @@ class ClusterLane:
                     self._masters[slot] = where
                     self._read_soon()
                 lane = self._lane(where)
+            except UnreachableError:
+                # Nothing was sent: the slot's master is down. Wait, with every command on
+                # its slots, for a replica to take over (the map, read again meanwhile, names
+                # it then), as long as a failover may take.
+                now = time.monotonic()
+                unreachable_since = unreachable_since or now
+                if now - unreachable_since > FAILOVER_SECONDS:
+                    raise
+                await asyncio.shield(self._read_soon())
+                lane = self._lane(self._masters[slot])
+                asked = False
             except ConnectionError:
                 self._read_soon()
                 raise
-        raise ConnectionError(f"{args[0]!s} redirected {REDIRECTIONS} times: the cluster is moving")
 
     async def master(self, key: str) -> Endpoint:
         """The master of `key`'s slot, as the map last read says."""
@@ -407,11 +434,13 @@ class ClusterLane:
             f"no node of the Redis Cluster gives its slots ({'; '.join(failures)})"
         )
 
-    def _read_soon(self) -> None:
-        """Read the map in the background, at most once a REREAD_SECONDS: while a master is
-        down every command on its slots fails, and each would read it again."""
+    def _read_soon(self) -> asyncio.Task[None]:
+        """Read the map in the background, at most once a REREAD_SECONDS (while a master is
+        down every command on its slots fails, and each would read it again); the reading,
+        done once it has rested."""
         if self._reading is None:
             self._reading = asyncio.get_running_loop().create_task(self._read_then_rest())
+        return self._reading
 
     async def _read_then_rest(self) -> None:
         try:
