@@ -16,7 +16,11 @@ from engine.bao.picture import bao_svg
 from engine.bao.position import BaoPosition
 from engine.game import GameState, get_game
 
-__all__ = ["game_caption", "game_svg", "position_svg"]
+__all__ = ["NoPictureError", "game_caption", "game_svg", "position_svg"]
+
+
+class NoPictureError(ValueError):
+    """A position of a game that has no drawing here."""
 
 
 def position_svg(
@@ -32,7 +36,7 @@ def position_svg(
     if isinstance(state, BaoPosition):
         sown = move if isinstance(move, BaoMove) else None
         return bao_svg(state, sown, before if isinstance(before, BaoPosition) else None, caption)
-    raise ValueError(f"there is no picture of a {type(state).__name__}")
+    raise NoPictureError(f"there is no picture of a {type(state).__name__}")
 
 
 def game_svg(game: str, start: str, moves: Sequence[str], ply: int, caption: str = "") -> str:
@@ -48,7 +52,10 @@ def game_svg(game: str, start: str, moves: Sequence[str], ply: int, caption: str
             before = state.clone()
         move = state.parse_move(text)
         state.apply(move)
-    return position_svg(state, move, before, caption)
+    try:
+        return position_svg(state, move, before, caption)
+    except NoPictureError:
+        raise NoPictureError(f"there is no picture of a {game} board") from None
 
 
 def game_caption(white: str, black: str, moves: Sequence[str], ply: int) -> str:

@@ -63,7 +63,7 @@ from server.ratings import player_in
 from server.readiness import house_bots, in_daemon_thread
 from server.session import LOGIN_SECONDS, Session
 from server.throttle import LoginLimits, LoginThrottle, SignupLimits, SignupThrottle
-from server.web import Origins, Site
+from server.web import Origins, Site, pictures
 from server.worker import HOUSE_BOTS
 
 if TYPE_CHECKING:
@@ -239,14 +239,16 @@ class Arena:
 
     async def health(self, socket: Socket, request: HttpRequest) -> Response | None:
         """Answer `GET /healthz`, `GET /metrics` (Prometheus) and, for a plain GET, the web
-        client's page and files; a websocket handshake goes on to the websocket, unless a
-        browser's page of an origin not allowed asks for it (403)."""
+        client's page and files and a game's pictures (`/game/ID.svg`); a websocket handshake
+        goes on to the websocket, unless a browser's page of an origin not allowed asks for it
+        (403)."""
         if request.path == "/healthz":
             return socket.respond(HTTPStatus.OK, "ok\n")
         if request.path == "/metrics":
             return respond(socket, await self.metrics.exposition())
         if "websocket" not in request.headers.get("Upgrade", "").lower():
-            return self.site.respond(request)
+            picture = await pictures.respond(self.store, request)
+            return picture or self.site.respond(request)
         page, host = request.headers.get("Origin"), request.headers.get("Host")
         if not self.origins.allows(page, host):
             log.warning("origin_refused", origin=page, host=host)

@@ -19,7 +19,7 @@ __all__ = ["bao_svg"]
 LEFT: Final = 0.7  # room for the rows' letters, in pits
 CAPTION: Final = 0.55  # room for the caption over the board, in pits
 CAPTION_SIZE: Final = 0.34  # the caption's font size, in pits
-PIXELS: Final = 64  # a pit's size in the picture's width and height
+PIXELS: Final = 56  # a pit's size in the picture's width and height
 # The rows from the top, as (side: 0 South, 1 North; y; ring pits from left to right).
 ROWS: Final = (
     (1, 1.0, (8, 9, 10, 11, 12, 13, 14, 15)),

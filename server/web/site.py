@@ -16,7 +16,7 @@ from importlib.resources.abc import Traversable
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-__all__ = ["PAGE", "STATIC_PREFIX", "Asset", "Site"]
+__all__ = ["PAGE", "STATIC_PREFIX", "Asset", "Site", "refusal", "served"]
 
 STATIC_PREFIX = "/static/"
 PAGE = "index.html"
@@ -74,17 +74,26 @@ class Site:
         """The answer to a plain GET (not a websocket handshake)."""
         path = request.path.partition("?")[0]
         if PAGE_PATHS.fullmatch(path):
-            asset = self.assets[PAGE]
-            headers = _headers(asset)
-            headers["Content-Security-Policy"] = policy(request.headers.get("Host"))
-        elif path.startswith(STATIC_PREFIX) and path[len(STATIC_PREFIX) :] in self.assets:
-            asset = self.assets[path[len(STATIC_PREFIX) :]]
-            headers = _headers(asset)
-        else:
-            return _response(HTTPStatus.NOT_FOUND, _text_headers(), b"not found\n")
-        if asset.etag in _etags(request.headers.get("If-None-Match")):
-            return _response(HTTPStatus.NOT_MODIFIED, headers, b"")
-        return _response(HTTPStatus.OK, headers, asset.body)
+            return served(self.assets[PAGE], request, policy(request.headers.get("Host")))
+        if path.startswith(STATIC_PREFIX) and path[len(STATIC_PREFIX) :] in self.assets:
+            return served(self.assets[path[len(STATIC_PREFIX) :]], request)
+        return refusal(HTTPStatus.NOT_FOUND, "not found")
+
+
+def served(asset: Asset, request: Request, security: str | None = None) -> Response:
+    """`asset` as the answer to `request` (304 when the asker's copy is current), with the
+    Content-Security-Policy `security` if given."""
+    headers = _headers(asset)
+    if security is not None:
+        headers["Content-Security-Policy"] = security
+    if asset.etag in _etags(request.headers.get("If-None-Match")):
+        return _response(HTTPStatus.NOT_MODIFIED, headers, b"")
+    return _response(HTTPStatus.OK, headers, asset.body)
+
+
+def refusal(status: HTTPStatus, line: str) -> Response:
+    """A refusal in one line of plain text."""
+    return _response(status, _text_headers(), (line + "\n").encode())
 
 
 def policy(host: str | None) -> str:

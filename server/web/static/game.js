@@ -172,6 +172,9 @@ export class GamePage {
       "show analysis (region values)",
     ]);
     this.analysisNote = make("p", { class: "analysis-note", id: "analysis-note" });
+    // The position shown as a picture the server draws (/game/ID.svg?ply=K), to share.
+    this.share = make("a", { id: "share", target: "_blank", rel: "noopener", text: "share" });
+    this.shareLine = make("p", { class: "share" }, [this.share, " a picture of this position"]);
     // Bao: the last move's sowing, step by step (a lap at a time, and each capture).
     const stepButton = (id, text, delta, label) => {
       const node = make("button", { type: "button", id, text, "aria-label": label });
@@ -208,6 +211,7 @@ export class GamePage {
           this.error,
           this.analysisToggle,
           this.analysisNote,
+          this.shareLine,
           make("h3", { text: "Moves" }),
           this.moveList,
           make("label", { class: "field check sound" }, [soundBox, "sound on moves"]),
@@ -906,6 +910,7 @@ export class GamePage {
       );
     }
     this.boardHolder.dataset.ply = String(reviewed ?? game.moves.length);
+    this.share.href = `/game/${this.gameId}.svg?ply=${reviewed ?? game.moves.length}`;
     const [top, bottom] = flipped ? ["white", "black"] : ["black", "white"];
     if (this.boardHolder.previousElementSibling !== this.players[top]) {
       this.boardHolder.before(this.players[top]);

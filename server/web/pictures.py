@@ -1,0 +1,64 @@
+"""`GET /game/ID.svg?ply=K`: a picture to share of a game's position after K moves (after the
+last one without `ply`), of any game the server holds, live or finished, with its players, its
+coordinates and its last move marked (engine.picture). A game that does not exist (or has no
+drawing) is 404 and a ply that is not one of the game's is 400, each in one line of text.
+"""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+from typing import Protocol
+from urllib.parse import parse_qs
+
+from websockets.http11 import Request, Response
+
+from engine.picture import NoPictureError, game_caption, game_svg
+from server.protocol import ErrorCode, ProtocolError
+from server.stored_game import StoredGame
+from server.web.site import CONTENT_TYPES, Asset, refusal, served
+
+__all__ = ["PICTURE_PATH", "Games", "respond"]
+
+# A game's id as the protocol has it (1..32 of these characters), and .svg.
+PICTURE_PATH = re.compile(r"/game/([A-Za-z0-9_-]{1,32})\.svg")
+# An SVG opened on its own is a document: it may run nothing and fetch nothing.
+SECURITY = "default-src 'none'; frame-ancestors 'none'"
+
+
+class Games(Protocol):
+    """Where the games are read from (server.games.GameStore)."""
+
+    async def load(self, game_id: str) -> StoredGame: ...
+
+
+async def respond(games: Games, request: Request) -> Response | None:
+    """The picture `request` asks for, a refusal naming what is wrong, or None when its path is
+    not a picture's."""
+    path, _, query = request.path.partition("?")
+    found = PICTURE_PATH.fullmatch(path)
+    if found is None:
+        return None
+    game_id = found.group(1)
+    asked = parse_qs(query, keep_blank_values=True).get("ply")
+    if asked is not None and (len(asked) != 1 or not re.fullmatch(r"\d{1,4}", asked[0])):
+        return refusal(HTTPStatus.BAD_REQUEST, f"ply must be one whole number, not {asked!r}")
+    try:
+        game = await games.load(game_id)
+    except ProtocolError as error:
+        if error.code is not ErrorCode.NOT_FOUND:
+            raise
+        return refusal(HTTPStatus.NOT_FOUND, f"no game {game_id}")
+    ply = game.ply if asked is None else int(asked[0])
+    if ply > game.ply:
+        count = f"{game.ply} move{'s' if game.ply != 1 else ''}"
+        return refusal(
+            HTTPStatus.BAD_REQUEST,
+            f"game {game_id} has {count}: there is no ply {ply} (0 to {game.ply})",
+        )
+    caption = game_caption(game.white.name, game.black.name, game.moves, ply)
+    try:
+        picture = game_svg(game.game, game.start, game.moves, ply, caption)
+    except NoPictureError as error:
+        return refusal(HTTPStatus.NOT_FOUND, str(error))
+    return served(Asset.of(picture.encode(), CONTENT_TYPES[".svg"]), request, SECURITY)
