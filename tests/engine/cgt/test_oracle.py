@@ -1,11 +1,13 @@
 """The library against cgt-py (Rust, CGSuite's algorithms) as an oracle: canonical forms are
 compared as values (each side reads the other's text and checks equality), plus stops,
-temperatures, birthdays, thermographs, cooling, sums and comparisons."""
+temperatures, birthdays, thermographs (and the walls a thermograph's picture draws), cooling,
+sums and comparisons."""
 
 from __future__ import annotations
 
 import re
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import given, settings
 
 from engine.cgt import ZERO, Form, born_by, forms
 from tests.engine.cgt.strategies import game_texts
+from tests.engine.cgt.test_thermograph_drawing import drawn, knots, mast, wall_at
 
 cgt_py = pytest.importorskip("cgt_py")
 
@@ -142,3 +145,38 @@ def test_every_game_born_by_day_three_agrees() -> None:
             fraction(oracle.temperature),
         )
         assert our_walls(g) == walls(oracle)
+
+
+def oracle_value(
+    wall: tuple[Fraction, tuple[Fraction, ...], tuple[Fraction, ...]], t: Fraction
+) -> Fraction:
+    """A cgt-py wall (mast, critical temperatures highest first, slopes from the top down) at
+    t: the top segment meets t = 0 at the mast, each one below goes on from the one above."""
+    mast, critical, slopes = wall
+    value = mast + slopes[0] * max(t, critical[0] if critical else t)
+    for i, bend in enumerate(critical):
+        if t >= bend:
+            break
+        below = critical[i + 1] if i + 1 < len(critical) else t
+        value += slopes[i + 1] * (max(t, below) - bend)
+    return value
+
+
+@given(game_texts())
+@settings(max_examples=150, deadline=None)
+def test_the_walls_a_thermograph_picture_draws_agree(text: str) -> None:
+    """The walls the picture draws, from t = 0 to where they meet, against cgt-py's walls of
+    the same game at every knot and halfway between."""
+    game = Form.parse(text)
+    oracle = walls(theirs(text))
+    picture = drawn(text)
+    if game.temperature <= 0:
+        assert mast(picture) == oracle[0][0]
+        return
+    for kind, wall in (("left-wall", oracle[0]), ("right-wall", oracle[1])):
+        points = knots(picture, kind)
+        samples = [t for t, _ in points]
+        samples += [(a + b) / 2 for a, b in pairwise(samples)]
+        for t in samples:
+            assert wall_at(points, t) == oracle_value(wall, t), (kind, t)
+    assert mast(picture) == oracle[0][0]
