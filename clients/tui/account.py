@@ -178,6 +178,11 @@ class AccountScreen(Screen[None]):
     @work(exclusive=True, group="password")
     async def _change_password(self) -> None:
         old, new = self.query_one("#account-old", Input), self.query_one("#account-new", Input)
+        if not old.value or not new.value:
+            missing = "current" if not old.value else "new"
+            self._say("#account-password-said", f"type your {missing} password first")
+            (new if old.value else old).focus()
+            return
         try:
             await self.arena.request(ChangePassword(old.value, new.value), Ok)
         except (ArenaError, ConnectionError) as error:

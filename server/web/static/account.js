@@ -18,11 +18,13 @@ export class AccountPanel {
     this.old = make("input", {
       id: "old-password",
       type: "password",
+      required: "",
       autocomplete: "current-password",
     });
     this.new = make("input", {
       id: "new-password",
       type: "password",
+      required: "",
       autocomplete: "new-password",
     });
     const form = make("form", { class: "ladder-form", id: "change-password" }, [
@@ -37,6 +39,7 @@ export class AccountPanel {
     this.password = make("input", {
       id: "delete-password",
       type: "password",
+      required: "",
       autocomplete: "current-password",
     });
     const deletion = make("form", { class: "ladder-form", id: "delete-account" }, [

@@ -59,7 +59,12 @@ async def _account(app: ArenaApp, pilot: Pilot[None], name: str, password: str) 
     await pilot.press(*name, "tab", *password, "enter")
     await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
     await pilot.press("u")
-    await until(pilot, lambda: isinstance(app.screen, AccountScreen), "the account page")
+    # Pushed is not yet composed: under load a query could run before its widgets exist.
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, AccountScreen) and bool(app.screen.query("#account-delete")),
+        "the account page",
+    )
     assert isinstance(app.screen, AccountScreen)
     return app.screen
 
@@ -104,9 +109,14 @@ async def test_a_person_changes_the_password_and_ends_another_session(
         assert "this connection's session" in _text(screen, "#account-sessions-said")
 
         said = "#account-password-said"
+        await pilot.click("#account-new")
+        await pilot.press(*"plum-kettle-harbour", "enter")
+        assert _text(screen, said) == "type your current password first"
+        assert screen.focused is screen.query_one("#account-old", Input)
+        screen.query_one("#account-new", Input).value = ""
         await pilot.click("#account-old")
         await pilot.press(*"not-the-password", "enter", *"plum-kettle-harbour", "enter")
-        await until(pilot, lambda: _text(screen, said) != "", "the wrong password refused")
+        await until(pilot, lambda: "wrong" in _text(screen, said), "the wrong password refused")
         assert _text(screen, said) == "wrong password: the old one is needed"
         assert screen.query_one("#account-old", Input).password
         await pilot.click("#account-old")
