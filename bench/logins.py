@@ -1,8 +1,9 @@
 """What a login costs the stores now that accounts and bot tokens are in the database: the time
 from a login's request to its session, as the server's handlers run it (server/handlers/
-account.py), for a bot token (`bot_for_token`, `open_session`, `token_known`), a session
-resumed (`resume_session`), and a password (`authenticate` and `open_session`) with the
-server's argon2 parameters and with cheap ones (the stores' part of it), among many accounts.
+account.py), for a guest (`new_guest`, `open_session`), a bot token (`bot_for_token`,
+`open_session`, `token_known`), a session resumed (`resume_session`), and a password
+(`authenticate` and `open_session`) with the server's argon2 parameters and with cheap ones
+(the stores' part of it), among many accounts.
 
 Run from the repository root: python -m bench.logins [--database-url URL] [--logins N]
 [--accounts A] (by default a SQLite file and a private Redis in a folder made for the run; a
@@ -84,6 +85,10 @@ async def _run(r: Redis, db: Database, logins: int, accounts: int) -> None:
         assert account is not None
         await identity.open_session(r, db, account)
 
+    async def guest(number: int) -> None:
+        await identity.open_session(r, db, await identity.new_guest(r))
+
+    _figures("guest", await _timed(logins, guest))
     _figures("bot token", await _timed(logins, bot_login))
     _figures("session resumed", await _timed(logins, resume))
     _figures("password, cheap argon2 (the stores' part)", await _timed(logins, cheap_password))
