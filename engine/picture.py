@@ -59,8 +59,9 @@ def game_svg(game: str, start: str, moves: Sequence[str], ply: int, caption: str
 
 
 def game_caption(white: str, black: str, moves: Sequence[str], ply: int) -> str:
-    """`alice (White) vs bob (Black) · ply 12 of 40: d1-d7/g7` over a game's picture."""
+    """`alice (White) vs bob (Black) · ply 12: d1-d7/g7` over a game's picture: nothing in it
+    changes as the game goes on, so neither does the picture of a ply once it is played."""
     players = f"{white} (White) vs {black} (Black)"
     if ply == 0:
         return f"{players} · the start"
-    return f"{players} · ply {ply} of {len(moves)}: {moves[ply - 1]}"
+    return f"{players} · ply {ply}: {moves[ply - 1]}"

@@ -98,7 +98,7 @@ def test_a_bao_sowing_is_drawn_with_its_pit_its_way_and_the_pits_it_changed() ->
     )  # fmt: skip
     # A6's arrow points right, at A7: South's front row runs A1..A8 from the left.
     assert float(way.get("x2") or 0) > float(way.get("x1") or 0)
-    assert words(root, "caption") == ["s (White) vs n (Black) · ply 1 of 1: A6>"]
+    assert words(root, "caption") == ["s (White) vs n (Black) · ply 1: A6>"]
     assert sorted(e.get("data-side") or "" for e in having(root, "house")) == ["north", "south"]
     sides = words(root, "side")
     assert sides == [
@@ -153,7 +153,7 @@ def test_show_svg_of_a_recorded_amazons_game(
     root = ET.parse(out_file).getroot()
     (queen,) = having(root, "queen")
     assert (queen.get("data-from"), queen.get("data-to")) == ("d1", "d7")
-    assert words(root, "caption") == ["ann (White) vs bob (Black) · ply 1 of 2: d1-d7/g7"]
+    assert words(root, "caption") == ["ann (White) vs bob (Black) · ply 1: d1-d7/g7"]
 
 
 def test_show_svg_of_a_recorded_bao_game(

@@ -23,7 +23,8 @@ from server.protocol import (
     SeekAdded,
     TimeControl,
 )
-from tests.server.endpoint import guest, serving
+from server.web import pictures
+from tests.server.endpoint import guest, serving, start_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -90,7 +91,7 @@ async def test_an_amazons_game_s_positions(url: str) -> None:
     (queen,) = having(root, "queen")
     assert (queen.get("data-from"), queen.get("data-to")) == ("d1", "d5")
     assert [e.get("data-at") for e in having(root, "burnt")] == ["f5"]
-    assert caption(root).endswith("· ply 1 of 2: d1-d5/f5")
+    assert caption(root).endswith("· ply 1: d1-d5/f5")
     # Without a ply: the last position.
     root = ET.fromstring((await get(url, f"/game/{game_id}.svg"))[2])
     (queen,) = having(root, "queen")
@@ -118,7 +119,7 @@ async def test_a_bao_game_s_positions(url: str) -> None:
     root = ET.fromstring((await get(url, f"/game/{game_id}.svg?ply=2"))[2])
     (last,) = having(root, "last")
     assert (last.get("data-side"), last.get("data-pit")) == ("north", "A7")
-    assert caption(root).endswith("· ply 2 of 2: A7>")
+    assert caption(root).endswith("· ply 2: A7>")
 
 
 @pytest.mark.asyncio
@@ -148,3 +149,22 @@ async def test_a_game_that_does_not_exist_is_404_in_one_line(url: str) -> None:
     assert headers["Content-Type"] == "text/plain; charset=utf-8"
     # A path that is not a game's picture is the site's.
     assert (await get(url, "/game/a.b.svg"))[:3:2] == (404, b"not found\n")
+
+
+@pytest.mark.asyncio
+async def test_a_ply_s_picture_stays_the_same_as_the_game_goes_on(url: str) -> None:
+    """The picture of a ply played is the same later in the game (its tag too), so a link
+    shared keeps showing what it showed, and each process draws it once."""
+    white, black, game_id = await start_game(url, setup="6x6")
+    await white.request(PlayMove(game_id, 0, "b1-b3/d3"))
+    first = await get(url, f"/game/{game_id}.svg?ply=1")
+    assert first[0] == 200
+    assert (game_id, 1) in pictures._drawn
+    await black.wait_for(lambda c: c.games[game_id].ply == 1)
+    await black.request(PlayMove(game_id, 1, "a5-a3/a4"))
+    later = await get(url, f"/game/{game_id}.svg?ply=1")
+    assert later[2] == first[2]
+    assert later[1]["ETag"] == first[1]["ETag"]
+    assert (await get(url, f"/game/{game_id}.svg?ply=1", first[1]["ETag"]))[0] == 304
+    await white.close()
+    await black.close()
