@@ -293,6 +293,10 @@ class ArenaApp(App[None]):
             if self._stopping:
                 return
             farewell, self.farewell = self.farewell, None
+            if farewell:
+                # A state of its own, so the new connection's "connected" is news to the
+                # sign-in screen, which then offers sign-up again.
+                self.connection = "signed out: the account is deleted"
             self.client = None if farewell else await self._reconnect(self.client)
             if self.client is None:
                 # The session is gone (expired, the server's data with it, or the account

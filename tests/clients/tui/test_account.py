@@ -269,6 +269,8 @@ async def test_a_person_deletes_the_account(
         await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in screen")
         await until(pilot, lambda: told(app, "the account ann is deleted"), "the notice")
         assert not told(app, "no longer knows this session")
+        # On its new connection the screen offers to make an account again.
+        await until(pilot, lambda: app.screen.query_one("#sign-up-button").display, "sign-up")
         again = await ArenaClient.connect(url)
         with pytest.raises(ArenaError, match="wrong"):
             await again.login("ann", "ann-first-password")
