@@ -168,3 +168,33 @@ async def test_a_ply_s_picture_stays_the_same_as_the_game_goes_on(url: str) -> N
     assert (await get(url, f"/game/{game_id}.svg?ply=1", first[1]["ETag"]))[0] == 304
     await white.close()
     await black.close()
+
+
+@pytest.mark.asyncio
+async def test_a_value_s_thermograph(url: str) -> None:
+    status, headers, body = await get(url, "/thermograph.svg?value=%7B2%7C-1%7D")
+    assert (status, headers["Content-Type"]) == (200, "image/svg+xml")
+    root = ET.fromstring(body)
+    (left,) = having(root, "left-wall")
+    (right,) = having(root, "right-wall")
+    assert (left.get("data-knots"), right.get("data-knots")) == ("0,2 3/2,1/2", "0,-1 3/2,1/2")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("query", "line"),
+    [
+        ("", "value must be given once, as ?value=+-1"),
+        ("?value=1&value=2", "value must be given once, as ?value=+-1"),
+        ("?value=1%2B1", "'1+1' is not a value as the analysis writes one ({2|-1}, +-1, ^*)"),
+        ("?value=3-%7B1%7C0%7D", "'3-{1|0}' is not a value as the analysis writes one"),
+        ("?value=%2B-1%2B-2", "'+-1+-2' is not a value as the analysis writes one"),
+        ("?value=%7B2%7C", "expected '}', found the end at column 4 of game text '{2|'"),
+        ("?value=1/3", "1/3 is not a dyadic rational"),
+    ],
+)
+async def test_what_is_not_a_value_is_400_in_one_line(url: str, query: str, line: str) -> None:
+    status, _, body = await get(url, f"/thermograph.svg{query}")
+    assert status == 400
+    assert body.decode().startswith(line)
+    assert body.decode().count("\n") == 1

@@ -1,5 +1,6 @@
 """The game page's share link in a real headless Chromium: the picture of the position shown,
-drawn by the server (`/game/ID.svg?ply=K`), live and in review, for Amazons and Bao.
+drawn by the server (`/game/ID.svg?ply=K`), live and in review, for Amazons and Bao; and the
+analysis's links to the thermographs of the values it found (`/thermograph.svg?value=V`).
 Screenshots of the page and of the pictures go to `test-artifacts/web/`."""
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from server.protocol import (
     SeekAdded,
     TimeControl,
 )
-from tests.server.endpoint import guest, serving
+from tests.server.endpoint import guest, random_game, serving
 from tests.web.test_pages import WAIT_MS, http_url, open_page
 from tests.web.test_play import shoot
+from tests.web.test_review import ANALYSIS_MS
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -112,5 +114,35 @@ async def test_a_spectator_shares_a_live_bao_game(
         picture = await browser.new_page(viewport={"width": 600, "height": 480})
         await picture.goto(f"{http_url(url)}/game/{game_id}.svg")
         await picture.screenshot(path=artifacts / "share-bao-picture.png")
+        await picture.close()
+        assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_the_analysis_links_each_solved_value_to_its_thermograph(
+    browser: Browser, redis_url: str, artifacts: Path
+) -> None:
+    # After 21 moves of this game the board is three contested regions, {3|1}, 1* and 0, whose
+    # sum is {4*|2*}: every one solved.
+    moves = random_game("6x6", 2)
+    async with serving(redis_url) as url:
+        game_id = await played(url, "amazons", "6x6", moves, resign=False)
+        page, errors = await open_page(browser, f"{http_url(url)}/game/{game_id}")
+        await page.fill("#review-ply", "21")
+        await page.click("#review-form button")
+        await page.check("#analysis")
+        links = page.locator("#analysis-note a.thermograph")
+        await expect(links).to_have_text(["{4*|2*}", "{3|1}", "1*", "0"], timeout=ANALYSIS_MS)
+        address: str = await links.first.evaluate("link => link.href")
+        reply = await page.request.get(address)
+        assert reply.status == 200
+        root = ET.fromstring(await reply.body())
+        (left,) = having(root, "left-wall")
+        # {4*|2*}: walls from the stops 4 and 2 meeting at t = 1 over 3.
+        assert (left.get("data-knots") or "").split() == ["0,4", "1,3"]
+        await shoot(page, [str(artifacts / "analysis-thermographs-{size}.png")])
+        picture = await browser.new_page(viewport={"width": 600, "height": 420})
+        await picture.goto(address)
+        await picture.screenshot(path=artifacts / "analysis-thermograph-picture.png")
         await picture.close()
         assert errors == []

@@ -364,7 +364,23 @@ export class GamePage {
         analysis.black_first && `Black first: ${analysis.black_first} wins`,
         analysis.white_first && `White first: ${analysis.white_first} wins`,
       ].filter(Boolean);
-      this.analysisNote.textContent = [`Sum of regions: ${analysis.sum}`, ...winners].join(" · ");
+      const note = [`Sum of regions: ${analysis.sum}`, ...winners].join(" · ");
+      // The thermograph of the sum and of each contested region solved, drawn by the server.
+      const contested = analysis.regions.filter((region) => region.kind === "contested");
+      const values = new Set([analysis.sum, ...contested.map((region) => region.value)]);
+      values.delete("?");
+      const links = [...values].flatMap((value, i) => [
+        i ? ", " : " · thermographs: ",
+        make("a", {
+          class: "thermograph",
+          href: `/thermograph.svg?value=${encodeURIComponent(value)}`,
+          target: "_blank",
+          rel: "noopener",
+          title: `thermograph of ${value}`,
+          text: value.length > 24 ? `${value.slice(0, 23)}…` : value,
+        }),
+      ]);
+      this.analysisNote.replaceChildren(note, ...links);
     }
     this.#renderBoard();
   }
