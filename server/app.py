@@ -26,6 +26,7 @@ from websockets.http11 import Response
 
 from server.analysis import Analyst
 from server.clock import now_ms
+from server.game_index import BUCKETS
 from server.games import (
     ATTENDANCE_MS,
     CLAIM_GRACE_MS,
@@ -80,6 +81,10 @@ PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
 # house-bot worker ended, or a stopped process did not hand over): a rating waits at most this.
 HANDOVER_SECONDS = 2.0
 CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
+# How often it puts right the game indexes of one bucket (server/game_index.py) from its games:
+# what a process stopped between a commit and its index writes left undone is done within
+# BUCKETS times this.
+REPAIR_SECONDS = 2.0
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
 
 
@@ -199,6 +204,7 @@ class Arena:
         self.spawn(self._pair_loop())
         self.spawn(self._seek_loop())
         self.spawn(self._presence_loop())
+        self.spawn(self._repair_loop())
         self.spawn(self._membership_loop())
         self.spawn(self.scheduler.run())
 
@@ -391,6 +397,25 @@ class Arena:
         while True:
             try:
                 await self.store.keep_alive(now_ms())
+    async def _repair_loop(self) -> None:
+        """Move an older data folder's game indexes and rebuild them all, then put right one
+        bucket a turn, each process from a bucket of its own choice (so that several processes
+        share the rounds)."""
+        try:
+            await self.store.move_older_index()
+        except Exception:
+            log.exception("index_rebuild_failed")
+        bucket = random.randrange(BUCKETS)
+        while True:
+            await asyncio.sleep(REPAIR_SECONDS)
+            bucket = (bucket + 1) % BUCKETS
+            try:
+                wrong = await self.store.repair_index(bucket)
+                if wrong:
+                    log.warning("index_repaired", bucket=bucket, entries=wrong)
+            except Exception:
+                log.exception("index_repair_failed", bucket=bucket)
+
             except Exception:
                 log.exception("heartbeat_failed")
             await asyncio.sleep(HEARTBEAT_MS / 1000)

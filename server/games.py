@@ -23,6 +23,7 @@ import structlog
 from engine.game import GameState
 from server import referee
 from server.clock import Clock
+from server.game_index import BUCKETS, bucket_of, spectators_key
 from server.hub import user_channel
 from server.outage import Heartbeat, resume
 from server.presence import Attendance
@@ -45,19 +46,12 @@ from server.protocol import (
 )
 from server.ratings import bump_versions
 from server.storage import (
-    AI_STREAM,
     ARCHIVE,
-    DEADLINES,
     ENDED_WINDOW_SECONDS,
-    HANDOVER,
-    LIVE,
-    SPECTATORS,
     GameStorage,
     channel,
-    game_key,
     game_of,
     open_redis,
-    user_games_key,
 )
 from server.stored_game import COLOURS, StoredGame, rules_of
 
@@ -65,7 +59,6 @@ if TYPE_CHECKING:
     from server.db import Database, FinishedGame, Recorded
 
 __all__ = [
-    "AI_STREAM",
     "ATTENDANCE_MS",
     "CLAIM_GRACE_MS",
     "ENDED_WINDOW_SECONDS",
@@ -147,6 +140,7 @@ class GameStore:
         self.claim_grace_ms = claim_grace_ms
         self.attendance_ms = attendance_ms
         self.storage = GameStorage(redis)
+        self.index = self.storage.index
         self._count_spectator = redis.register_script(COUNT_SPECTATOR)
         self.attendance = Attendance(
             redis,
@@ -338,24 +332,30 @@ class GameStore:
         await self.attendance.lapse_attendance(now)
 
     async def due(self, now: int, limit: int = 100) -> list[str]:
-        """Live games whose deadline has passed: a clock run out or a first move not made."""
-        found = await self.redis.zrangebyscore(DEADLINES, "-inf", now, start=0, num=limit)
-        return [g.decode() if isinstance(g, bytes) else g for g in found]
+        """Games whose deadline in the index has passed: a clock run out or a first move not
+        made, or an entry `expire` puts right."""
+        return await self.index.due(now, limit)
 
     async def expire(self, game_id: str, now: int) -> GameEnded | None:
         """End the game if its time is really up (on time, or aborted when a first move did not
-        come); None when it is not, or another process got there first."""
+        come); None when it is not (its deadline in the index is then set to the game's own),
+        or another process got there first."""
         for _ in range(self.ATTEMPTS):
             try:
                 game = await self._current(game_id, now)
             except ProtocolError:
-                await self.redis.zrem(DEADLINES, game_id)
+                await self.index.set_deadline(game_id, None)
                 return None
             if game.status is GameStatus.ENDED:
-                await self.redis.zrem(DEADLINES, game_id)
+                await self.index.set_deadline(game_id, None)
                 return None
             timeout = game.clock.timeout(now)
             if timeout is None:
+                await self.index.set_deadline(game_id, game.clock.timeout_at())
+                if (await self.load(game_id)).version != game.version:
+                    # Changed meanwhile: its commit may have brought the deadline forward
+                    # before the one just set; look at it again at once.
+                    await self.index.set_deadline(game_id, now)
                 return None
             ended, event = referee.time_up(game, timeout, now)
             if await self._commit(game.version, ended, [event], now):
@@ -421,44 +421,44 @@ class GameStore:
         return await self.storage.events_since(game_id, version)
 
     async def games_of(self, name: str) -> list[str]:
-        found = await self.redis.smembers(user_games_key(name))
-        return sorted(g.decode() if isinstance(g, bytes) else g for g in found)
+        return await self.index.games_of(name)
 
     async def ended_of(self, game_ids: Sequence[str]) -> set[str]:
         """Those of `game_ids` that are not in play: ended (or never were)."""
-        if not game_ids:
-            return set()
-        playing = await self.redis.smismember(LIVE, list(game_ids))
-        return {game_id for game_id, live in zip(game_ids, playing, strict=True) if not live}
+        return await self.index.not_live(game_ids)
 
     async def live_games(self, now: int) -> list[GameSummary]:
         games = await self._live()
-        if not games:
-            return []
-        counts = await self.redis.hmget(SPECTATORS, [game.game_id for game in games])
-        summaries = [
-            game.summary(now, max(0, int(count or 0)))
-            for game, count in zip(games, counts, strict=True)
-        ]
+        counts = await self.index.spectators([game.game_id for game in games])
+        summaries = [game.summary(now, counts[game.game_id]) for game in games]
         return sorted(summaries, key=lambda g: g.game_id)
 
     async def _live(self) -> list[StoredGame]:
         """The games in play."""
-        ids = [g.decode() for g in await self.redis.smembers(LIVE)]
-        if not ids:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for game_id in ids:
-                pipe.hget(game_key(game_id), "doc")
-            docs = await pipe.execute()
-        games = (StoredGame.from_bytes(data) for data in docs if data is not None)
-        return [game for game in games if game.status is GameStatus.PLAYING]
+        games = await self.storage.load_many(await self.index.live())
+        return [game for game in games.values() if game and game.status is GameStatus.PLAYING]
 
     async def count_spectator(self, game_id: str, change: int) -> None:
         """Count a spectator of a game in (+1) or out (-1), and tell those who follow the game
         how many watch now."""
-        count = int(await self._count_spectator(keys=[SPECTATORS], args=[game_id, change]))
-        await self.redis.publish(channel(game_id), Spectators(game_id, max(0, count)).to_wire())
+        key = spectators_key(bucket_of(game_id))
+        count = int(await self._count_spectator(keys=[key], args=[game_id, change]))
+        await self.storage.publish(game_id, Spectators(game_id, max(0, count)).to_wire())
+
+    async def repair_index(self, bucket: int) -> int:
+        """Put the indexes of bucket `bucket` right from its games (`GameIndex.repair`); how
+        many entries were wrong. A server runs it over every bucket in turn."""
+        game_ids = await self.index.live(bucket)
+        return await self.index.repair(bucket, await self.storage.load_many(game_ids))
+
+    async def move_older_index(self) -> None:
+        """Move an older data folder's indexes into their buckets and rebuild every bucket
+        from its games: once, as a server starts."""
+        moved = await self.index.move_older()
+        if moved:
+            log.info("game_indexes_moved", entries=moved)
+        for bucket in range(BUCKETS):
+            await self.repair_index(bucket)
 
     async def _commit(
         self,
@@ -521,7 +521,7 @@ class GameStore:
         await self._move_ratings()
         # Not those this process is handing over right now: another process's sweep may
         # hand one over again meanwhile, which writes nothing.
-        ids = [g.decode() for g in await self.redis.smembers(HANDOVER)]
+        ids = await self.index.waiting_handover()
         ids = [game_id for game_id in ids if game_id not in self._handing]
         handed = 0
         for game_id in ids:
@@ -532,7 +532,7 @@ class GameStore:
                     raise
                 # Deleted from Redis by hand: there is nothing left to hand over.
                 log.warning("handover_game_missing", game_id=game_id)
-                await self.redis.srem(HANDOVER, game_id)
+                await self.index.handed_over(game_id)
                 continue
             except Exception:
                 log.exception("handover_failed", game_id=game_id)
@@ -546,6 +546,7 @@ class GameStore:
         from nothing); Redis then forgets its ratings (`move_ratings`)."""
         if self._ratings_moved or self.database is None:
             return
+        await self.index.move_older()  # its games to hand over among them
         from server.db.moved_games import move_finished_games
         from server.db.moved_ratings import UNRATED, move_ratings
 
@@ -553,7 +554,7 @@ class GameStore:
         # copied: marked first, so the move of its finished games leaves them to the hand-over.
         unrated = await self.redis.smembers(UNRATED)
         if unrated:
-            await self.redis.sadd(HANDOVER, *unrated)
+            await self.index.to_hand_over(g.decode() for g in unrated)
             await self.redis.delete(UNRATED)
         moved = await move_ratings(self.database, self.redis)
         if moved is not None and moved.ratings + moved.points + moved.deleted > 0:

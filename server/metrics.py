@@ -38,9 +38,9 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
+from server.game_index import GameIndex
 from server.lane import LaneCluster, LaneRedis
 from server.protocol import PlayerKind
-from server.storage import LIVE
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -126,7 +126,7 @@ class ServerMetrics(Collector):
     async def exposition(self) -> bytes:
         """The metrics as a scrape gets them."""
         try:
-            self._live_games = int(await self._arena.redis.scard(LIVE))
+            self._live_games = await GameIndex(self._arena.redis).count_live()
         except RedisError as error:
             # The other figures still go out: they may tell why Redis is out of reach.
             log.warning("metrics_redis_unreachable", error=str(error))

@@ -10,8 +10,9 @@ from collections.abc import Awaitable, Callable, Sequence
 import redis.asyncio as aioredis
 
 from server import referee
+from server.game_index import GameIndex
 from server.protocol import Colour, GameEvent, GameStatus
-from server.storage import LIVE, online_key
+from server.storage import online_key
 from server.stored_game import StoredGame
 
 __all__ = ["Attendance"]
@@ -86,7 +87,7 @@ class Attendance:
     async def lapse_attendance(self, now: int) -> None:
         """Drop attendances no process renewed (their server died); a player left with none
         is away."""
-        live = [g.decode() for g in await self.redis.smembers(LIVE)]
+        live = await GameIndex(self.redis).live()
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id in live:
                 pipe.hgetall(online_key(game_id))

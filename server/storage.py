@@ -1,31 +1,29 @@
-"""Where live games are kept in Redis: the keys of a game and of the indexes that follow it
-(live games, deadlines, house-bot requests, players' games, the ended games not yet handed over
-to the history store), and the one Lua script that commits a change to a game. A commit checks
-the game's event version (optimistic concurrency), stores the game, appends and publishes its new
-events and keeps every index in step, all or nothing, in one round trip. An ended game stays
-only until its hand-over, and then for ENDED_WINDOW_SECONDS (`GameStorage.let_go`).
+"""Where live games are kept in Redis: the keys of a game, all under the game's hash tag
+{g:ID} (one cluster slot), and the one Lua script that commits a change to a game. A commit
+checks the game's event version (optimistic concurrency), stores the game, appends its new events
+and publishes them on the game's channel (sharded pub/sub on a Redis Cluster), all or nothing, in
+one round trip. The indexes that follow the games (server/game_index.py) are written around the
+commit, not in it. An ended game stays only until its hand-over, and then for
+ENDED_WINDOW_SECONDS (`GameStorage.let_go`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 import redis.asyncio as aioredis
 
-from server.lane import LaneCluster, LaneRedis, clustered
+from server.game_index import GameIndex, house_ply
+from server.lane import LaneCluster, LaneRedis, LaneScript, clustered, sharded
 from server.protocol import ErrorCode, GameEvent, GameStatus, ProtocolError
-from server.stored_game import COLOURS, StoredGame
+from server.stored_game import StoredGame
 
 __all__ = [
-    "AI_STREAM",
     "ARCHIVE",
     "COMMIT",
-    "DEADLINES",
     "ENDED_WINDOW_SECONDS",
-    "HANDOVER",
-    "LIVE",
-    "SPECTATORS",
     "CommitArgs",
     "CommitKeys",
     "GameStorage",
@@ -35,20 +33,11 @@ __all__ = [
     "game_of",
     "online_key",
     "open_redis",
-    "user_games_key",
 ]
 
-# Keys. Per-game keys share the hash tag {g:ID} so one game lives in one cluster slot.
-LIVE = "games:live"  # set of live game ids
-DEADLINES = "games:deadlines"  # sorted set: game id -> server ms when it must be looked at
 # Sorted set: game id -> server ms when it ended, every ended game, kept by servers before the
 # history store; now only read, by the move of an older data folder's games (server/db/).
 ARCHIVE = "games:archive"
-# Set: ended games not yet in the history store (server/db/), put there by the commit that ends
-# a game and taken off once its record is written (`GameStore.hand_over`).
-HANDOVER = "games:handover"
-AI_STREAM = "ai:requests"  # stream of house-bot move requests
-SPECTATORS = "games:spectators"  # hash: game id -> spectators connected
 # An ended game stays in Redis this long after its hand-over, so that what follows its end at
 # once (a rematch, a review, a watcher's catch-up) reads it there; then only the history store
 # has it. `arena serve --ended-window` sets it.
@@ -83,34 +72,26 @@ def online_key(game_id: str) -> str:
     return f"{{g:{game_id}}}:online"
 
 
-def user_games_key(name: str) -> str:
-    return f"user-games:{name.lower()}"
-
-
 def channel(game_id: str) -> str:
-    """The pub/sub channel a game's events are published on."""
-    return f"game:{game_id}"
+    """The pub/sub channel a game's events are published on: under the game's tag, a shard
+    channel on a Redis Cluster."""
+    return f"{{g:{game_id}}}:channel"
 
 
 def game_of(channel_name: str) -> str | None:
     """The game whose events `channel_name` carries (see `channel`), or None."""
-    game_id = channel_name.removeprefix("game:")
-    return game_id if game_id != channel_name else None
+    if channel_name.startswith("{g:") and channel_name.endswith("}:channel"):
+        return channel_name[3 : -len("}:channel")]
+    return None
 
 
 class CommitKeys(NamedTuple):
-    """The keys a commit touches, in the order the script gets them as KEYS."""
+    """The keys a commit touches, in the order the script gets them as KEYS: the game's own."""
 
     game: str  # hash: doc (the stored game), version
     events: str  # list: the game's events, as frames
-    deadlines: str
-    live: str
-    ai_stream: str
-    white_games: str  # set: the white player's live games
-    black_games: str
     online: str  # hash: the game's attendance (server/presence.py), deleted at its end
-    spectators: str
-    handover: str  # set: ended games not yet handed over to the history store
+    channel: str  # where the events are published
 
 
 class CommitArgs(NamedTuple):
@@ -120,11 +101,8 @@ class CommitArgs(NamedTuple):
     expected_version: int  # the version the change was made on
     doc: bytes  # the stored game after the change
     version: int  # its version
-    game_id: str
-    deadline: int | str  # server ms when the game must be looked at; '' for none
     live: str  # '1' while the game is played, '0' once it ended
-    house_ply: int | str  # the ply a house bot is asked for; '' for none
-    channels: str  # where the events are published, space-separated
+    publish: str  # 'SPUBLISH' on a Redis Cluster, else 'PUBLISH'
 
 
 def _names(table: str, fields: Sequence[str], array: str) -> str:
@@ -133,8 +111,8 @@ def _names(table: str, fields: Sequence[str], array: str) -> str:
     return f"local {table} = {{{entries}}}\n"
 
 
-# One commit: check the version, store the game, append and publish its new events, and keep
-# the indexes in step, all or nothing.
+# One commit: check the version, store the game, append and publish its new events, all or
+# nothing, touching only the game's own keys.
 COMMIT: Final = (
     _names("keys", CommitKeys._fields, "KEYS")
     + _names("args", CommitArgs._fields, "ARGV")
@@ -143,32 +121,12 @@ COMMIT: Final = (
 local current = tonumber(redis.call('HGET', keys.game, 'version') or '0')
 if current ~= tonumber(args.expected_version) then return 0 end
 redis.call('HSET', keys.game, 'doc', args.doc, 'version', args.version)
-local game_id = args.game_id
-if args.deadline == '' then
-  redis.call('ZREM', keys.deadlines, game_id)
-else
-  redis.call('ZADD', keys.deadlines, args.deadline, game_id)
-end
-if args.live == '1' then
-  redis.call('SADD', keys.live, game_id)
-  redis.call('SADD', keys.white_games, game_id)
-  redis.call('SADD', keys.black_games, game_id)
-else
-  redis.call('SREM', keys.live, game_id)
-  redis.call('SREM', keys.white_games, game_id)
-  redis.call('SREM', keys.black_games, game_id)
+if args.live ~= '1' then
   redis.call('DEL', keys.online)
-  redis.call('HDEL', keys.spectators, game_id)
-  redis.call('SADD', keys.handover, game_id)
-end
-if args.house_ply ~= '' then
-  redis.call('XADD', keys.ai_stream, '*', 'game_id', game_id, 'ply', args.house_ply)
 end
 for i = first_event, #ARGV do
   redis.call('RPUSH', keys.events, ARGV[i])
-  for name in string.gmatch(args.channels, '%S+') do
-    redis.call('PUBLISH', name, ARGV[i])
-  end
+  redis.call(args.publish, keys.channel, ARGV[i])
 end
 return 1
 """
@@ -176,17 +134,31 @@ return 1
 
 
 class GameStorage:
-    """The games of one Redis: read one, commit a change to one, read its event log."""
+    """The games of one Redis: read one, commit a change to one, read its event log; and the
+    indexes that follow them (`index`)."""
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
+        self.index = GameIndex(redis)
         self._commit_script = redis.register_script(COMMIT)
+        self._publish = "SPUBLISH" if sharded(redis) else "PUBLISH"
+        # One connection (a lane to a single Redis) carries the index writes before the commit
+        # and the commit itself in order, in one write: they need not wait for each other.
+        self._in_order = isinstance(self._commit_script, LaneScript) and not sharded(redis)
 
     async def load(self, game_id: str) -> StoredGame:
         data = await self.redis.hget(game_key(game_id), "doc")
         if data is None:
             raise ProtocolError(ErrorCode.NOT_FOUND, f"no game {game_id}")
         return StoredGame.from_bytes(data)
+
+    async def load_many(self, game_ids: Sequence[str]) -> dict[str, StoredGame | None]:
+        """The games `game_ids` as Redis has them now, None for one it has not."""
+        docs = await asyncio.gather(*(self.redis.hget(game_key(g), "doc") for g in game_ids))
+        return {
+            game_id: None if data is None else StoredGame.from_bytes(data)
+            for game_id, data in zip(game_ids, docs, strict=True)
+        }
 
     async def commit(
         self,
@@ -197,35 +169,46 @@ class GameStorage:
     ) -> bool:
         """Store `game` and log `events` if the stored game is still at version `expected`;
         False when another process changed it first. The events are published on the game's
-        channel and the channels `also` names."""
+        channel, and then on the channels `also` names. The indexes are written around it
+        (server/game_index.py says in which order, and why)."""
         live = game.status is GameStatus.PLAYING
-        house_turn = live and game.house[COLOURS.index(game.to_move)] is not None
+        game_id = game.game_id
         keys = CommitKeys(
-            game=game_key(game.game_id),
-            events=events_key(game.game_id),
-            deadlines=DEADLINES,
-            live=LIVE,
-            ai_stream=AI_STREAM,
-            white_games=user_games_key(game.white.name),
-            black_games=user_games_key(game.black.name),
-            online=online_key(game.game_id),
-            spectators=SPECTATORS,
-            handover=HANDOVER,
+            game=game_key(game_id),
+            events=events_key(game_id),
+            online=online_key(game_id),
+            channel=channel(game_id),
         )
         args = CommitArgs(
             expected_version=expected,
             doc=game.to_bytes(),
             version=game.version,
-            game_id=game.game_id,
-            deadline=game.clock.timeout_at() if live else "",
             live="1" if live else "0",
-            house_ply=game.ply if house_turn else "",
-            channels=" ".join((channel(game.game_id), *also)),
+            publish=self._publish,
         )
-        done = await self._commit_script(
-            keys=keys, args=[*args, *(event.to_wire() for event in events)]
-        )
-        return bool(done)
+        frames = [event.to_wire() for event in events]
+        writes = self.index.additions(game, new=expected == 0)
+        ply = house_ply(game)
+        if ply is not None:
+            # Through a connection of its own: asked before the commit, not beside it.
+            await self.index.ask_house(game_id, ply)
+        commit = self._commit_script(keys=keys, args=[*args, *frames])
+        if self._in_order:
+            *_, done = await asyncio.gather(*writes, commit)
+        else:
+            await asyncio.gather(*writes)
+            done = await commit
+        if not done:
+            return False
+        if not live:
+            await self.index.ended(game)
+        if also:
+            await asyncio.gather(*(self.redis.publish(name, f) for name in also for f in frames))
+        return True
+
+    async def publish(self, game_id: str, frame: bytes) -> None:
+        """Publish `frame` on the game's channel, outside a commit."""
+        await self.redis.execute_command(self._publish, channel(game_id), frame)
 
     async def events_since(self, game_id: str, version: int) -> list[bytes]:
         """The logged events after `version`, as frames."""
@@ -236,8 +219,8 @@ class GameStorage:
         """Take an ended game, now in the history store, off the hand-over set, and let its
         document and event log expire `window_ms` later. The set last: a process that stops
         before it leaves the game there, and the next hand-over lets it go."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.pexpire(game_key(game_id), window_ms)
-            pipe.pexpire(events_key(game_id), window_ms)
-            pipe.srem(HANDOVER, game_id)
-            await pipe.execute()
+        await asyncio.gather(
+            self.redis.pexpire(game_key(game_id), window_ms),
+            self.redis.pexpire(events_key(game_id), window_ms),
+        )
+        await self.index.handed_over(game_id)

@@ -1,7 +1,8 @@
-"""`arena worker`: house-bot moves. Reads move requests from the Redis Stream `ai:requests`
-through a consumer group, thinks with the engine's bot within the game's clock, and plays the
-move through the game store like any player. A request whose worker died is reclaimed by
-another worker; the move's `(game_id, ply)` makes a repeated request harmless.
+"""`arena worker`: house-bot moves. Reads move requests from the Redis Streams of the game
+index's buckets (`server.game_index.house_stream`) through a consumer group, thinks with the
+engine's bot within the game's clock, and plays the move through the game store like any player.
+A request whose worker died is reclaimed by another worker; the move's `(game_id, ply)` makes a
+repeated request harmless.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from redis.exceptions import ResponseError
 from engine.search.budget import HOUSE_BOT, Turn
 from engine.search.registry import bot_names, make_bot
 from server.clock import now_ms
-from server.games import AI_STREAM, GameStore, open_redis
+from server.game_index import HOUSE_STREAMS
+from server.games import GameStore, StoredGame, open_redis
 from server.house_queue import take_turn
+from server.lane import sharded
 from server.metrics import WorkerMetrics, serve_metrics
 from server.protocol import Colour, GameStatus, ProtocolError
 from server.readiness import (
@@ -67,6 +70,17 @@ COMPILE_JOBS = 2
 COMPILE_NICENESS = 10
 # A request that failed this often is dropped (logged) rather than retried forever.
 MAX_DELIVERIES = 5
+# How long a read waits for a request: blocked on every stream at once on a single Redis; on a
+# Redis Cluster, whose streams lie in different slots, in turn with a pause between rounds.
+READ_BLOCK_MS = 1000
+CLUSTER_PAUSE_SECONDS = 0.05
+# A request is asked before the commit that makes the move its turn: a worker that reads it
+# first waits this long for the commit, looking again every COMMIT_LOOK_SECONDS.
+COMMIT_WAIT_SECONDS = 1.0
+COMMIT_LOOK_SECONDS = 0.01
+
+# A request: its stream, its entry id, its fields.
+Request = tuple[str, str, dict[bytes, bytes]]
 
 
 def prepare_house_bots() -> None:
@@ -118,8 +132,12 @@ class Worker:
         self.metrics = WorkerMetrics(self)
 
     async def ensure_group(self) -> None:
-        with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
-            await self.redis.xgroup_create(AI_STREAM, GROUP, id="0", mkstream=True)
+        for stream in HOUSE_STREAMS:
+            try:
+                await self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+            except ResponseError as error:
+                if not str(error).startswith("BUSYGROUP"):  # it exists already
+                    raise
 
     async def run(self, stop: asyncio.Event, prepare: bool = True) -> None:
         """Take requests until `stop` is set, from the start: the house bots are prepared one
@@ -239,42 +257,58 @@ class Worker:
                 self.log.exception("request_failed")
                 await asyncio.sleep(0.5)
 
-    async def _next(self) -> tuple[str, dict[bytes, bytes]] | None:
-        """A request left by a dead worker if there is one, else a new one (waiting up to 1 s)."""
-        # Redis 6.2 answers [next id, entries]; 7 adds the ids of deleted entries.
-        claimed = (
-            await self.redis.xautoclaim(
-                AI_STREAM, GROUP, self.name, min_idle_time=RECLAIM_MS, start_id="0-0", count=1
+    async def _next(self) -> Request | None:
+        """A request left by a dead worker if there is one, else a new one (waiting up to
+        READ_BLOCK_MS)."""
+        claims = await asyncio.gather(
+            *(
+                self.redis.xautoclaim(
+                    stream, GROUP, self.name, min_idle_time=RECLAIM_MS, start_id="0-0", count=1
+                )
+                for stream in HOUSE_STREAMS
             )
-        )[1]
-        if claimed:
-            entry_id, fields = claimed[0]
-            self.log.info("request_reclaimed", entry=_text(entry_id))
-            self.metrics.reclaimed += 1
-            return _text(entry_id), fields
-        found = await self.redis.xreadgroup(GROUP, self.name, {AI_STREAM: ">"}, count=1, block=1000)
+        )
+        # Redis 6.2 answers [next id, entries]; 7 adds the ids of deleted entries.
+        for stream, claim in zip(HOUSE_STREAMS, claims, strict=True):
+            if claim[1]:
+                entry_id, fields = claim[1][0]
+                self.log.info("request_reclaimed", entry=_text(entry_id))
+                self.metrics.reclaimed += 1
+                return stream, _text(entry_id), fields
+        if not sharded(self.redis):
+            found = await self.redis.xreadgroup(
+                GROUP, self.name, dict.fromkeys(HOUSE_STREAMS, ">"), count=1, block=READ_BLOCK_MS
+            )
+        else:
+            found = []
+            for stream in HOUSE_STREAMS:
+                found = await self.redis.xreadgroup(GROUP, self.name, {stream: ">"}, count=1)
+                if found:
+                    break
+            else:
+                await asyncio.sleep(CLUSTER_PAUSE_SECONDS)
         if not found:
             return None
-        _, entries = found[0]
+        stream, entries = found[0]
         entry_id, fields = entries[0]
-        return _text(entry_id), fields
+        return _text(stream), _text(entry_id), fields
 
-    async def _serve(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
+    async def _serve(self, stream: str, entry_id: str, fields: dict[bytes, bytes]) -> None:
         try:
             game_id = _text(fields[b"game_id"])
             ply = int(fields[b"ply"])
         except (KeyError, ValueError, UnicodeDecodeError):
             # No retry can make it readable: drop it at once rather than reclaim it forever.
             self.log.error("request_unreadable", entry=entry_id, fields=repr(fields)[:200])
-            await self._finish(entry_id, "dropped")
+            await self._finish(stream, entry_id, "dropped")
             return
         thought = asyncio.Event()
-        touch = asyncio.create_task(self._touch(entry_id, thought))
+        touch = asyncio.create_task(self._touch(stream, entry_id, thought))
         try:
             outcome = "played" if await self._move(game_id, ply, entry_id) else "skipped"
         except Exception:
             # Left pending: it is reclaimed and tried again, unless it keeps failing.
-            if await self._deliveries(entry_id) < MAX_DELIVERIES:
+            if await self._deliveries(stream, entry_id) < MAX_DELIVERIES:
                 raise
             self.log.exception("request_dropped", game_id=game_id, ply=ply)
             outcome = "dropped"
@@ -287,32 +321,32 @@ class Worker:
                 await touch
             except Exception:
                 self.log.exception("touch_failed", game_id=game_id)
-        await self._finish(entry_id, outcome)
+        await self._finish(stream, entry_id, outcome)
 
-    async def _finish(self, entry_id: str, outcome: str) -> None:
-        await self.redis.xack(AI_STREAM, GROUP, entry_id)
-        await self.redis.xdel(AI_STREAM, entry_id)
+    async def _finish(self, stream: str, entry_id: str, outcome: str) -> None:
+        await self.redis.xack(stream, GROUP, entry_id)
+        await self.redis.xdel(stream, entry_id)
         self.metrics.requests[outcome] += 1
 
-    async def _deliveries(self, entry_id: str) -> int:
+    async def _deliveries(self, stream: str, entry_id: str) -> int:
         """How many times the request has been handed to a worker."""
-        pending = await self.redis.xpending_range(AI_STREAM, GROUP, entry_id, entry_id, 1)
+        pending = await self.redis.xpending_range(stream, GROUP, entry_id, entry_id, 1)
         return int(pending[0]["times_delivered"]) if pending else 0
 
     async def queue(self) -> tuple[int, int]:
-        """The requests in the stream (waiting or being thought about), and of those the ones
+        """The requests in the streams (waiting or being thought about), and of those the ones
         a worker has taken and not yet finished."""
-        length = await self.redis.xlen(AI_STREAM)
-        try:
-            pending = (await self.redis.xpending(AI_STREAM, GROUP))["pending"]
-        except ResponseError:  # NOGROUP: no worker has started on this Redis yet
-            pending = 0
-        return int(length), int(pending)
+        lengths = await asyncio.gather(*(self.redis.xlen(s) for s in HOUSE_STREAMS))
+        pending = 0
+        for stream in HOUSE_STREAMS:
+            with contextlib.suppress(ResponseError):  # NOGROUP: no worker has started yet
+                pending += int((await self.redis.xpending(stream, GROUP))["pending"])
+        return sum(int(length) for length in lengths), pending
 
     async def _move(self, game_id: str, ply: int, request: str) -> bool:
         """Think and play the move the request asks for; False when there is none to play."""
         try:
-            game = await self.store.load(game_id)
+            game = await self._at_ply(game_id, ply)
         except ProtocolError:
             return False
         if game.status is GameStatus.ENDED or game.ply != ply:
@@ -358,14 +392,24 @@ class Worker:
         self.log.info("house_move", game_id=game_id, ply=ply, move=text, seconds=decision.seconds)
         return True
 
-    async def _touch(self, entry_id: str, thought: asyncio.Event) -> None:
+    async def _at_ply(self, game_id: str, ply: int) -> StoredGame:
+        """The game, once it has reached `ply` (or after COMMIT_WAIT_SECONDS, as it is)."""
+        waited = 0.0
+        while True:
+            game = await self.store.load(game_id)
+            if game.ply >= ply or game.status is GameStatus.ENDED or waited >= COMMIT_WAIT_SECONDS:
+                return game
+            await asyncio.sleep(COMMIT_LOOK_SECONDS)
+            waited += COMMIT_LOOK_SECONDS
+
+    async def _touch(self, stream: str, entry_id: str, thought: asyncio.Event) -> None:
         """Keep claiming our own request until `thought` is set, so no one reclaims it."""
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(thought.wait(), TOUCH_SECONDS)
                 return
             await self.redis.xclaim(
-                AI_STREAM, GROUP, self.name, min_idle_time=0, message_ids=[entry_id], justid=True
+                stream, GROUP, self.name, min_idle_time=0, message_ids=[entry_id], justid=True
             )
 
 

@@ -18,7 +18,6 @@ from server.db.finished_games import FinishedGame, copy_finished_games
 from server.db.schema import GAMES
 from server.ladder.store import LADDER_OF_GAME
 from server.protocol import GameStatus
-from server.storage import HANDOVER
 
 if TYPE_CHECKING:
     from server.games import GameStore
@@ -34,7 +33,7 @@ async def move_finished_games(db: Database, store: GameStore) -> int | None:
     async with db.reading() as connection:
         if (await connection.execute(select(GAMES.c.game_id).limit(1))).first() is not None:
             return None
-    waiting = {g.decode() for g in await store.redis.smembers(HANDOVER)}
+    waiting = set(await store.index.waiting_handover())
     ladders = {
         game_id.decode(): ladder.decode()
         for game_id, ladder in (await store.redis.hgetall(LADDER_OF_GAME)).items()

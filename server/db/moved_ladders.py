@@ -31,10 +31,11 @@ from server.db.ladders import rate_ladder_game_in
 from server.db.moved_ratings import history_rows
 from server.db.pools import insert
 from server.db.schema import GAMES, LADDER_RESULTS, LADDERS, RATING_HISTORY, RATINGS
+from server.game_index import GameIndex
 from server.ladder.definition import Ladder, LadderError
 from server.ladder.store import LADDER_OF_GAME
 from server.protocol import GameStatus
-from server.storage import HANDOVER, game_key
+from server.storage import game_key
 from server.stored_game import StoredGame
 
 __all__ = ["OLD_LADDERS", "MovedLadders", "move_ladders"]
@@ -176,7 +177,7 @@ async def _rate_unrated(db: Database, redis: aioredis.Redis, ladder: str, game_i
     if recorded is None:
         text = await redis.hget(game_key(game_id), "doc")
         if text is not None and StoredGame.from_bytes(text).status is GameStatus.ENDED:
-            await redis.sadd(HANDOVER, game_id)
+            await GameIndex(redis).to_hand_over([game_id])
         return 0
     async with db.writing() as connection:
         await connection.execute(

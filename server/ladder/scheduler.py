@@ -43,7 +43,6 @@ from server.protocol import (
     TimeControl,
 )
 from server.slots import house_capacity
-from server.storage import HANDOVER
 from server.worker import WORKERS
 
 __all__ = ["LEASE_MS", "ROUND_SECONDS", "GameStarter", "Scheduler", "Slots"]
@@ -276,7 +275,7 @@ class Scheduler:
                 game = None
             if game is not None and game.status is not GameStatus.ENDED:
                 under_way.update((game.white.name, game.black.name))
-            elif not await self.store.redis.sismember(HANDOVER, game_id):
+            elif not await self.games.index.handing_over(game_id):
                 await self.store.handed_over(ladder.name, game_id)
                 log.info("ladder_game_handed_over", ladder=ladder.name, game_id=game_id)
         return under_way

@@ -15,7 +15,8 @@ from redis.asyncio import Redis
 
 from engine.amazons import SETUPS
 from server.clock import FIRST_MOVE_MS
-from server.games import AI_STREAM, ATTENDANCE_MS, GameStore, StoredGame, open_redis
+from server.game_index import HOUSE_STREAMS, bucket_of, house_stream
+from server.games import ATTENDANCE_MS, GameStore, StoredGame, open_redis
 from server.protocol import (
     Colour,
     ErrorCode,
@@ -140,9 +141,9 @@ async def test_a_house_bot_to_move_gets_one_request_per_move(
         setup="6x6",
         house=(None, "greedy@5"),
     )
-    assert await redis.xlen(AI_STREAM) == 0  # White (a person) moves first
+    assert sum([await redis.xlen(s) for s in HOUSE_STREAMS]) == 0  # White (a person) first
     await store.play(started.game_id, "ann", 0, "b1-b4/d4", now=100)
-    entries = await redis.xrange(AI_STREAM)
+    entries = await redis.xrange(house_stream(bucket_of(started.game_id)))
     assert [(e[1][b"game_id"].decode(), e[1][b"ply"]) for e in entries] == [(started.game_id, b"1")]
 
 

@@ -20,7 +20,8 @@ from clients import ArenaClient, ArenaError
 from engine.amazons import Position
 from server.app import Arena
 from server.db import Database
-from server.games import AI_STREAM, game_key, open_redis
+from server.game_index import HOUSE_STREAMS, bucket_of, house_stream
+from server.games import open_redis
 from server.identity import create_account, create_bot_token
 from server.metrics import serve_metrics
 from server.protocol import (
@@ -36,6 +37,7 @@ from server.protocol import (
     TimeControl,
     Watch,
 )
+from server.storage import game_key
 from server.worker import GROUP, Worker
 from tests.server.endpoint import guest, random_game
 
@@ -255,9 +257,9 @@ async def test_a_worker_reports_its_queue_and_the_request_it_reclaimed(
     assert empty[("arena_worker_queue_pending", ())] == 0
     await house.ensure_group()
     for ply in range(3):  # requests for a game that is not there: nothing to play
-        await redis.xadd(AI_STREAM, {"game_id": "gone", "ply": ply})
+        await redis.xadd(house_stream(bucket_of("gone")), {"game_id": "gone", "ply": ply})
     # A worker that takes one and dies.
-    await redis.xreadgroup(GROUP, "dead-worker", {AI_STREAM: ">"}, count=1)
+    await redis.xreadgroup(GROUP, "dead-worker", {house_stream(bucket_of("gone")): ">"}, count=1)
     queued = await scrape(port)
     assert queued[("arena_worker_queue_length", ())] == 3
     assert queued[("arena_worker_queue_pending", ())] == 1
@@ -281,7 +283,7 @@ async def test_a_request_that_fails_every_try_is_counted_dropped(
     house, port = worker
     await redis.hset(game_key("broken"), "doc", b"not a game")  # loading it fails
     await house.ensure_group()
-    await redis.xadd(AI_STREAM, {"game_id": "broken", "ply": 0})
+    await redis.xadd(house_stream(bucket_of("broken")), {"game_id": "broken", "ply": 0})
     done = await _work_until(house, port, "dropped", 1)
     assert done[("arena_worker_requests_total", (("outcome", "skipped"),))] == 0
     assert done[("arena_worker_queue_length", ())] == 0
@@ -339,7 +341,7 @@ async def test_an_unreadable_request_is_dropped_at_once(
 ) -> None:
     house, port = worker
     await house.ensure_group()
-    await redis.xadd(AI_STREAM, fields)
+    await redis.xadd(HOUSE_STREAMS[0], fields)
     done = await _work_until(house, port, "dropped", 1)
     assert done[("arena_worker_queue_length", ())] == 0
     assert done[("arena_worker_queue_pending", ())] == 0

@@ -23,7 +23,8 @@ from redis.asyncio import Redis, from_url
 from redis.exceptions import ResponseError
 
 from clients import ArenaClient
-from server.games import AI_STREAM, GameStore
+from server.game_index import HOUSE_STREAMS, bucket_of, house_stream
+from server.games import GameStore
 from server.protocol import (
     AcceptSeek,
     Challenge,
@@ -212,11 +213,13 @@ async def test_two_server_processes_share_a_game_with_a_spectator(
 
 async def _pending(redis: Redis) -> int:
     """House-bot requests a worker has read and not yet finished."""
-    try:
-        summary = await redis.xpending(AI_STREAM, GROUP)
-    except ResponseError:  # no group yet: no worker has started
-        return 0
-    return int(summary["pending"])
+    pending = 0
+    for stream in HOUSE_STREAMS:
+        try:
+            pending += int((await redis.xpending(stream, GROUP))["pending"])
+        except ResponseError:  # no group yet: no worker has started
+            return 0
+    return pending
 
 
 @pytest.mark.asyncio
@@ -249,7 +252,8 @@ async def test_a_house_bot_move_is_played_once_when_its_worker_dies_while_thinki
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.5)
         assert (await GameStore(redis).load(game_id)).ply == 1, "the move came too soon"
-        taker = (await redis.xpending_range(AI_STREAM, GROUP, "-", "+", 1))[0]["consumer"]
+        stream = house_stream(bucket_of(game_id))
+        taker = (await redis.xpending_range(stream, GROUP, "-", "+", 1))[0]["consumer"]
         first, second = sorted(
             workers, key=lambda w: not taker.decode().endswith(f"-{w.process.pid}")
         )

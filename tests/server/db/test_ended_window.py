@@ -11,6 +11,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.db.database import Database
+from server.game_index import GameIndex, bucket_of, spectators_key
 from server.games import GameStore, open_redis
 from server.protocol import (
     Colour,
@@ -21,7 +22,7 @@ from server.protocol import (
     ProtocolError,
     TimeControl,
 )
-from server.storage import ARCHIVE, HANDOVER, SPECTATORS, events_key, game_key, online_key
+from server.storage import ARCHIVE, events_key, game_key, online_key
 
 T0 = 1_790_000_000_000
 ANN, BOB = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
@@ -62,7 +63,7 @@ async def test_a_game_leaves_redis_a_window_after_its_hand_over_and_is_read_from
     store: GameStore, redis: Redis
 ) -> None:
     game_id = await _played(store)
-    assert await redis.smembers(HANDOVER) == set()
+    assert await GameIndex(redis).waiting_handover() == []
     assert not await redis.exists(ARCHIVE)
     for key in (game_key(game_id), events_key(game_id)):
         assert 0 < await redis.pttl(key) <= WINDOW_MS
@@ -139,7 +140,7 @@ async def test_the_spectators_of_a_game_watched_to_its_end_leave_no_count_behind
 ) -> None:
     game_id = await _played(store, end=False)
     await store.count_spectator(game_id, +1)
-    assert await redis.hget(SPECTATORS, game_id) == b"1"
+    assert await redis.hget(spectators_key(bucket_of(game_id)), game_id) == b"1"
     await store.resign(game_id, "ann", T0 + 3_000)  # its count goes with the end
     await store.count_spectator(game_id, -1)  # and the spectator leaves after it
-    assert await redis.hlen(SPECTATORS) == 0
+    assert await redis.hlen(spectators_key(bucket_of(game_id))) == 0

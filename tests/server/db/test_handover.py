@@ -1,5 +1,5 @@
 """A game's end handed over from Redis to the history store, on SQLite and PostgreSQL: the
-commit that ends a game marks it, the process that ended it writes it to the database and
+process that ends a game marks it after its commit, writes it to the database and
 unmarks it, and a sweep hands over what a process killed at any step in between left; each
 game is recorded and rated once."""
 
@@ -17,10 +17,10 @@ from sqlalchemy import func, select
 from server.db.database import Database
 from server.db.finished_games import FinishedGame, Recorded, finished_game
 from server.db.schema import GAME_POOL, RATING_HISTORY, RATINGS
+from server.game_index import GameIndex
 from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
 from server.protocol import Player, PlayerKind, TimeControl
-from server.storage import HANDOVER
 
 T0 = 1_790_000_000_000
 ANN, BOB = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
@@ -127,7 +127,7 @@ async def test_a_game_that_ends_is_handed_over_at_once_and_unmarked(
     game_id = await _end_game(store)
 
     await _rated_once(db, game_id)
-    assert await store.redis.smembers(HANDOVER) == set()
+    assert await store.index.waiting_handover() == []
     assert await store.hand_over_leftovers() == 0
 
 
@@ -149,7 +149,7 @@ async def test_a_process_killed_between_a_games_end_and_its_unmark_loses_nothing
     out, _ = await child.communicate()
     assert child.returncode == KILLED, out
     game_id = out.decode().splitlines()[0]
-    assert await redis.smembers(HANDOVER) == {game_id.encode()}
+    assert await GameIndex(redis).waiting_handover() == [game_id]
     recorded_before = await finished_game(db, game_id)
     assert (recorded_before is not None) == (step in ("before_bump", "before_unmark"))
 
@@ -162,7 +162,7 @@ async def test_a_process_killed_between_a_games_end_and_its_unmark_loses_nothing
         await restarted.redis.aclose()
 
     await _rated_once(db, game_id)
-    assert await redis.smembers(HANDOVER) == set()
+    assert await GameIndex(redis).waiting_handover() == []
     # Each hand-over counts the change to the players' ratings, the one that found the game
     # recorded too: every process reads the new ratings (server/ratings.py).
     counted = 2 if step == "before_unmark" else 1
@@ -241,7 +241,7 @@ async def test_a_game_that_cannot_be_handed_over_holds_up_no_other(
     store: GameStore, redis_url: str, db: Database
 ) -> None:
     await store.redis.hset("{g:broken}:game", mapping={"doc": b"not a game", "version": 3})
-    await store.redis.sadd(HANDOVER, "broken")
+    await store.index.to_hand_over(["broken"])
     worker = GameStore(open_redis(redis_url))
     try:
         game_id = await _end_game(worker)
@@ -250,4 +250,4 @@ async def test_a_game_that_cannot_be_handed_over_holds_up_no_other(
 
     assert await store.hand_over_leftovers() == 1
     await _rated_once(db, game_id)
-    assert await store.redis.smembers(HANDOVER) == {b"broken"}  # kept, for an operator to see
+    assert await store.index.waiting_handover() == ["broken"]  # kept, for an operator to see

@@ -17,6 +17,7 @@ from server.db.database import Database
 from server.db.finished_games import finished_game
 from server.db.ladders import create_ladder, ladder_ratings, ladder_results, rating_history
 from server.db.schema import RATING_HISTORY
+from server.game_index import GameIndex
 from server.games import GameStore, open_redis
 from server.glicko import Rating
 from server.ladder.definition import DEFAULT_LADDERS
@@ -25,7 +26,6 @@ from server.ladder.results import Result
 from server.ladder.scheduler import GameStarter, Scheduler
 from server.ladder.store import LADDER_OF_GAME, LadderStore
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
-from server.storage import HANDOVER
 from server.worker import HOUSE_BOTS
 
 T0 = 1_790_000_000_000
@@ -135,7 +135,7 @@ async def test_a_ladder_game_is_rated_as_it_is_handed_over_and_then_forgotten(
     game_id = await _killed_at("none", redis_url, database_url)
 
     await _rated_once(db, game_id)
-    assert await redis.smembers(HANDOVER) == set()
+    assert await GameIndex(redis).waiting_handover() == []
     # Redis knows it as the ladder's until the scheduler's next round sees it handed over.
     assert await redis.hget(LADDER_OF_GAME, game_id) == b"fast"
     assert await _scheduler(redis, db).forget_ended(FAST) == {}
@@ -151,7 +151,7 @@ async def test_a_process_killed_between_a_ladder_games_end_and_its_hand_over_rat
 ) -> None:
     await create_ladder(db, FAST, T0)
     game_id = await _killed_at(step, redis_url, database_url)
-    assert await redis.smembers(HANDOVER) == {game_id.encode()}
+    assert await GameIndex(redis).waiting_handover() == [game_id]
     recorded_before = await finished_game(db, game_id)
     assert (recorded_before is not None) == (step == "after_record")
     # The scheduler does not forget a game still to be handed over.

@@ -22,13 +22,13 @@ from server.db.ladders import (
 )
 from server.db.moved_ladders import MovedLadders, move_ladders
 from server.db.schema import RATINGS
+from server.game_index import GameIndex
 from server.glicko import Rating
 from server.ladder.definition import Ladder
 from server.ladder.rating import rate_ladder_game
 from server.ladder.results import Result
 from server.protocol import PlayerKind, TimeControl
 from server.rating_history import RatingPoint
-from server.storage import HANDOVER
 from tests.server.db.test_finished_games import _game
 
 T1, T2 = 1_790_000_000_000, 1_795_812_806_459
@@ -172,12 +172,12 @@ async def test_a_ladder_game_that_ended_unrated_and_unrecorded_goes_to_its_hand_
     playing = await store.create(bea, ada, **terms)  # type: ignore[arg-type]
     await store.resign(started.game_id, "Ada", now=T1 + 1_000)
     # Servers before the database kept no hand-over set: the move puts the ended game there.
-    await redis.srem(HANDOVER, started.game_id)
+    await GameIndex(redis).handed_over(started.game_id)
     await redis.hset("ladders", "fast", HASHES["ladders"]["fast"])
     await redis.sadd("ladder:{fast}:unrated", started.game_id, playing.game_id)
 
     assert await move_ladders(db, redis) == MovedLadders(1, 0, 0, 0, 0)
-    assert await redis.smembers(HANDOVER) == {started.game_id.encode()}
+    assert await GameIndex(redis).waiting_handover() == [started.game_id]
 
 
 @pytest.mark.asyncio
@@ -198,7 +198,8 @@ async def test_an_older_folder_s_finished_ladder_games_move_as_their_ladder_s(
         ids.append(started.game_id)
     # As servers before the database kept them: archived, no hand-over set, one a ladder's.
     await redis.zadd("games:archive", {game_id: T1 + 1_000 for game_id in ids})
-    await redis.srem(HANDOVER, *ids)
+    for game_id in ids:
+        await GameIndex(redis).handed_over(game_id)
     await redis.hset("ladder:game", ids[0], "fast")
 
     assert await move_finished_games(db, store) == 2

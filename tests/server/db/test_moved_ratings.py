@@ -15,11 +15,12 @@ from server.db.database import Database
 from server.db.finished_games import FinishedGame, copy_finished_games, finished_game
 from server.db.moved_ratings import UNRATED, MovedRatings, move_ratings
 from server.db.schema import RATING_HISTORY, RATINGS
+from server.game_index import GameIndex
 from server.games import GameStore, open_redis
 from server.glicko import Rating, rate_game
 from server.protocol import Player, PlayerKind, TimeControl
 from server.ratings import rating_in
-from server.storage import ARCHIVE, HANDOVER
+from server.storage import ARCHIVE
 
 T0 = 1_790_000_000_000
 
@@ -248,7 +249,8 @@ async def test_an_older_folders_finished_games_move_as_they_were_rated(
         await older.redis.aclose()
     # What those servers kept besides: no hand-over set, every ended game on the archive, and
     # the ratings the won game gave its players, with their history points.
-    await redis.delete(HANDOVER)
+    for game in (won, aborted):
+        await GameIndex(redis).handed_over(game.game_id)
     await redis.zadd(ARCHIVE, {won.game_id: T0 + 9_000, aborted.game_id: T0 + 11_000})
     for name, rating in (("ann", "1662.3"), ("bob", "1337.7")):
         await redis.hset(f"user:{name}", mapping={"rating:amazons": rating})
@@ -295,7 +297,7 @@ async def test_an_older_folders_game_left_unrated_is_rated_at_its_hand_over(
     finally:
         await older.redis.aclose()
     # As those servers left it: on the archive and the set to rate, no hand-over set.
-    await redis.delete(HANDOVER)
+    await GameIndex(redis).handed_over(started.game_id)
     await redis.zadd(ARCHIVE, {started.game_id: T0 + 3_000})
     await redis.sadd(UNRATED, started.game_id)
 
@@ -316,7 +318,8 @@ async def test_an_older_folders_game_left_unrated_is_rated_at_its_hand_over(
     )
     assert (await _ratings(db))[("ann", "amazons")][0] == after[0].rating
     assert len(await _history(db)) == 4 + 2
-    assert not await redis.exists(UNRATED, HANDOVER)
+    assert not await redis.exists(UNRATED)
+    assert await GameIndex(redis).waiting_handover() == []
 
 
 @pytest.mark.asyncio
