@@ -80,11 +80,11 @@ PAIR_SECONDS = 1.0  # how often the quick-pairing pools are matched
 # How often it hands over to the database the ended games left on the hand-over set (those a
 # house-bot worker ended, or a stopped process did not hand over): a rating waits at most this.
 HANDOVER_SECONDS = 2.0
-CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
 # How often it puts right the game indexes of one bucket (server/game_index.py) from its games:
 # what a process stopped between a commit and its index writes left undone is done within
 # BUCKETS times this.
 REPAIR_SECONDS = 2.0
+CANCEL_AGAIN_SECONDS = 0.5  # how long a closing process waits on a cancelled task before again
 HOUSE_STRENGTH = 5  # a house bot's strength when a challenge names none
 
 
@@ -199,12 +199,12 @@ class Arena:
         self.spawn(self._house_bots_loop())
         self.spawn(self._heartbeat_loop())
         self.spawn(self._sweep_loop())
+        self.spawn(self._repair_loop())
         if self.store.database is not None:
             self.spawn(self._handover_loop())
         self.spawn(self._pair_loop())
         self.spawn(self._seek_loop())
         self.spawn(self._presence_loop())
-        self.spawn(self._repair_loop())
         self.spawn(self._membership_loop())
         self.spawn(self.scheduler.run())
 
@@ -384,19 +384,6 @@ class Arena:
             except Exception:
                 log.exception("sweep_failed")
 
-    async def _handover_loop(self) -> None:
-        """Hand over what a stopped process left at start, and what the workers end after."""
-        while True:
-            try:
-                await self.store.hand_over_leftovers()
-            except Exception:
-                log.exception("handover_sweep_failed")
-            await asyncio.sleep(HANDOVER_SECONDS)
-
-    async def _heartbeat_loop(self) -> None:
-        while True:
-            try:
-                await self.store.keep_alive(now_ms())
     async def _repair_loop(self) -> None:
         """Move an older data folder's game indexes and rebuild them all, then put right one
         bucket a turn, each process from a bucket of its own choice (so that several processes
@@ -416,6 +403,19 @@ class Arena:
             except Exception:
                 log.exception("index_repair_failed", bucket=bucket)
 
+    async def _handover_loop(self) -> None:
+        """Hand over what a stopped process left at start, and what the workers end after."""
+        while True:
+            try:
+                await self.store.hand_over_leftovers()
+            except Exception:
+                log.exception("handover_sweep_failed")
+            await asyncio.sleep(HANDOVER_SECONDS)
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            try:
+                await self.store.keep_alive(now_ms())
             except Exception:
                 log.exception("heartbeat_failed")
             await asyncio.sleep(HEARTBEAT_MS / 1000)
