@@ -1,9 +1,9 @@
 """The analysis panel's notes on an Amazons position (`analysis.py` shows them): the regions
 with their kind and counts, each side's mobility (its legal moves), the evaluation's territory
 by queen distance (Lieberum's term, without its tempo bonus) and score, and, once the analyst
-has them, each region's combinatorial value, their sum, who wins with each side first and the
-winning moves. It uses the Amazons engine directly, as the Amazons board does
-(docs/architecture.md).
+has them, each region's combinatorial value, their sum (its thermograph drawn when it is hot),
+who wins with each side first and the winning moves. It uses the Amazons engine directly, as
+the Amazons board does (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ import numpy as np
 
 from engine.amazons import Position, Region, RegionKind, Side
 from engine.amazons.kernels import EMPTY
+from engine.cgt.form import Form
+from engine.cgt.thermograph_drawing import thermograph_text
+from engine.errors import NotationError
 from engine.game import GameState
 from engine.search.evaluation import UNREACHABLE, evaluation_terms, queen_distance
 from server.protocol import Analysis, Colour
@@ -21,6 +24,10 @@ from server.protocol import Analysis, Colour
 __all__ = ["AmazonsNotes"]
 
 SHOWN_MOVES: Final = 6  # winning moves listed; the rest are counted
+# The sum's thermograph: drawn for a value this long at most, in about this many columns and
+# rows of plot (docs/cgt.md#thermographs-drawn).
+THERMOGRAPH_TEXT: Final = 200
+THERMOGRAPH_WIDTH, THERMOGRAPH_HEIGHT = 20, 8
 GLYPHS: Final = {Side.WHITE: "○", Side.BLACK: "●"}  # as the game screen marks the players
 
 
@@ -53,6 +60,21 @@ def _territory(position: Position) -> tuple[int, int, int]:
         int(np.count_nonzero(empty & (black < white))),
         int(np.count_nonzero(tied)),
     )
+
+
+def _thermograph(value: str) -> list[str]:
+    """The thermograph of the sum drawn small, when it is known and hot (a number's or an
+    infinitesimal's is a bare mast, and says nothing the sum does not)."""
+    if len(value) > THERMOGRAPH_TEXT:
+        return []
+    try:
+        game = Form.parse(value)
+    except NotationError:
+        return []
+    if game.temperature <= 0:
+        return []
+    drawn = thermograph_text(game, THERMOGRAPH_WIDTH, THERMOGRAPH_HEIGHT, legend=False)
+    return ["", "Thermograph of the sum:", *drawn.splitlines()]
 
 
 class AmazonsNotes:
@@ -104,6 +126,7 @@ class AmazonsNotes:
         lines = ["", f"Sum {analysis.sum} (positive favours black)"]
         if "?" in (analysis.sum, *(r.value for r in analysis.regions)):
             lines.append("?: not found within the analyst's time")
+        lines += _thermograph(analysis.sum)
         for side, winner in (
             (Colour.BLACK, analysis.black_first),
             (Colour.WHITE, analysis.white_first),

@@ -243,17 +243,20 @@ def thermograph_svg(game: Form) -> str:
     return document(WIDTH, HEIGHT, (0, 0, WIDTH, HEIGHT), title, body)
 
 
-def thermograph_text(game: Form) -> str:
+def thermograph_text(
+    game: Form, width: int = TEXT_COLUMNS, height: int = TEXT_ROWS, legend: bool = True
+) -> str:
     """The thermograph drawn in characters: `/` and `|` for the left wall, `\\` and `|` for
     the right wall, `|` for the mast, temperatures down the right edge and the stops and the
-    mean under the base line, then a legend."""
+    mean under the base line, then (with `legend`) what the walls and the mast say. The plot
+    takes at most about `width` columns and `height` rows."""
     plot = Plot.of(game)
     span = plot.high - plot.low
     # Columns and rows a unit: equal, so a wall's slope of one unit a unit is one column a row.
     scale = Fraction(1, 1)
-    while span * scale * 2 <= TEXT_COLUMNS and plot.top * scale * 2 <= TEXT_ROWS:
+    while span * scale * 2 <= width and plot.top * scale * 2 <= height:
         scale *= 2
-    while span * scale > TEXT_COLUMNS * 2 and scale > Fraction(1, 1 << 20):
+    while span * scale > width * 2 and scale > Fraction(1, 1 << 20):
         scale /= 2
     columns = math.ceil(span * scale) + 1
     rows = math.ceil(plot.top * scale)
@@ -295,5 +298,6 @@ def thermograph_text(game: Form) -> str:
     lines.append(
         f"Thermograph of {game}: " + ", ".join(names) + ", temperature " + _text(plot.temperature)
     )
-    lines.extend(plot.legend())
+    if legend:
+        lines.extend(plot.legend())
     return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -219,3 +219,30 @@ async def test_an_answer_that_comes_as_the_screen_closes_is_dropped() -> None:
         app.pop_screen()
         await until(pilot, lambda: not panel.is_attached, "the panel taken down")
         await pilot.pause(0.1)
+
+
+@pytest.mark.asyncio
+async def test_a_hot_sum_s_thermograph_is_drawn_under_it() -> None:
+    analyst = Scripted({SMALL: [analysis_of(SMALL, "{2|-1}")], "W3 b": [analysis_of("W3 b", "*")]})
+    app = PanelHost("amazons", analyst)
+    async with app.run_test(size=(70, 60)) as pilot:
+        app.panel.show(amazons(SMALL))
+        await showing(pilot, app.panel, "Thermograph of the sum:")
+        lines = app.panel.text.splitlines()
+        start = lines.index("Thermograph of the sum:")
+        # Two rows a unit: the walls from the stops 2 and -1 meet at t = 3/2 over the mean 1/2.
+        assert lines[start + 1 : start + 10] == [
+            "     |     t = 5/2",
+            "     |",
+            "     |     t = 3/2 (temperature)",
+            "    / \\",
+            "   /   \\",
+            "  /     \\  t = 0",
+            "----------",
+            "  ^  ^  ^",
+            "Thermograph of {2|-1}: left stop 2, mean 1/2, right stop -1, temperature 3/2",
+        ]
+        # A sum that is an infinitesimal (or a number) is a bare mast: no drawing.
+        app.panel.show(amazons("W3 b"))
+        await showing(pilot, app.panel, "Sum * ")
+        assert "Thermograph of the sum:" not in app.panel.text
