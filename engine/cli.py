@@ -21,7 +21,7 @@ from engine.amazons import SETUPS, Move, Position, RegionKind
 from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
 from engine.game import GameRules, GameState, get_game
-from engine.picture import game_caption, game_svg, position_svg
+from engine.picture import game_caption, game_svg
 from engine.records import read_records
 from engine.records_cli import add_record_options, game_option, recorded_game, recorded_position
 from engine.search.explain import MAX_EXPLAIN_DEPTH, explain
@@ -418,9 +418,10 @@ def _show_svg(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise NotationError(f"{args.record}: {error}") from None
     else:
-        game = get_game(game_option(args))
+        name = game_option(args)
+        game = get_game(name)
         state = game.parse_state(args.fen) if args.fen is not None else game.new_state(args.setup)
-        picture = position_svg(state)
+        picture = game_svg(name, state.text(), [], 0)
     try:
         args.svg.write_text(picture, encoding="utf-8")
     except OSError as error:

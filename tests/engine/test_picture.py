@@ -11,7 +11,7 @@ import pytest
 from engine.amazons import Position
 from engine.bao.position import BaoPosition
 from engine.cli import main
-from engine.picture import game_caption, game_svg, position_svg
+from engine.picture import NoPictureError, game_caption, game_svg, position_svg
 from engine.records import GameRecord
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -214,3 +214,16 @@ def test_show_svg_bad_input_is_one_line_and_status_2(
     assert err.startswith("arena show: error: " + placed(message)), err
     assert err.count("\n") == 1, err
     assert not (tmp_path / "x.svg").exists()
+
+
+def test_a_game_without_a_drawing_says_so() -> None:
+    with pytest.raises(NoPictureError, match=r"^there is no picture of a takeaway board$"):
+        game_svg("takeaway", "21 w", ["2"], 1)
+
+
+def test_show_svg_of_a_game_without_a_drawing_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out, err = run(capsys, "show", "--game", "takeaway", "--svg", str(tmp_path / "t.svg"))
+    assert (status, out) == (2, "")
+    assert err == "arena show: error: there is no picture of a takeaway board\n"

@@ -198,3 +198,10 @@ async def test_what_is_not_a_value_is_400_in_one_line(url: str, query: str, line
     assert status == 400
     assert body.decode().startswith(line)
     assert body.decode().count("\n") == 1
+
+
+@pytest.mark.asyncio
+async def test_a_game_without_a_drawing_is_404_in_one_line(url: str) -> None:
+    game_id = await played(url, "takeaway", ["2"])
+    status, _, body = await get(url, f"/game/{game_id}.svg")
+    assert (status, body) == (404, b"there is no picture of a takeaway board\n")
