@@ -277,6 +277,11 @@ class GameIndex:
                     self.redis.sadd(user_games_key(game.white.name), game_id),
                     self.redis.sadd(user_games_key(game.black.name), game_id),
                 )
+                if not await self.redis.sismember(live_key(bucket), game_id):
+                    # It ended since it was read, and its process took it off the indexes
+                    # before the writes above: they must not outlive it.
+                    await self.forget(game_id, (game.white.name, game.black.name))
+                    continue
                 wrong += sum(int(count) for count in writes)
                 ply = house_ply(game)
                 if ply is not None and (game_id, ply) not in asked:

@@ -182,3 +182,21 @@ async def test_a_deadline_later_than_its_games_is_brought_forward_by_the_sweep(
     assert await store.repair_index(bucket_of(game_id)) == 2
     assert await store.due(T0 + FIRST_MOVE_MS) == [game_id]
     assert await store.games_of("bob") == [game_id]
+
+
+@pytest.mark.asyncio
+async def test_a_game_that_ends_while_the_sweep_reads_it_is_not_listed_again(
+    live: GameStore, redis: Redis
+) -> None:
+    from server.protocol import Player, PlayerKind, TimeControl
+
+    ann, bob = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
+    started = await live.create(ann, bob, time=TimeControl(60, 0), rated=False, now=T0, setup="6x6")
+    game_id = started.game_id
+    as_read = await live.load(game_id)  # by the sweep, before the game ends
+    await live.resign(game_id, "ann", T0 + 1_000)
+
+    assert await live.index.repair(bucket_of(game_id), {game_id: as_read}) == 0
+    assert await live.games_of("ann") == []
+    assert await live.games_of("bob") == []
+    assert await redis.zscore(deadlines_key(bucket_of(game_id)), game_id) is None
