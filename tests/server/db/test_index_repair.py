@@ -200,3 +200,41 @@ async def test_a_game_that_ends_while_the_sweep_reads_it_is_not_listed_again(
     assert await live.games_of("ann") == []
     assert await live.games_of("bob") == []
     assert await redis.zscore(deadlines_key(bucket_of(game_id)), game_id) is None
+
+
+@pytest.mark.asyncio
+async def test_an_older_folders_indexes_move_into_their_buckets_once(
+    live: GameStore, redis: Redis
+) -> None:
+    from server.game_index import BUCKETS, handover_key, live_key, spectators_key
+    from server.protocol import Player, PlayerKind, TimeControl
+
+    ann, house = Player("ann", PlayerKind.HUMAN), Player("greedy", PlayerKind.HOUSE)
+    terms = {"time": TimeControl(60, 0), "rated": False, "now": T0, "setup": "6x6"}
+    playing = await live.create(house, ann, house=("greedy@5", None), **terms)  # type: ignore[arg-type]
+    ended = await live.create(ann, house, house=(None, "greedy@5"), **terms)  # type: ignore[arg-type]
+    await live.resign(ended.game_id, "ann", T0 + 1_000)
+    # As servers before the buckets kept them: one key an index.
+    for bucket in range(BUCKETS):
+        await redis.delete(live_key(bucket), deadlines_key(bucket), handover_key(bucket))
+        await redis.delete(house_stream(bucket), spectators_key(bucket), user_games_key("ann"))
+    await redis.sadd("games:live", playing.game_id)
+    await redis.zadd("games:deadlines", {playing.game_id: T0 + FIRST_MOVE_MS})
+    await redis.hset("games:spectators", playing.game_id, 2)
+    await redis.sadd("games:handover", ended.game_id)
+    await redis.xadd("ai:requests", {"game_id": playing.game_id, "ply": 0})
+    await redis.sadd("user-games:ann", playing.game_id)
+
+    await live.move_older_index()
+    assert not await redis.exists(
+        "games:live", "games:deadlines", "games:spectators", "games:handover", "ai:requests"
+    )
+    assert not await redis.exists("user-games:ann")
+    assert await live.index.live() == [playing.game_id]
+    assert await live.due(T0 + FIRST_MOVE_MS) == [playing.game_id]
+    assert await live.index.spectators([playing.game_id]) == {playing.game_id: 2}
+    assert await live.index.waiting_handover() == [ended.game_id]
+    assert await live.games_of("ann") == [playing.game_id]
+    stream = house_stream(bucket_of(playing.game_id))
+    assert [f[b"ply"] for _, f in await redis.xrange(stream)] == [b"0"]
+    assert await live.index.move_older() == 0  # once
