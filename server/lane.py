@@ -223,6 +223,12 @@ class Lane:
             self._wire.close()
             self._wire = None
 
+    def close_idle(self) -> None:
+        """Close the connection once every command sent on it has its reply (the next
+        command after that connects again)."""
+        if self._wire is not None:
+            self._wire.close_idle()
+
     async def _connected(self) -> _Wire:
         wire = self._wire
         if wire is not None and wire.open:
@@ -377,7 +383,8 @@ class ClusterLane:
                 unreachable_since = unreachable_since or now
                 if now - unreachable_since > FAILOVER_SECONDS:
                     raise
-                await asyncio.shield(self._read_soon())
+                self._read_soon()
+                await asyncio.sleep(REREAD_SECONDS)
                 lane = self._lane(self._masters[slot])
                 asked = False
             except ConnectionError:
@@ -398,13 +405,16 @@ class ClusterLane:
         return list(dict.fromkeys((*self._masters, *self._seeds)))
 
     async def close(self) -> None:
-        if self._reading is not None:
-            self._reading.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reading
+        """Close each lane once the commands on it have their replies. redis-py's cluster
+        client closes itself to read the cluster's layout again (on CLUSTERDOWN during a
+        failover, or after many MOVED), so the commands on their way through the lanes go on:
+        closing the lanes at once would fail every one, on every master."""
+        reading = self._reading
+        if reading is not None:
+            reading.cancel()
+            await asyncio.wait({reading})
         for lane in self._lanes.values():
-            await lane.close()
-        self._lanes.clear()
+            lane.close_idle()
 
     def _lane(self, endpoint: Endpoint) -> Lane:
         key = (endpoint.host, endpoint.port)
@@ -434,13 +444,11 @@ class ClusterLane:
             f"no node of the Redis Cluster gives its slots ({'; '.join(failures)})"
         )
 
-    def _read_soon(self) -> asyncio.Task[None]:
-        """Read the map in the background, at most once a REREAD_SECONDS (while a master is
-        down every command on its slots fails, and each would read it again); the reading,
-        done once it has rested."""
+    def _read_soon(self) -> None:
+        """Read the map in the background, at most once a REREAD_SECONDS: while a master is
+        down every command on its slots fails, and each would read it again."""
         if self._reading is None:
             self._reading = asyncio.get_running_loop().create_task(self._read_then_rest())
-        return self._reading
 
     async def _read_then_rest(self) -> None:
         try:
@@ -491,6 +499,7 @@ class _Wire(Caller):
         # Commands of this turn of the event loop, written together at its end: one system
         # call (and one wake-up of Redis) for all the moves committed meanwhile.
         self._unsent: list[bytes] = []
+        self._closing = False  # closed once the last reply waited on comes
         self.open = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -508,6 +517,8 @@ class _Wire(Caller):
                 waiter.set_exception(_error(reply))
             else:
                 waiter.set_result(reply)
+        if self._closing and not self._waiting:
+            self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.open = False
@@ -536,6 +547,11 @@ class _Wire(Caller):
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+
+    def close_idle(self) -> None:
+        self._closing = True
+        if not self._waiting:
+            self.close()
 
 
 def _check_replies(kwargs: dict[str, Any]) -> None:
