@@ -9,10 +9,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
-__all__ = ["document", "element", "number", "text", "widened"]
+__all__ = [
+    "INK",
+    "LAST",
+    "MOVE",
+    "MUTED",
+    "arrowhead",
+    "document",
+    "element",
+    "number",
+    "text",
+    "widened",
+]
 
 NAMESPACE = "http://www.w3.org/2000/svg"
 FONT = "DejaVu Sans, Verdana, sans-serif"
+# The pictures' shared colours, the web client's (arena.css): text, quieter text, the last
+# move's squares or pit, and the lines that draw a move.
+INK, MUTED, LAST, MOVE = "#1d2430", "#5d6878", "#e6c547", "#1f5fa8"
 # A character's width in these fonts, on average, in ems: enough for a line's width estimate.
 CHARACTER = 0.6
 
@@ -51,6 +65,25 @@ def widened(x: float, width: float, words: str, font_size: float) -> tuple[float
     `words` in `font_size` would not fit it."""
     spare = len(words) * font_size * CHARACTER + font_size - width
     return (x - spare / 2, width + spare) if spare > 0 else (x, width)
+
+
+def arrowhead(colour: str, size: float) -> str:
+    """The head that lines with `marker_end="url(#head)"` end in: a triangle `size` times the
+    line's width."""
+    return element(
+        "defs",
+        element(
+            "marker",
+            element("path", d="M 0 0 L 10 5 L 0 10 Z", fill=colour),
+            id="head",
+            viewBox="0 0 10 10",
+            refX=8,
+            refY=5,
+            markerWidth=size,
+            markerHeight=size,
+            orient="auto",
+        ),
+    )
 
 
 def document(

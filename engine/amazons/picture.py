@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from engine.amazons.notation import FILES, Move, Square
 from engine.amazons.position import Position
-from engine.svg import document, element, text, widened
+from engine.svg import INK, LAST, MOVE, MUTED, arrowhead, document, element, text, widened
 
 __all__ = ["amazons_svg"]
 
@@ -18,9 +18,7 @@ MARGIN = 0.6  # room for the coordinates, in squares
 CAPTION = 0.7  # room for the caption over the board, in squares
 CAPTION_SIZE = 0.36  # the caption's font size, in squares
 PIXELS = 48  # a square's size in the picture's width and height
-LIGHT, DARK, LAST, BURNT, ARROW_SQUARE = "#e9dcc0", "#b88c5a", "#e6c547", "#3a3230", "#d9823b"
-INK, MUTED, PAPER = "#1d2430", "#5d6878", "#fbfaf7"
-PATH_COLOUR = "#1f5fa8"
+LIGHT, DARK, BURNT, ARROW_SQUARE, PAPER = "#e9dcc0", "#b88c5a", "#3a3230", "#d9823b", "#fbfaf7"
 # An amazon: a crown in one path and a jewel, as the web client draws it.
 CROWN = "M -0.3 0.3 L -0.34 -0.18 L -0.17 0.02 L 0 -0.3 L 0.17 0.02 L 0.34 -0.18 L 0.3 0.3 Z"
 
@@ -45,20 +43,7 @@ def amazons_svg(position: Position, last: Move | None = None, caption: str = "")
     view = (left, 0.0, across, top + height + MARGIN)
     parts = [
         element("rect", x=view[0], y=view[1], width=view[2], height=view[3], fill="#ffffff"),
-        element(
-            "defs",
-            element(
-                "marker",
-                element("path", d="M 0 0 L 10 5 L 0 10 Z", fill=PATH_COLOUR),
-                id="head",
-                viewBox="0 0 10 10",
-                refX=8,
-                refY=5,
-                markerWidth=4,
-                markerHeight=4,
-                orient="auto",
-            ),
-        ),
+        arrowhead(MOVE, 4),
     ]
     for rank in range(height):
         for file in range(width):
@@ -183,7 +168,7 @@ def _flight(
         y1=y0 + dy * begin,
         x2=x1 - dx * end_short,
         y2=y1 - dy * end_short,
-        stroke=PATH_COLOUR,
+        stroke=MOVE,
         stroke_width=0.09,
         stroke_linecap="round",
         stroke_dasharray="0.16 0.14" if dashed else None,

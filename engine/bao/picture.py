@@ -12,7 +12,7 @@ from typing import Final
 from engine.bao.board import HOUSE, Board
 from engine.bao.notation import PITS, Move, pit_label
 from engine.bao.position import SIDE_NAMES, BaoPosition
-from engine.svg import document, element, text, widened
+from engine.svg import INK, LAST, MOVE, MUTED, arrowhead, document, element, text, widened
 
 __all__ = ["bao_svg"]
 
@@ -28,9 +28,8 @@ ROWS: Final = (
     (0, 4.2, (15, 14, 13, 12, 11, 10, 9, 8)),
 )
 HEIGHT: Final = 6.1
-PIT, NORTH_PIT, SOWN, LAST, EDGE = "#c99a63", "#b5854f", "#ecd58a", "#e6c547", "#7a5632"
-INK, MUTED, SEED, HOUSE_MARK, TAKASIA = "#1d2430", "#5d6878", "#2b1d0e", "#5a2d00", "#a12a2a"
-PATH_COLOUR: Final = "#1f5fa8"
+PIT, NORTH_PIT, SOWN, EDGE = "#c99a63", "#b5854f", "#ecd58a", "#7a5632"
+SEED, HOUSE_MARK, TAKASIA = "#2b1d0e", "#5a2d00", "#a12a2a"
 COLOURS: Final = ("White", "Black")  # the protocol's colour of each seat: South moves first
 
 
@@ -66,22 +65,7 @@ def bao_svg(
     left, across = widened(-LEFT, 8 + LEFT, words, CAPTION_SIZE)
     view = (left, 0.0, across, HEIGHT + CAPTION)
     parts = [element("rect", x=left, y=0, width=across, height=view[3], fill="#ffffff")]
-    parts.append(
-        element(
-            "defs",
-            element(
-                "marker",
-                element("path", d="M 0 0 L 10 5 L 0 10 Z", fill=PATH_COLOUR),
-                id="head",
-                viewBox="0 0 10 10",
-                refX=8,
-                refY=5,
-                markerWidth=3,
-                markerHeight=3,
-                orient="auto",
-            ),
-        )
-    )
+    parts.append(arrowhead(MOVE, 3))
     parts.append(_side_line(position, 1, CAPTION + 0.62, over))
     for side, y, ring in ROWS:
         top = CAPTION + y
@@ -238,7 +222,7 @@ def _way(side: int, move: Move) -> str:
         y1=cy - dy * 0.22,
         x2=cx + dx * 0.3,
         y2=cy + dy * 0.3,
-        stroke=PATH_COLOUR,
+        stroke=MOVE,
         stroke_width=0.08,
         stroke_linecap="round",
         marker_end="url(#head)",

@@ -13,7 +13,7 @@ from itertools import pairwise
 
 from engine.cgt.form import Form
 from engine.cgt.thermography import Trajectory
-from engine.svg import document, element, text
+from engine.svg import INK, MUTED, document, element, text
 
 __all__ = ["Plot", "thermograph_svg", "thermograph_text"]
 
@@ -25,13 +25,7 @@ MAX_TICKS = 8
 # The SVG's size and its plot's margins, in pixels.
 WIDTH, HEIGHT = 560, 400
 PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_BOTTOM = 70, 530, 56, 330
-INK, MUTED, LEFT_COLOUR, RIGHT_COLOUR, MAST_COLOUR = (
-    "#1d2430",
-    "#5d6878",
-    "#1d2430",
-    "#b0452b",
-    "#2f6f5e",
-)
+LEFT_COLOUR, RIGHT_COLOUR, MAST_COLOUR = INK, "#b0452b", "#2f6f5e"
 # The text drawing: at most this many columns of plot, and rows for its temperatures.
 TEXT_COLUMNS, TEXT_ROWS = 48, 14
 
