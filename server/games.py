@@ -574,9 +574,9 @@ def _from_history(found: FinishedGame) -> StoredGame:
     """A finished game from the history store as the live store had it, for what reads a game
     by id once it has left Redis (watching, reviewing, analysing it): its moves replayed for
     the side to move and the final state. Its version counts the events every game logs (its
-    start, a move each, its end), and its final clocks are those after its last move, the
-    side to move's at zero when it lost on time: the history keeps no clock reading at the
-    end itself."""
+    start, a move each, its end), and its final clocks those the history kept; for a game
+    recorded before it kept them, those after its last move, the side to move's at zero when
+    it lost on time."""
     record = found.record
     assert record.time is not None
     base, increment = record.time
@@ -586,10 +586,13 @@ def _from_history(found: FinishedGame) -> StoredGame:
         state.apply(state.parse_move(move))
     to_move = COLOURS[state.current_player]
     clocks = tuple((white, black) for white, black in record.clocks)
-    final = list(clocks[-1] if clocks else (base * 1000, base * 1000))
     termination = Termination(record.termination.replace(" ", "_"))
-    if termination is Termination.TIME_FORFEIT:
-        final[COLOURS.index(to_move)] = 0
+    if found.final_clocks is not None:
+        final = list(found.final_clocks)
+    else:
+        final = list(clocks[-1] if clocks else (base * 1000, base * 1000))
+        if termination is Termination.TIME_FORFEIT:
+            final[COLOURS.index(to_move)] = 0
     extra: dict[str, Any] = {"final_clocks": final}
     if found.abort_cause is not None:
         extra.update(abort_cause=found.abort_cause, abort_side=found.abort_side)

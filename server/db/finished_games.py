@@ -81,8 +81,9 @@ class FinishedGame:
     control, rated, moves with the seconds each took and the clocks after it, winner,
     termination; `docs/records.md`), its players, when it was made and ended (ms since the
     epoch), the ladder that started it, the rating changes it made (read back: what
-    `record_finished_game` is given there is not used, it rates the game itself), and for an
-    aborted game why (`called_off`, `no_first_move`) and the side that did it."""
+    `record_finished_game` is given there is not used, it rates the game itself), for an
+    aborted game why (`called_off`, `no_first_move`) and the side that did it, and the clocks
+    (white's, black's ms) when it ended: None for a game recorded before they were kept."""
 
     record: GameRecord
     white: Seat
@@ -93,6 +94,7 @@ class FinishedGame:
     changes: tuple[RatingChange, RatingChange] | None = None
     abort_cause: str | None = None
     abort_side: str | None = None
+    final_clocks: tuple[int, int] | None = None
 
     @classmethod
     def of(cls, game: StoredGame, ladder: str | None = None) -> FinishedGame:
@@ -114,6 +116,10 @@ class FinishedGame:
             ladder,
             abort_cause=None if cause is None else str(cause),
             abort_side=None if side is None else str(side),
+            # Games ended before servers kept the clocks at the end have none.
+            final_clocks=None
+            if (final := game.extra.get("final_clocks")) is None
+            else tuple(final),
         )
 
     @property
@@ -273,6 +279,8 @@ def _game_row(game: FinishedGame) -> dict[str, object]:
         "plies": len(record.moves),
         "abort_cause": game.abort_cause,
         "abort_side": game.abort_side,
+        "white_final_ms": None if game.final_clocks is None else game.final_clocks[0],
+        "black_final_ms": None if game.final_clocks is None else game.final_clocks[1],
     }
     shown = (record.white_rating, record.black_rating)
     for colour, seat, rating in zip(COLOURS, (game.white, game.black), shown, strict=True):
@@ -511,4 +519,7 @@ def _finished(row: Row[Any], moves: Sequence[Row[Any]]) -> FinishedGame:
         changes=_changes(row),
         abort_cause=row.abort_cause,
         abort_side=row.abort_side,
+        final_clocks=None
+        if row.white_final_ms is None
+        else (row.white_final_ms, row.black_final_ms),
     )

@@ -119,6 +119,10 @@ GAMES = Table(
     # made no first move in time; None for any other game, and for one recorded before 0002.
     Column("abort_cause", Text),
     Column("abort_side", Text),
+    # The clocks when the game ended (ms left), which a resignation, an abandonment or an
+    # abort read after the last move's; None for a game recorded before 0005.
+    Column("white_final_ms", BigInteger),
+    Column("black_final_ms", BigInteger),
     *(
         column
         for side in ("white", "black")

@@ -81,9 +81,8 @@ async def test_a_game_leaves_redis_a_window_after_its_hand_over_and_is_read_from
     )
     assert read.state() == in_window.state()
     assert read.version == in_window.version == 4  # started, two moves, ended
-    # The history keeps the clocks after each move, not their reading at the resignation.
-    final = read.final_clocks()
-    assert (final.white, final.black) == in_window.clocks_after[-1]
+    # The clocks at the resignation, a second after Bob's move: Ann's ran on.
+    assert read.final_clocks() == in_window.final_clocks() != in_window.clocks_after[-1]
     snapshot, shown = read.snapshot(T0 + 9_000), in_window.snapshot(T0 + 9_000)
     assert snapshot.moves == shown.moves
     assert (snapshot.white, snapshot.black, snapshot.time) == (shown.white, shown.black, shown.time)

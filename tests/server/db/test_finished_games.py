@@ -22,9 +22,9 @@ from server.db.finished_games import (
     record_finished_game,
 )
 from server.db.schema import GAME_POOL, LADDER_RESULTS, MOVES, RATING_HISTORY, RATINGS
-from server.games import GameStore, open_redis
+from server.games import GameStore, _from_history, open_redis
 from server.glicko import Rating, rate_game
-from server.protocol import GameStatus, Player, PlayerKind, TimeControl
+from server.protocol import Clocks, GameStatus, Player, PlayerKind, TimeControl
 
 START = "3B2B3/10/10/B8B/10/10/W8W/10/10/3W2W3 w"
 MOVES_PLAYED = ["d1-d7/g7", "a7-b8/a8", "g1-g4/e6", "j7-j5/h5"]
@@ -320,4 +320,21 @@ async def test_a_game_the_live_store_ended_reads_back_as_its_record(
     assert found.record.seconds == [move_ms / 1000 for move_ms in ended.move_ms]
     assert found.record.clocks == [list(clocks) for clocks in ended.clocks_after]
     assert (found.record.winner, found.created, found.ended) == ("black", T0, T0 + 9_000)
+    # The clocks at the resignation, Ann's run on since Bob's move, not those after it.
+    final = ended.final_clocks()
+    assert found.final_clocks == (final.white, final.black) != ended.clocks_after[-1]
     assert (found.white, found.black) == (Seat("ann", PlayerKind.HUMAN), _human("bob"))
+
+
+def test_a_game_recorded_before_the_clocks_at_its_end_were_kept_reads_its_last_moves() -> None:
+    lost_on_time = _game("g1", _human("ann"), _human("bob"), winner="black")
+    lost_on_time = dataclasses.replace(
+        lost_on_time,
+        record=dataclasses.replace(lost_on_time.record, termination="time forfeit"),
+    )
+    assert lost_on_time.final_clocks is None
+    read = _from_history(lost_on_time)
+    # White was to move after four plies, and lost on time: its clock at zero.
+    assert read.final_clocks() == Clocks(0, 309_375)
+    kept = _from_history(dataclasses.replace(lost_on_time, final_clocks=(0, 309_000)))
+    assert kept.final_clocks() == Clocks(0, 309_000)
