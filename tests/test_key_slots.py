@@ -180,7 +180,8 @@ class Recording:
 
     @contextlib.asynccontextmanager
     async def recording(self) -> AsyncIterator[None]:
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        # A line holds a whole command: a game's document, a script's text.
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=2**24)
         writer.write(b"MONITOR\r\n")
         assert await reader.readline() == b"+OK\r\n"
 
