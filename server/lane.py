@@ -361,8 +361,16 @@ class ClusterLane:
                 return await lane.execute(*args)
             except ResponseError as error:
                 moved = _redirection(error)
-                if moved is None:
+                if moved is None and not str(error).startswith("CLUSTERDOWN"):
                     raise
+                if moved is None:
+                    # The cluster refuses every command while a slot has no master (until a
+                    # replica takes over a dead one): nothing was run, so wait as below.
+                    self._read_soon()
+                    unreachable_since = await _failover_wait(unreachable_since, error)
+                    lane = self._lane((self._masters or await self._mapped())[slot])
+                    asked = False
+                    continue
                 redirected += 1
                 if redirected > REDIRECTIONS:
                     raise ConnectionError(
@@ -375,17 +383,13 @@ class ClusterLane:
                     self._masters[slot] = where
                     self._read_soon()
                 lane = self._lane(where)
-            except UnreachableError:
+            except UnreachableError as error:
                 # Nothing was sent: the slot's master is down. Wait, with every command on
                 # its slots, for a replica to take over (the map, read again meanwhile, names
                 # it then), as long as a failover may take.
-                now = time.monotonic()
-                unreachable_since = unreachable_since or now
-                if now - unreachable_since > FAILOVER_SECONDS:
-                    raise
                 self._read_soon()
-                await asyncio.sleep(REREAD_SECONDS)
-                lane = self._lane(self._masters[slot])
+                unreachable_since = await _failover_wait(unreachable_since, error)
+                lane = self._lane((self._masters or await self._mapped())[slot])
                 asked = False
             except ConnectionError:
                 self._read_soon()
@@ -552,6 +556,16 @@ class _Wire(Caller):
         self._closing = True
         if not self._waiting:
             self.close()
+
+
+async def _failover_wait(since: float | None, error: Exception) -> float:
+    """Wait a moment for a failover to end, or raise `error` when the command has waited for
+    it FAILOVER_SECONDS since `since`; returns when the command first met it."""
+    now = time.monotonic()
+    if since is not None and now - since > FAILOVER_SECONDS:
+        raise error
+    await asyncio.sleep(REREAD_SECONDS)
+    return now if since is None else since
 
 
 def _check_replies(kwargs: dict[str, Any]) -> None:

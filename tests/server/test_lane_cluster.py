@@ -164,3 +164,21 @@ async def test_the_metrics_count_a_cluster_lane_s_commands(client: LaneCluster) 
         <= figures[("arena_redis_round_trips", "lane")]
         <= figures[("arena_redis_commands", "lane")]
     )
+
+
+@pytest.mark.asyncio
+async def test_the_other_masters_commands_wait_out_a_cluster_down(
+    client: LaneCluster, redis_cluster: LocalCluster
+) -> None:
+    dead = redis_cluster.master_of(0)
+    elsewhere = next(k for k in KEYS if redis_cluster.master_of(key_slot(k.encode())) != dead)
+    await client.set(elsewhere, "v")
+    redis_cluster.kill(dead)
+    live = redis_cluster.master_of(key_slot(elsewhere.encode()))
+    # Once the cluster sees the master failed, and until a replica takes over, every node
+    # refuses every command (CLUSTERDOWN): the lane's wait and then go through.
+    with redis_cluster.node(live) as node:
+        async with asyncio.timeout(10):
+            while b"cluster_state:fail" not in node.execute_command("CLUSTER", "INFO"):
+                await asyncio.sleep(0.02)
+    assert await client.get(elsewhere) == b"v"
