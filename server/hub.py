@@ -87,7 +87,9 @@ class Hub:
 
     async def follow(self, channel: str, follower: Follower) -> None:
         """Start handing `channel`'s frames to `follower`; when this returns, the subscription
-        is active, so a state read after it misses no later event."""
+        is active, so a state read after it misses no later event (on a cluster whose master
+        of the channel is down, once a replica takes over; the follower is told it `missed`
+        frames then)."""
         async with self._lock:
             followers = self._followers.setdefault(channel, set())
             if not followers and channel != LOBBY:
@@ -332,6 +334,16 @@ class _ClusterFeed:
         pass  # a connection is opened with the first channel on its master
 
     async def subscribe(self, channel: str) -> None:
+        """Subscribe to `channel`; while its slot's master is down (or the slot is moving), it
+        is left to be subscribed again with the others, and its followers then told to catch
+        up, rather than fail the request that follows it."""
+        try:
+            await self._subscribe(channel)
+        except ConnectionError as error:
+            log.warning("hub_subscribe_deferred", channel=channel, error=str(error))
+            self._again([channel])
+
+    async def _subscribe(self, channel: str) -> None:
         master = await self._lane.master(channel)
         connection = await self._connection(master)
         self._where[channel] = master
@@ -400,7 +412,7 @@ class _ClusterFeed:
                 for channel in tuple(self._lost):
                     try:
                         async with asyncio.timeout(CONFIRM_SECONDS):
-                            await self.subscribe(channel)
+                            await self._subscribe(channel)
                     except (ConnectionError, ResponseError, OSError, TimeoutError):
                         continue
                     again.append(channel)

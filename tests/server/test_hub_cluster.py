@@ -133,3 +133,23 @@ async def test_a_moved_slot_takes_its_game_s_subscription_along(
     assert ann.gaps == [_channel(game)]
     assert _spublish(redis_cluster, _channel(game), _frame(version=5)) == 1
     assert (await ann.next())[2] == {"version": 5}
+
+
+@pytest.mark.asyncio
+async def test_a_game_followed_while_its_master_is_down_is_caught_up_after(
+    hub: Hub, redis_cluster: LocalCluster
+) -> None:
+    first, second = _games_on_two_masters(redis_cluster)
+    slot = _slot(_channel(first))
+    redis_cluster.kill(redis_cluster.master_of(slot))
+    ann, bob = Recorder(), Recorder()
+    # The request that follows it does not fail for the failover.
+    async with asyncio.timeout(2):
+        await hub.follow(_channel(first), ann)
+        await hub.follow(_channel(second), bob)
+    await asyncio.to_thread(redis_cluster.wait_served, slot)
+    await _next_gap(ann)
+    assert ann.gaps == [_channel(first)]
+    assert _spublish(redis_cluster, _channel(first), _frame(version=2)) == 1
+    assert (await ann.next())[2] == {"version": 2}
+    assert bob.gaps == []
