@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Final, NamedTuple
 
 import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
 
 from server import identity, lobby
 from server.lane import sharded
@@ -92,10 +93,11 @@ async def _move(redis: aioredis.Redis) -> MovedKeys:
 async def _rename(redis: aioredis.Redis, old: str, new: str) -> int:
     """Rename `old` to `new` (its time to live with it), unless a server already wrote `new`:
     then what `old` holds that `new` does not is added to it. 1 if `old` was there."""
-    if not await redis.exists(old):
+    try:
+        if await redis.renamenx(old, new):
+            return 1
+    except ResponseError:  # no such key: none, or another process starting moved it first
         return 0
-    if await redis.renamenx(old, new):
-        return 1
     kind = _text(await redis.type(old))
     if kind == "hash":
         for field, value in (await redis.hgetall(old)).items():

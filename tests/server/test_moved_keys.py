@@ -4,6 +4,7 @@ client's sign-up count."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import msgpack
@@ -110,3 +111,14 @@ async def test_an_old_key_is_merged_into_a_new_one_a_server_already_wrote(redis:
 async def test_a_new_folder_is_marked_and_has_nothing_to_move(redis: Redis) -> None:
     assert await move_keys(redis) == MovedKeys(0, 0, 0)
     assert await move_keys(redis) is None
+
+
+@pytest.mark.asyncio
+async def test_two_processes_starting_at_once_move_each_key_once(redis: Redis) -> None:
+    token = await _older_folder(redis)
+    first, second = await asyncio.gather(move_keys(redis), move_keys(redis))
+    assert first is not None
+    assert second is not None
+    assert sum(first) + sum(second) == sum(MovedKeys(lobby=8, accounts=2, signups=1))
+    assert len(await Lobby(redis).seeks(NOW)) == 1
+    assert await identity.resume_session(redis, None, token) is not None
