@@ -50,6 +50,7 @@ from websockets.extensions.permessage_deflate import enable_client_permessage_de
 from websockets.frames import Frame, Opcode
 from websockets.uri import WebSocketURI, parse_uri
 
+from bench.collector_pauses import LONG_MS, Collections, pauses_in
 from server.protocol import (
     PROTOCOL_VERSION,
     AcceptSeek,
@@ -744,6 +745,7 @@ class Stack:
     urls: list[str]
     pids: dict[str, int]  # label -> pid
     logs: list[Path] = field(default_factory=list)
+    pauses: list[Path] = field(default_factory=list)  # each server's collections (JSON)
     spread: bool = True  # a table's connections may go to different processes
 
 
@@ -760,10 +762,12 @@ def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
         for k in range(servers):
             log_path = folder / f"server-{k}.log"
             stack.logs.append(log_path)
+            stack.pauses.append(folder / f"server-{k}.gc.jsonl")
             with log_path.open("w") as log_file:
                 process = subprocess.Popen(
                     [
-                        *(sys.executable, "-m", "server.cli", "serve", "--redis-url", redis.url),
+                        *(sys.executable, "-m", "bench.collector_pauses", stack.pauses[-1]),
+                        *("server.cli", "serve", "--redis-url", redis.url),
                         *("--host", "127.0.0.1", "--port", "0", "--workers", "0"),
                     ],
                     stdout=subprocess.PIPE,
@@ -874,6 +878,8 @@ class Outcome:
     memory: dict[str, tuple[int, ...]] = field(default_factory=dict)
     problems: Counter[str] = field(default_factory=Counter)
     samples: dict[str, str] = field(default_factory=dict)  # problem -> its exception
+    began: float = 0.0  # the window's start, time.monotonic()
+    collections: dict[str, Collections] = field(default_factory=dict)  # server -> its collector
 
     @property
     def rate(self) -> float:
@@ -1013,6 +1019,7 @@ def _measure(
         load_after=load_after,
         think=think,
         memory={name: (seated[name], played[name]) for name in seated if name in played},
+        began=start,
     )
     _progress(
         f"{label}: {outcome.rate:,.0f} moves/s, p99 {quantile(tally.opponent_ms, 0.99):.1f} ms"
@@ -1159,6 +1166,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
                 f"{played / 2**20:,.0f} MiB, {per:,.1f} KiB a connection"
             )
         print(f"  {o.load} {o.target}: " + "; ".join(sizes))
+    _collections(outcomes)
     print()
     print("Correctness")
     for o in outcomes:
@@ -1182,6 +1190,28 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
             sample = o.samples.get(problem)
             print(f"    server log: {count} x {problem}" + (f" ({sample})" if sample else ""))
     _targets(outcomes, relay)
+
+
+def _collections(outcomes: list[Outcome]) -> None:
+    """The server processes' garbage collector over each window (bench/collector_pauses.py)."""
+    timed = [o for o in outcomes if o.collections]
+    if not timed:
+        return
+    print()
+    print(
+        "Garbage collector in the servers over each window, by generation: collections, their "
+        f"pauses' total and longest (ms; CPU ms in brackets), pauses of {LONG_MS:g} ms or more, "
+        "objects frozen"
+    )
+    for o in timed:
+        for name, found in o.collections.items():
+            parts = ", ".join(
+                f"gen-{g} {p.count} in {p.total_ms:,.0f} ({p.cpu_ms:,.0f}), longest "
+                f"{p.longest_ms:,.1f} ({p.longest_cpu_ms:,.1f})"
+                for g, p in found.by_generation.items()
+            )
+            long = sum(p.long for p in found.by_generation.values())
+            print(f"  {name}, {o.load} {o.target}: {parts}; {long} long; {found.frozen:,} frozen")
 
 
 def _targets(outcomes: list[Outcome], relay: dict[str, Outcome]) -> None:
@@ -1294,6 +1324,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             with arena_stack(args.servers, folder) as stack:
                 outcome = run_load(context, stack, load, "arena", games, args, scripts)
             outcome.problems, outcome.samples = log_problems(stack.logs)
+            outcome.collections = {
+                f"server{k}" if len(stack.pauses) > 1 else "server": pauses_in(
+                    path, outcome.began, outcome.began + outcome.seconds
+                )
+                for k, path in enumerate(stack.pauses)
+                if path.exists()
+            }
             outcomes.append(outcome)
             if load in args.relay_loads:
                 with relay_stack(context, args.relay_echo, args.servers) as stack:

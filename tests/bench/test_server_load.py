@@ -30,6 +30,9 @@ def test_a_tiny_run_plays_against_the_server_and_the_relay(
         assert int(moves_a_second) > 0
     assert out.count("stalls (a move unseen after 10 s, or a new game after 60 s) 0;") == 2
     assert out.count("connections dropped 0; tables failed 0") == 2
+    # The server's garbage collections over the window are reported (the relay's are not timed).
+    assert "server, human arena: gen-0 " in out
+    assert "relay, human relay: gen-0" not in out
 
 
 def test_a_stall_is_judged_against_the_longest_think() -> None:
