@@ -131,17 +131,27 @@ class GameIndex:
 
     # Around a commit
 
-    def additions(self, game: StoredGame, *, new: bool) -> list[Awaitable[Any]]:
-        """The index writes to send before the commit of `game` (`new`: its first commit)."""
+    def additions(
+        self, game: StoredGame, *, new: bool, before: StoredGame | None
+    ) -> list[Awaitable[Any]]:
+        """The index writes to send before the commit of `game` (`new`: its first commit) made
+        on `before` (None: not known)."""
         game_id = game.game_id
         bucket = bucket_of(game_id)
         writes: list[Awaitable[Any]] = []
         if game.status is GameStatus.PLAYING:
             # Only ever brought forward here: a later deadline is set by whoever looks at the
             # game at the earlier one (`due`), so a commit that loses the race to another
-            # never leaves the index later than the game.
+            # never leaves the index later than the game. The entry is no later than the
+            # deadline of the game the commit was made on (the commit checks it is the one
+            # stored), so a deadline no earlier than that one needs no write: most moves.
             at = game.clock.timeout_at()
-            writes.append(self.redis.zadd(deadlines_key(bucket), {game_id: at}, lt=True))
+            if (
+                before is None
+                or before.status is not GameStatus.PLAYING
+                or at < before.clock.timeout_at()
+            ):
+                writes.append(self.redis.zadd(deadlines_key(bucket), {game_id: at}, lt=True))
         if new:
             writes.append(self.redis.sadd(live_key(bucket), game_id))
             for player in (game.white, game.black):

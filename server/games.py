@@ -270,7 +270,7 @@ class GameStore:
                 raise ProtocolError(ErrorCode.GAME_OVER, outcome.message)
             return None
         assert isinstance(outcome, referee.Moved)
-        if not await self._commit(game.version, outcome.game, outcome.events, now):
+        if not await self._commit(game.version, outcome.game, outcome.events, now, before=game):
             return None
         if outcome.game.status is GameStatus.PLAYING:
             self._remember(outcome.game, outcome.state)
@@ -467,9 +467,11 @@ class GameStore:
         events: Sequence[GameEvent],
         now: int,
         also: Sequence[str] = (),
+        before: StoredGame | None = None,
     ) -> bool:
-        """Commit through storage; an ended game is then handed over (with a database)."""
-        done = await self.storage.commit(expected, game, events, also)
+        """Commit through storage (`before`: the game at `expected`, when known); an ended
+        game is then handed over (with a database)."""
+        done = await self.storage.commit(expected, game, events, also, before)
         # Whatever this process remembered of the game is out of date now (or was already).
         self._recent.pop(game.game_id, None)
         if done and game.status is GameStatus.ENDED:

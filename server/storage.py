@@ -16,7 +16,7 @@ from typing import Final, NamedTuple
 import redis.asyncio as aioredis
 
 from server.game_index import GameIndex, house_ply
-from server.lane import LaneCluster, LaneRedis, LaneScript, clustered, sharded
+from server.lane import LaneCluster, LaneRedis, clustered, sharded
 from server.protocol import ErrorCode, GameEvent, GameStatus, ProtocolError
 from server.stored_game import StoredGame
 
@@ -142,9 +142,6 @@ class GameStorage:
         self.index = GameIndex(redis)
         self._commit_script = redis.register_script(COMMIT)
         self._publish = "SPUBLISH" if sharded(redis) else "PUBLISH"
-        # One connection (a lane to a single Redis) carries the index writes before the commit
-        # and the commit itself in order, in one write: they need not wait for each other.
-        self._in_order = isinstance(self._commit_script, LaneScript) and not sharded(redis)
 
     async def load(self, game_id: str) -> StoredGame:
         data = await self.redis.hget(game_key(game_id), "doc")
@@ -166,11 +163,13 @@ class GameStorage:
         game: StoredGame,
         events: Sequence[GameEvent],
         also: Sequence[str] = (),
+        before: StoredGame | None = None,
     ) -> bool:
         """Store `game` and log `events` if the stored game is still at version `expected`;
         False when another process changed it first. The events are published on the game's
         channel, and then on the channels `also` names. The indexes are written around it
-        (server/game_index.py says in which order, and why)."""
+        (server/game_index.py says in which order, and why); `before`, the game at `expected`
+        when the caller has it, spares the writes the change leaves as they were."""
         live = game.status is GameStatus.PLAYING
         game_id = game.game_id
         keys = CommitKeys(
@@ -187,17 +186,15 @@ class GameStorage:
             publish=self._publish,
         )
         frames = [event.to_wire() for event in events]
-        writes = self.index.additions(game, new=expected == 0)
+        writes = self.index.additions(game, new=expected == 0, before=before)
+        if len(writes) == 1:
+            await writes[0]  # a move's: no tasks for one command
+        elif writes:
+            await asyncio.gather(*writes)
         ply = house_ply(game)
         if ply is not None:
-            # Through a connection of its own: asked before the commit, not beside it.
             await self.index.ask_house(game_id, ply)
-        commit = self._commit_script(keys=keys, args=[*args, *frames])
-        if self._in_order:
-            *_, done = await asyncio.gather(*writes, commit)
-        else:
-            await asyncio.gather(*writes)
-            done = await commit
+        done = await self._commit_script(keys=keys, args=[*args, *frames])
         if not done:
             return False
         if not live:

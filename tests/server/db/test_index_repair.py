@@ -238,3 +238,24 @@ async def test_an_older_folders_indexes_move_into_their_buckets_once(
     stream = house_stream(bucket_of(playing.game_id))
     assert [f[b"ply"] for _, f in await redis.xrange(stream)] == [b"0"]
     assert await live.index.move_older() == 0  # once
+
+
+@pytest.mark.asyncio
+async def test_a_move_that_brings_the_deadline_forward_writes_it_before_its_commit(
+    live: GameStore,
+) -> None:
+    from server.protocol import Player, PlayerKind, TimeControl
+
+    ann, bob = Player("ann", PlayerKind.HUMAN), Player("bob", PlayerKind.HUMAN)
+    started = await live.create(ann, bob, time=TimeControl(60, 0), rated=False, now=T0, setup="6x6")
+    game_id = started.game_id
+    await live.play(game_id, "ann", 0, "b1-b4/d4", T0 + 1_000)
+    await live.play(game_id, "bob", 1, "e6-e3/c3", T0 + 2_000)
+    await live.play(game_id, "ann", 2, "e1-d1/d2", T0 + 50_000)  # Ann has 12 s left
+    # Looked at before its time: the index holds Bob's deadline, 60 s away.
+    assert await live.expire(game_id, T0 + 50_500) is None
+    await live.play(game_id, "bob", 3, "a5-b5/c5", T0 + 51_000)  # Ann's 12 s come first
+    flag = (await live.load(game_id)).clock.timeout_at()
+    assert flag < T0 + 70_000  # long before Bob's
+    assert await live.due(flag - 1) == []
+    assert await live.due(flag) == [game_id]
