@@ -26,6 +26,7 @@ from websockets.http11 import Response
 
 from server.analysis import Analyst
 from server.clock import now_ms
+from server.collector import Freezer
 from server.game_index import BUCKETS
 from server.games import (
     ATTENDANCE_MS,
@@ -135,6 +136,7 @@ class Arena:
         ended_window_ms: int = ENDED_WINDOW_SECONDS * 1000,
         signups: bool = True,
         signup_limits: SignupLimits | None = None,
+        freezer: Freezer | None = None,
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
         its every setup, the house bots that play it and `time_controls`. The ladders play a
@@ -143,7 +145,9 @@ class Arena:
         the server's own (`server/web/origins.py`). Ended games are handed over to
         `database` (server/db/), and leave Redis `ended_window_ms` later; without one they wait in
         Redis for a process that has it. With `signups` anyone may make an account, as many
-        from one address as `signup_limits` allow (a server without a database makes none)."""
+        from one address as `signup_limits` allow (a server without a database makes none).
+        A `freezer` (server/collector.py) freezes the connections' objects out of the garbage
+        collector's walks; `arena serve` has one, a test process need not."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -178,6 +182,7 @@ class Arena:
             lease_ms=ladder_lease_ms,
         )
         self.sessions: set[Session] = set()
+        self.freezer = freezer
         self.rules_ready = asyncio.Event()
         self.house_bots_news: HouseBots | None = None  # what the connections are told
         # What each connection was last told of the house bots (`house_bots` events).
@@ -207,6 +212,8 @@ class Arena:
         self.spawn(self._presence_loop())
         self.spawn(self._membership_loop())
         self.spawn(self.scheduler.run())
+        if self.freezer is not None:
+            self.spawn(self.freezer.run())
 
     async def close(self) -> None:
         pending = set(self._tasks)

@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime
-import gc
+import functools
 import getpass
 import gzip
 import os
@@ -32,7 +32,7 @@ from clients.connection import ArenaClient, ArenaError
 from clients.tui.labels import readiness_text
 from engine.game import game_names
 from engine.records import GameRecord, read_records
-from server import identity
+from server import collector, identity
 from server.app import HOUSE_BOTS_SECONDS, Arena, stop_serving
 from server.cli import DEFAULT_DATA_DIR, add_database_option, command_name, connected, open_database
 from server.clock import now_ms
@@ -69,7 +69,6 @@ DEFAULT_PORT = 8765
 MAX_FRAME = 64 * 1024
 CLOSE_SECONDS = 3  # for a client to answer the close frame when the server stops
 PING_SECONDS = 10  # keepalive pings, which also measure each client's round trip for the clocks
-GC_YOUNG = 10_000  # allocations between collections of the youngest generation (700 by default)
 REDIS_CHECK_SECONDS = 5  # for a Redis given by URL to answer before the command gives up
 ONE_DAY = datetime.timedelta(days=1)
 
@@ -151,6 +150,15 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="a web page origin (https://arena.example) whose pages may open the websocket; "
         "repeatable (ARENA_ALLOWED_ORIGINS: several, space-separated). By default the "
         "server's own, the origin of the pages it serves",
+    )
+    serve.add_argument(
+        "--gc",
+        type=_gc,
+        default=os.environ.get("ARENA_GC", "frozen"),
+        metavar="frozen|python",
+        help="frozen: the connections' objects are frozen out of the garbage collector's walks, "
+        "which keeps its pauses short with thousands of connections (docs/server.md); python: "
+        "Python's own collector settings, to look into a leak (default frozen; ARENA_GC)",
     )
     serve.set_defaults(run=_serve)
 
@@ -370,6 +378,14 @@ def _signups(text: str) -> bool:
     return text == "open"
 
 
+def _gc(text: str) -> bool:
+    """Whether the server tunes the garbage collector: `frozen` or `python` (checked for
+    ARENA_GC too)."""
+    if text not in ("frozen", "python"):
+        raise argparse.ArgumentTypeError(f"the collector is frozen or python, got {text!r}")
+    return text == "frozen"
+
+
 def _port(text: str) -> int:
     try:
         port = int(text)
@@ -568,6 +584,7 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         allowed_origins=args.allowed_origin,
         database=database,
         signups=args.signups,
+        freezer=collector.Freezer() if args.gc else None,
     )
     await arena.start()
     server = await websockets.asyncio.server.serve(
@@ -586,7 +603,8 @@ async def _serve_until_stopped(url: str, args: argparse.Namespace) -> None:
         log.info("serving", addresses=[f"{a[0]}:{a[1]}" for a in bound], redis=url)
         print(f"arena: serving on ws://{host}:{bound[0][1]}  (Ctrl-C stops)", flush=True)
         print(f"arena: in a browser, http://{host}:{bound[0][1]}/", flush=True)
-        _settle_garbage_collector()
+        if args.gc:
+            collector.settle()
         saying = asyncio.create_task(_say_readiness(arena))
         await stop.wait()
         saying.cancel()
@@ -627,18 +645,6 @@ async def _say_readiness(arena: Arena) -> None:
         await asyncio.sleep(HOUSE_BOTS_SECONDS)
 
 
-def _settle_garbage_collector() -> None:
-    """Keep the cyclic garbage collector's pauses short under load, in a server or a worker.
-    The objects made at startup (modules, compiled kernels: about 80,000 in a server, 150,000
-    in a worker that has compiled the house bots) are frozen out of every collection, and the
-    youngest generation is collected every GC_YOUNG allocations rather than 700, so fewer
-    short-lived objects reach the oldest generation and full collections, whose pause grows
-    with every connection's objects, come less often (docs/operations.md)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, 20, 10)
-
-
 def _run_loop(main: Coroutine[Any, Any, None]) -> None:
     """Run a long-lived process's main coroutine on uvloop where it is installed, unless
     ARENA_EVENT_LOOP=asyncio asks for asyncio's own loop."""
@@ -670,7 +676,8 @@ def _worker(args: argparse.Namespace) -> int:
         with _redis_url(args) as url:
 
             async def work() -> None:
-                await run_worker(url, _stop_event(), metrics, _settle_garbage_collector)
+                settle = functools.partial(collector.settle, collector.WORKER_THRESHOLDS)
+                await run_worker(url, _stop_event(), metrics, settle)
 
             _run_loop(work())
     finally:
