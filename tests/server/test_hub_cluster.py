@@ -153,3 +153,22 @@ async def test_a_game_followed_while_its_master_is_down_is_caught_up_after(
     assert _spublish(redis_cluster, _channel(first), _frame(version=2)) == 1
     assert (await ann.next())[2] == {"version": 2}
     assert bob.gaps == []
+
+
+@pytest.mark.asyncio
+async def test_a_handed_over_master_s_games_are_followed_on_its_replica(
+    hub: Hub, redis_cluster: LocalCluster
+) -> None:
+    game, _ = _games_on_two_masters(redis_cluster)
+    ann = Recorder()
+    await hub.follow(_channel(game), ann)
+    slot = _slot(_channel(game))
+    master = redis_cluster.master_of(slot)
+    with redis_cluster.node(master) as node:
+        replica = int(node.info("replication")["slave0"]["port"])
+    with redis_cluster.node(replica) as node:
+        node.execute_command("CLUSTER", "FAILOVER")  # the master hands over, alive
+    await _next_gap(ann)
+    assert redis_cluster.master_of(slot) == replica
+    assert _spublish(redis_cluster, _channel(game), _frame(version=6)) == 1
+    assert (await ann.next())[2] == {"version": 6}
