@@ -383,8 +383,9 @@ class Session:
             for version, data in held:
                 self._pass_on(game_id, version, data)
             raise
-        self.held = None
         first, *rest = events
+        await self._fill_before(game_id, first.version)
+        self.held = None
         for version, data in sorted(held):
             if version < first.version:
                 self._pass_on(game_id, version, data)
@@ -394,6 +395,23 @@ class Session:
         later.update((version, data) for version, data in held if version > first.version)
         for version in sorted(later):
             self._pass_on(game_id, version, later[version])
+
+    async def _fill_before(self, game_id: str, version: int) -> None:
+        """Send from the log the game's events before `version` that this connection has not
+        had (their frames lost, as in a failover, and their catch-up still to come), before a
+        reply carrying `version` would pass them by. The game's frames are held meanwhile."""
+        last = self.versions.get(game_id, 0)
+        if last >= version - 1:
+            return
+        try:
+            frames = await self.arena.store.events_since(game_id, last)
+        except Exception:
+            # The reply goes out all the same; the client's resync fills the gap.
+            self.log.warning("gap_not_filled", game_id=game_id, since=last, before=version)
+            return
+        for index, frame in enumerate(frames[: version - 1 - last], start=last + 1):
+            self.versions[game_id] = index
+            self.push(frame)
 
     # Leaving
 

@@ -1,0 +1,220 @@
+"""The server's end-to-end paths on a Redis Cluster of 3 masters and 3 replicas (started for each
+test, tests/redis_cluster.py), over real websockets: guests and people log in (and a wrong
+password is refused), a seek, a challenge and a quick pairing start games, a rated game between
+people ends and rates both, a spectator watches, a house bot answers through a worker; two
+server processes share a game whose slot lies on the one master neither player's first
+connection needed, each version reaching each connection once; and a game's master killed in
+the middle of it, the game goes on once the replica takes over."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from redis.crc import key_slot
+
+from engine.amazons import Position
+from server.db import Database
+from server.games import open_redis
+from server.identity import create_account
+from server.lane import LaneCluster
+from server.storage import game_key
+from tests.redis_cluster import LocalCluster
+from tests.server.endpoint import house_worker, serving
+from tests.server.test_wire import SIX, _event_versions, _moves
+from tests.server.wire import Frame, Wire
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def cluster_client(redis_cluster: LocalCluster) -> AsyncIterator[Redis]:
+    client = open_redis(redis_cluster.url)
+    assert isinstance(client, LaneCluster)
+    yield client
+    await client.aclose()
+
+
+async def _person(url: str, name: str, password: str) -> Wire:
+    wire = await Wire.connect(url)
+    await wire.call("hello", version=1)
+    welcome = await wire.call("login", user=name, password=password)
+    assert welcome["t"] == "welcome", welcome
+    return wire
+
+
+async def _play(white: Wire, black: Wire, game_id: str, moves: list[str]) -> None:
+    for ply, move in enumerate(moves):
+        mover = white if ply % 2 == 0 else black
+        reply = await mover.call("move", game_id=game_id, ply=ply, move=move)
+        assert reply["t"] == "move_played", reply
+
+
+def _sides(a: Wire, b: Wire, started: Frame) -> tuple[Wire, Wire]:
+    white = a if started["white"]["name"] == a.user else b
+    return white, (b if white is a else a)
+
+
+async def test_logins_seeks_challenges_pairing_and_a_rated_game_on_a_cluster(
+    redis_cluster: LocalCluster, database: Database
+) -> None:
+    await create_account(database, "ann", "ann-first-password")
+    await create_account(database, "bob", "bob-first-password")
+    async with serving(redis_cluster.url) as url:
+        refused = await Wire.connect(url)
+        await refused.call("hello", version=1)
+        wrong = await refused.call("login", user="ann", password="not-her-password")
+        assert wrong["code"] == "bad_credentials"
+
+        # A seek taken, watched to its end.
+        a, b = await Wire.guest(url), await Wire.guest(url)
+        added = await a.call("seek", time=SIX, setup="6x6")
+        started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
+        assert started["t"] == "game_started", started
+        game_id = started["game_id"]
+        spectator = await Wire.guest(url)
+        assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
+        white, black = _sides(a, b, started)
+        moves = _moves("6x6", 10)
+        await _play(white, black, game_id, moves)
+        ended = await white.call("resign", game_id=game_id)
+        assert ended["t"] == "game_ended"
+        last = len(moves) + 2
+        for wire in (white, black, spectator):
+            await wire.wait_for(lambda f: f.get("version") == last and f["t"] == "game_ended")
+        await asyncio.sleep(0.2)  # time for a late duplicate to arrive
+        for wire in (white, black):
+            assert _event_versions(wire, game_id) == list(range(1, last + 1))
+        assert _event_versions(spectator, game_id) == list(range(2, last + 1))
+
+        # A rated challenge between two people, played to a resignation: both rated.
+        ann = await _person(url, "ann", "ann-first-password")
+        bob = await _person(url, "bob", "bob-first-password")
+        challenge = await ann.call("challenge", opponent="bob", time=SIX, setup="6x6", rated=True)
+        assert challenge["t"] == "challenge_added", challenge
+        news = await bob.wait_for(lambda f: f.get("t") == "challenge_added")
+        started = await bob.call("accept_challenge", challenge_id=news["challenge"]["challenge_id"])
+        assert started["t"] == "game_started", started
+        assert started["rated"]
+        white, black = _sides(ann, bob, started)
+        await _play(white, black, started["game_id"], _moves("6x6", 4))
+        await black.call("resign", game_id=started["game_id"])
+        for name in ("ann", "bob"):
+            profile = await ann.call("player_info", name=name)
+            assert [pool["game"] for pool in profile["ratings"]] == ["amazons"], profile
+
+        # Two guests paired quickly.
+        c, d = await Wire.guest(url), await Wire.guest(url)
+        assert (await c.call("quick_pair", time=SIX, setup="6x6"))["t"] == "ok"
+        assert (await d.call("quick_pair", time=SIX, setup="6x6"))["t"] == "ok"
+        paired = await c.wait_for(lambda f: f.get("t") == "game_started")
+        assert (await d.wait_for(lambda f: f.get("t") == "game_started"))["game_id"] == (
+            paired["game_id"]
+        )
+        for wire in (refused, a, b, spectator, ann, bob, c, d):
+            await wire.close()
+
+
+async def test_a_house_bot_answers_through_a_worker_on_a_cluster(
+    redis_cluster: LocalCluster, cluster_client: Redis, database: Database
+) -> None:
+    async with serving(redis_cluster.url) as url, house_worker(cluster_client, "cluster-worker"):
+        player = await Wire.guest(url)
+        started = await player.call(
+            "challenge", opponent="random", time=SIX, setup="6x6", colour="white"
+        )
+        assert started["t"] == "game_started", started
+        game_id = started["game_id"]
+        for ply in (0, 2, 4):
+            move = await _next_move(player, game_id, ply)
+            reply = await player.call("move", game_id=game_id, ply=ply, move=move)
+            assert reply["t"] == "move_played", reply
+            await player.wait_for(_played_at(ply + 1))
+        await player.close()
+
+
+def _played_at(ply: int) -> Callable[[Frame], bool]:
+    return lambda frame: frame.get("t") == "move_played" and frame["ply"] == ply
+
+
+async def _next_move(wire: Wire, game_id: str, ply: int) -> str:
+    """A legal move at `ply` of the game as `wire` has seen it."""
+    frames = wire.game_frames(game_id)
+    start = next(f["start"] for f in frames if "start" in f)
+    position = Position.parse(start)
+    for frame in sorted((f for f in frames if f["t"] == "move_played"), key=lambda f: f["ply"]):
+        position.apply(position.parse_move(frame["move"]))
+    move = position.random_move(ply)
+    assert move is not None
+    return str(move)
+
+
+def _slot_master(cluster: LocalCluster, game_id: str) -> int:
+    return cluster.master_of(key_slot(game_key(game_id).encode()))
+
+
+async def test_two_server_processes_share_a_game_and_a_spectator_on_a_cluster(
+    redis_cluster: LocalCluster, database: Database
+) -> None:
+    async with serving(redis_cluster.url) as first, serving(redis_cluster.url) as second:
+        a, b = await Wire.guest(first), await Wire.guest(second)
+        added = await a.call("seek", time=SIX, setup="6x6")
+        started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
+        assert started["t"] == "game_started", started
+        game_id = started["game_id"]
+        # The game lives on one master of three, whichever its id hashes to.
+        assert _slot_master(redis_cluster, game_id) in redis_cluster.masters()
+        spectator = await Wire.guest(second)
+        assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
+        white, black = _sides(a, b, started)
+        moves = _moves("6x6", 12)
+        await _play(white, black, game_id, moves)
+        last = 1 + len(moves)
+        for wire in (white, black, spectator):
+            await wire.wait_for(lambda f: f.get("version") == last and f["t"] == "move_played")
+        await asyncio.sleep(0.2)
+        for wire in (white, black):
+            versions = _event_versions(wire, game_id)
+            assert [v for v, n in Counter(versions).items() if n > 1] == []
+            assert versions == list(range(1, last + 1))
+        assert _event_versions(spectator, game_id) == list(range(2, last + 1))
+        for wire in (a, b, spectator):
+            await wire.close()
+
+
+async def test_a_game_goes_on_after_its_master_is_killed(
+    redis_cluster: LocalCluster, database: Database
+) -> None:
+    async with serving(redis_cluster.url) as url:
+        a, b = await Wire.guest(url), await Wire.guest(url)
+        added = await a.call("seek", time=SIX, setup="6x6")
+        started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
+        game_id = started["game_id"]
+        spectator = await Wire.guest(url)
+        assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
+        white, black = _sides(a, b, started)
+        moves = _moves("6x6", 10)
+        await _play(white, black, game_id, moves[:4])
+
+        master = _slot_master(redis_cluster, game_id)
+        redis_cluster.kill(master)
+        # The next move waits for the replica's promotion (about two seconds at a node timeout
+        # of one) rather than fail, and the game goes on there.
+        for ply in range(4, len(moves)):
+            mover = white if ply % 2 == 0 else black
+            reply = await mover.call("move", game_id=game_id, ply=ply, move=moves[ply])
+            assert reply["t"] == "move_played", reply
+        assert _slot_master(redis_cluster, game_id) != master
+        last = 1 + len(moves)
+        for wire in (white, black, spectator):
+            await wire.wait_for(lambda f: f.get("version") == last and f["t"] == "move_played")
+        # Every version reached every connection once, the one its mover's reply passed by too.
+        for wire, first in ((white, 1), (black, 1), (spectator, 2)):
+            versions = _event_versions(wire, game_id)
+            assert versions == list(range(first, last + 1)), (wire.user, versions)
+        for wire in (a, b, spectator):
+            await wire.close()
