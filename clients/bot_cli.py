@@ -52,7 +52,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "--token-file",
         type=Path,
         metavar="FILE",
-        help="read the bot's token from FILE (from `arena token create NAME --bot`)",
+        help="the bot's token in FILE (made on your account page or by `arena token create`)",
     )
     token.add_argument(
         "--token",

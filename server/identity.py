@@ -632,7 +632,7 @@ async def revoke_bot_token(
     """
     if not re.fullmatch(f"[0-9a-f]{{{TOKEN_ID_LENGTH}}}", id):
         raise UnknownTokenError(
-            f"a token id is {TOKEN_ID_LENGTH} hex digits (as `arena token list` shows), not {id!r}"
+            f"a token id is {TOKEN_ID_LENGTH} hex digits (as a list of tokens shows), not {id!r}"
         )
     from server.db import accounts
 
@@ -640,8 +640,11 @@ async def revoke_bot_token(
     found = await accounts.revoke_token(db, id, time.time_ns() // 1_000_000, owner_id=owner_id)
     if len(found) != 1:
         many = "no bot token" if not found else f"{len(found)} bot tokens"
+        # The operator lists every token on the server's machine; a person, their own bots'
+        # (the account page, `arena token list --server`).
+        where = "`arena token list` shows them" if owner is None else "list your bots' tokens"
         whose = "" if owner is None else " of your bots"
-        raise UnknownTokenError(f"{many}{whose} with id {id}; `arena token list` shows them")
+        raise UnknownTokenError(f"{many}{whose} with id {id}; {where}")
     row = found[0]
     await r.publish(user_channel(row.bot), msgpack.packb({"t": TOKEN_REVOKED, "token": row.digest}))
     return _bot_token(row)

@@ -227,7 +227,7 @@ async def test_nobody_lists_takes_or_revokes_another_persons_bot_or_token(
         refused = await _refused(revoke_token(services, mallory, RevokeToken(token_id)))
         assert (refused.code, str(refused)) == (
             ErrorCode.NOT_FOUND,
-            f"no bot token of your bots with id {token_id}; `arena token list` shows them",
+            f"no bot token of your bots with id {token_id}; list your bots' tokens",
         )
     refused = await _refused(revoke_token(services, mallory, RevokeToken("not-an-id")))
     assert refused.code is ErrorCode.NOT_FOUND
