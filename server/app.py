@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import random
 import secrets
+import sys
 import time
 import weakref
 from collections.abc import Coroutine, Iterable
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 import structlog
+from redis import exceptions as redis_errors
 from websockets.asyncio.server import Server
 from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
@@ -113,6 +115,27 @@ async def stop_serving(server: Server) -> None:
 def house_spec(bot: str, strength: int) -> str:
     """How a game stores a house player: the bot's name and its strength 1..10."""
     return f"{bot}@{strength}"
+
+
+# A background loop's turn that fails on these met a Redis it cannot reach (restarting, or a
+# cluster failing over): said in one line each turn, not with a traceback; the next turn tries
+# again.
+REDIS_UNREACHABLE = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.ClusterDownError,
+    redis_errors.TryAgainError,
+    OSError,
+)
+
+
+def _turn_failed(event: str, **fields: object) -> None:
+    """Log the exception being handled, which failed a background loop's turn."""
+    error = sys.exc_info()[1]
+    if isinstance(error, REDIS_UNREACHABLE):
+        log.warning(event, error=f"{type(error).__name__}: {error}", **fields)
+    else:
+        log.exception(event, **fields)
 
 
 class Arena:
@@ -389,7 +412,7 @@ class Arena:
                             "game_timed_out", game_id=game_id, termination=str(ended.termination)
                         )
             except Exception:
-                log.exception("sweep_failed")
+                _turn_failed("sweep_failed")
 
     async def _repair_loop(self) -> None:
         """Move an older data folder's game indexes and rebuild them all, then put right one
@@ -398,7 +421,7 @@ class Arena:
         try:
             await self.store.move_older_index()
         except Exception:
-            log.exception("index_rebuild_failed")
+            _turn_failed("index_rebuild_failed")
         bucket = random.randrange(BUCKETS)
         while True:
             await asyncio.sleep(REPAIR_SECONDS)
@@ -408,7 +431,7 @@ class Arena:
                 if wrong:
                     log.warning("index_repaired", bucket=bucket, entries=wrong)
             except Exception:
-                log.exception("index_repair_failed", bucket=bucket)
+                _turn_failed("index_repair_failed", bucket=bucket)
 
     async def _handover_loop(self) -> None:
         """Hand over what a stopped process left at start, and what the workers end after."""
@@ -416,7 +439,7 @@ class Arena:
             try:
                 await self.store.hand_over_leftovers()
             except Exception:
-                log.exception("handover_sweep_failed")
+                _turn_failed("handover_sweep_failed")
             await asyncio.sleep(HANDOVER_SECONDS)
 
     async def _heartbeat_loop(self) -> None:
@@ -424,7 +447,7 @@ class Arena:
             try:
                 await self.store.keep_alive(now_ms())
             except Exception:
-                log.exception("heartbeat_failed")
+                _turn_failed("heartbeat_failed")
             await asyncio.sleep(HEARTBEAT_MS / 1000)
 
     async def _forget_ended_games(self) -> None:
@@ -455,7 +478,7 @@ class Arena:
                 await self.store.keep_attending(attending, now)
                 await self.store.lapse_attendance(now)
             except Exception:
-                log.exception("presence_check_failed")
+                _turn_failed("presence_check_failed")
 
     async def _membership_loop(self) -> None:
         while True:
@@ -468,7 +491,7 @@ class Arena:
                 ]
                 await self.ladders.renew(joined, now_ms())
             except Exception:
-                log.exception("ladder_membership_renewal_failed")
+                _turn_failed("ladder_membership_renewal_failed")
 
     async def _pair_loop(self) -> None:
         while True:
@@ -487,7 +510,7 @@ class Arena:
                         rated=pairing.rated,
                     )
             except Exception:
-                log.exception("pairing_failed")
+                _turn_failed("pairing_failed")
 
     async def _seek_loop(self) -> None:
         while True:
@@ -498,4 +521,4 @@ class Arena:
                 await self.lobby.refresh_seeks(mine, now)
                 await self.lobby.sweep_seeks(now)
             except Exception:
-                log.exception("seek_refresh_failed")
+                _turn_failed("seek_refresh_failed")
