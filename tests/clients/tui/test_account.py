@@ -69,6 +69,16 @@ async def _account(app: ArenaApp, pilot: Pilot[None], name: str, password: str) 
     return app.screen
 
 
+@contextlib.asynccontextmanager
+async def _anns_account(
+    redis_url: str, database: Database
+) -> AsyncIterator[tuple[str, ArenaApp, Pilot[None], AccountScreen]]:
+    """Ann's account page, on a server of her account: (its URL, the app, its pilot, the page)."""
+    await create_account(database, "ann", "ann-first-password")
+    async with serving(redis_url) as url, narrow(url) as (app, pilot):
+        yield url, app, pilot, await _account(app, pilot, "ann", "ann-first-password")
+
+
 @pytest.mark.asyncio
 async def test_a_person_changes_the_password_and_ends_another_session(
     redis_url: str, redis: Redis, database: Database
@@ -143,9 +153,7 @@ async def test_a_person_changes_the_password_and_ends_another_session(
 async def test_a_person_makes_a_bot_and_its_token_and_revokes_it(
     redis_url: str, redis: Redis, database: Database
 ) -> None:
-    await create_account(database, "ann", "ann-first-password")
-    async with serving(redis_url) as url, narrow(url) as (app, pilot):
-        screen = await _account(app, pilot, "ann", "ann-first-password")
+    async with _anns_account(redis_url, database) as (url, app, pilot, screen):
         said = "#account-bots-said"
         await pilot.click("#account-bot-name")
         await pilot.press(*"ann", "enter")
@@ -216,9 +224,7 @@ async def test_a_guest_is_told_there_is_no_account_page(redis_url: str, redis: R
 async def test_a_listing_that_fails_after_a_token_is_made_is_said(
     redis_url: str, redis: Redis, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await create_account(database, "ann", "ann-first-password")
-    async with serving(redis_url) as url, narrow(url) as (app, pilot):
-        screen = await _account(app, pilot, "ann", "ann-first-password")
+    async with _anns_account(redis_url, database) as (url, app, pilot, screen):
         await pilot.click("#account-bot-name")
         await pilot.press(*"annbot", "enter")
         await until(pilot, lambda: len(_rows(screen, "#account-bots")) == 1, "the bot listed")
@@ -244,9 +250,7 @@ async def test_a_listing_that_fails_after_a_token_is_made_is_said(
 async def test_a_person_deletes_the_account(
     redis_url: str, redis: Redis, database: Database
 ) -> None:
-    await create_account(database, "ann", "ann-first-password")
-    async with serving(redis_url) as url, narrow(url) as (app, pilot):
-        screen = await _account(app, pilot, "ann", "ann-first-password")
+    async with _anns_account(redis_url, database) as (url, app, pilot, screen):
         said = "#account-delete-said"
         await pilot.click("#account-delete")
         await pilot.press("enter")
