@@ -236,7 +236,7 @@ class Arena:
         self.spawn(self._membership_loop())
         self.spawn(self.scheduler.run())
         if self.freezer is not None:
-            self.spawn(self.freezer.run())
+            self.spawn(self.freezer.run(lambda: len(self.sessions)))
 
     async def close(self) -> None:
         pending = set(self._tasks)

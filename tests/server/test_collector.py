@@ -1,7 +1,6 @@
 """The server process's garbage collector (server/collector.py): a seated connection's objects
 are frozen out of the collector's walks, and the frozen cycles dropped since are collected once
-the frozen objects have grown enough. What is frozen and what is collected, never how long it
-takes."""
+half the connections closed. What is frozen and what is collected, never how long it takes."""
 
 from __future__ import annotations
 
@@ -68,25 +67,26 @@ async def test_a_seated_connection_is_frozen(
         await client.close()
 
 
-def test_frozen_cycles_are_collected_once_the_frozen_objects_grew_enough(
-    collector_restored: None, monkeypatch: pytest.MonkeyPatch
+def test_frozen_cycles_are_collected_once_half_the_connections_closed(
+    collector_restored: None,
 ) -> None:
     freezer = Freezer()
-    freezer.freeze()
+    freezer.freeze(10)
     left = Cycle()
     gone = weakref.ref(left)
-    freezer.freeze()
+    freezer.freeze(10)
     del left
-    freezer.freeze()
+    # Connections arriving are no reason; the cycle dropped stays frozen.
+    freezer.freeze(20)
+    freezer.freeze(20)
     assert gone() is not None
     assert freezer.reclaims == 0
-    # Anything made since the first freeze is growth enough now.
-    monkeypatch.setattr(collector, "RECLAIM_GROWTH", 1.0)
-    Cycle()
-    freezer.freeze()
+    freezer.freeze(9)
     assert gone() is None
     assert freezer.reclaims == 1
     assert not walked(freezer)
+    freezer.freeze(9)
+    assert freezer.reclaims == 1
 
 
 def test_serve_refuses_a_collector_it_does_not_know() -> None:
