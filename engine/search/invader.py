@@ -24,6 +24,11 @@ play exactly and the search runs when it cannot. Any other `endgame` hook may ta
 With `playouts` fixed nothing reads the clock: the endgame player and the settled search get as
 much work as that many playouts stand for, counted in region positions and nodes, so a seeded
 game replays exactly whatever the time.
+A move's search starts from the last search's tree (`reuse=1`): the subtree under the node one
+or two plies down that holds the new position (the move played and the reply, or the move alone
+when the same bot plays the next ply) becomes the root, its visits and wins kept, its values
+taken again from the new par; the root's list of moves is widened to the root's full ranking.
+A position the tree does not hold (another game, a reply never searched) gets a fresh tree.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -470,6 +475,178 @@ def iterate(
 
 
 @njit(cache=True)
+def _find(
+    nodes: np.ndarray,
+    board: np.ndarray,
+    mob: np.ndarray,
+    amazons: np.ndarray,
+    meta: np.ndarray,
+    zob: np.ndarray,
+    target: np.ndarray,
+    target_hash: int,
+) -> int:
+    """The node one or two plies below the root (the position the arrays hold, left as they
+    are) whose position has the hash `target_hash` and the board `target`, or -1."""
+    child = nodes[0, FIRST]
+    while child >= 0:
+        kernels.make_move(board, mob, amazons, meta, zob, nodes[child, MOVE])
+        if meta[kernels.HASH] == target_hash and np.array_equal(board, target):
+            kernels.unmake_move(board, mob, amazons, meta, zob, nodes[child, MOVE])
+            return int(child)
+        reply = nodes[child, FIRST]
+        while reply >= 0:
+            kernels.make_move(board, mob, amazons, meta, zob, nodes[reply, MOVE])
+            found = meta[kernels.HASH] == target_hash and np.array_equal(board, target)
+            kernels.unmake_move(board, mob, amazons, meta, zob, nodes[reply, MOVE])
+            if found:
+                kernels.unmake_move(board, mob, amazons, meta, zob, nodes[child, MOVE])
+                return int(reply)
+            reply = nodes[reply, NEXT]
+        kernels.unmake_move(board, mob, amazons, meta, zob, nodes[child, MOVE])
+        child = nodes[child, NEXT]
+    return -1
+
+
+@njit(cache=True)
+def _subtree(
+    nodes: np.ndarray,
+    wins: np.ndarray,
+    ranked: np.ndarray,
+    scores: np.ndarray,
+    top: int,
+    new_nodes: np.ndarray,
+    new_wins: np.ndarray,
+    new_ranked: np.ndarray,
+    new_scores: np.ndarray,
+    own: np.ndarray,
+    depth: np.ndarray,
+) -> tuple[int, int]:
+    """Copy the subtree under `top` into the new arrays as a tree of its own (breadth first,
+    so a node comes after its parent); write each node's ranking score in its parent's list to
+    `own` and its depth to `depth`; return (nodes, pool entries) used."""
+    old = np.empty(new_nodes.shape[0], dtype=np.int64)
+    old[0] = top
+    new_nodes[0] = nodes[top]
+    new_nodes[0, MOVE] = -1
+    new_nodes[0, PARENT] = -1
+    new_nodes[0, FIRST] = -1
+    new_nodes[0, NEXT] = -1
+    new_wins[0] = wins[top]
+    depth[0] = 0
+    size = 1
+    pool = 0
+    for i in range(new_nodes.shape[0]):
+        if i >= size:
+            break
+        o = old[i]
+        start = nodes[o, LIST]
+        if start >= 0:
+            length = nodes[o, LENGTH]
+            new_ranked[pool : pool + length] = ranked[start : start + length]
+            new_scores[pool : pool + length] = scores[start : start + length]
+            new_nodes[i, LIST] = pool
+            pool += length
+        # Children are linked newest first and were tried in the list's order.
+        position = nodes[o, TRIED] - 1
+        previous = -1
+        child = nodes[o, FIRST]
+        while child >= 0:
+            j = size
+            size += 1
+            old[j] = child
+            new_nodes[j] = nodes[child]
+            new_nodes[j, PARENT] = i
+            new_nodes[j, FIRST] = -1
+            new_nodes[j, NEXT] = -1
+            new_wins[j] = wins[child]
+            own[j] = scores[start + position]
+            depth[j] = depth[i] + 1
+            if previous < 0:
+                new_nodes[i, FIRST] = j
+            else:
+                new_nodes[previous, NEXT] = j
+            previous = j
+            position -= 1
+            child = nodes[child, NEXT]
+    return size, pool
+
+
+@njit(cache=True)
+def _revalue(
+    nodes: np.ndarray,
+    values: np.ndarray,
+    scores: np.ndarray,
+    own: np.ndarray,
+    depth: np.ndarray,
+    size: int,
+    side: int,
+    slope: float,
+    par: float,
+) -> None:
+    """Each node's implicit minimax value again, as `iterate` sets it, from White's `par`;
+    `side` is the side to move at the root. Children come after their parents."""
+    for node in range(size - 1, 0, -1):
+        to_move = side if depth[node] % 2 == 0 else 1 - side
+        if nodes[node, TOTAL] == 0:
+            values[node] = 1.0
+        elif nodes[node, FIRST] < 0:
+            side_par = par if to_move == 1 else -par
+            values[node] = _chance(own[node] - side_par, slope)
+        else:
+            reply_par = par if to_move == 0 else -par
+            values[node] = 1.0 - _best_reply(nodes, values, scores, node, slope, reply_par)
+
+
+@njit(cache=True)
+def _measure(nodes: np.ndarray, top: int) -> tuple[int, int]:
+    """The nodes and the ranked-move pool entries of the subtree under `top`."""
+    stack = [top]
+    size = 0
+    pool = 0
+    while stack:
+        node = stack.pop()
+        size += 1
+        if nodes[node, LIST] >= 0:
+            pool += nodes[node, LENGTH]
+        child = nodes[node, FIRST]
+        while child >= 0:
+            stack.append(child)
+            child = nodes[child, NEXT]
+    return size, pool
+
+
+@njit(cache=True)
+def _widen_root(
+    nodes: np.ndarray,
+    ranked: np.ndarray,
+    scores: np.ndarray,
+    pool: int,
+    moves: np.ndarray,
+    move_scores: np.ndarray,
+    found: int,
+) -> int:
+    """Give the root, ranked as an inner node, the root's longer list: its tried moves first
+    (its children index them), then the best of `found` fully ranked moves not among them, as
+    many as make `found` in all. Written at `pool`; return the pool entries used."""
+    start = nodes[0, LIST]
+    tried = nodes[0, TRIED]
+    length = tried
+    ranked[pool : pool + tried] = ranked[start : start + tried]
+    scores[pool : pool + tried] = scores[start : start + tried]
+    for k in range(found):
+        if length >= max(found, tried):
+            break
+        if np.any(ranked[pool : pool + tried] == moves[k]):
+            continue
+        ranked[pool + length] = moves[k]
+        scores[pool + length] = move_scores[k]
+        length += 1
+    nodes[0, LIST] = pool
+    nodes[0, LENGTH] = length
+    return int(length)
+
+
+@njit(cache=True)
 def _reach(board: np.ndarray, amazons: np.ndarray, meta: np.ndarray, side: int) -> int:
     """Empty squares king-connected to `side`'s amazons: a bound on the moves it has left."""
     stride = meta[kernels.STRIDE]
@@ -558,6 +735,9 @@ class ValuedTree(Tree):
     ranked: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     scores: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0, np.float64))
     par: float = 0.0
+    pool: int = 0  # ranked-move pool entries used
+    playouts: int = 0  # the last search's, beyond the visits the tree held before it
+    root: Position | None = None  # the position searched
 
     @classmethod
     def empty(cls, capacity: int = 1 << 15) -> ValuedTree:
@@ -601,15 +781,22 @@ class InvaderBot:
         seed: int = 0,
         exact: int = 12,
         fitted: int = 1,
+        reuse: int = 1,
         endgame: Endgame | None = None,
     ) -> None:
         self.spec = (
             f"invader:c={c},cutoff={cutoff},slope={slope},expand={expand},queens={queens},"
             f"keep={keep},widen={widen},mix={mix},root={root},komi={komi},playouts={playouts},"
-            f"seed={seed},exact={exact},fitted={fitted}"
+            f"seed={seed},exact={exact},fitted={fitted},reuse={reuse}"
         )
         if fitted not in (0, 1):
             raise NotationError(f"invader parameter fitted={fitted} is neither 0 nor 1")
+        if reuse not in (0, 1):
+            raise NotationError(f"invader parameter reuse={reuse} is neither 0 nor 1")
+        self.reuse = bool(reuse)
+        # The last search's tree, which the next move's search starts from if it holds its
+        # position.
+        self.tree: ValuedTree | None = None
         self.weights = FITTED if fitted else LIEBERUM
         self.params = np.array(
             [c, cutoff, slope, expand, queens, keep, widen, mix, root, komi], dtype=np.float64
@@ -623,6 +810,7 @@ class InvaderBot:
     def choose(self, state: GameState[Any], budget: Budget) -> Decision:
         start = now()
         position = amazons_position(state, self.spec)
+        previous, self.tree = self.tree, None
         seconds = move_time(budget, position)
         if self.playouts:
             seconds = self.playouts / PLAYOUTS_PER_SECOND
@@ -637,22 +825,32 @@ class InvaderBot:
         if _settled(position):
             return self._fill(position, start, seconds)
         deadline = start + seconds
-        return self.search(position, deadline).decision(position, start)
+        tree = self.search(position, deadline, previous)
+        if self.reuse:
+            self.tree = tree
+        # The playouts of this move, not those the tree kept from the last one.
+        return replace(tree.decision(position, start), nodes=tree.playouts)
 
     def prepare(self) -> None:
-        for text in (SETUPS["6x6"], SETTLED_SAMPLE):
-            InvaderBot(playouts=16, exact=0).choose(Position.parse(text), Budget(seconds=1.0))
+        InvaderBot(playouts=16, exact=0).choose(Position.parse(SETTLED_SAMPLE), Budget(seconds=1.0))
+        # One bot for both sides: its later moves start from the kept tree, whose kernels
+        # compile then too, rather than in a game's second move.
+        warm = InvaderBot(playouts=64, exact=0)
+        position = Position.parse(SETUPS["6x6"])
+        for _ in range(3):
+            position.apply(warm.choose(position, Budget(seconds=1.0)).move)  # type: ignore[arg-type]
         if isinstance(self.endgame, ExactEndgame):
             # A player of its own: the bot's solver keeps what it searches, and a game must not
             # depend on whether the bot was prepared.
             sample = ExactEndgame(max_empty=self.endgame.max_empty, database=self.endgame.database)
             sample(Position.parse(ENDGAME_SAMPLE), None)
 
-    def search(self, position: Position, deadline: float) -> ValuedTree:
+    def search(
+        self, position: Position, deadline: float, previous: ValuedTree | None = None
+    ) -> ValuedTree:
+        """Search `position` until `deadline` or for `playouts`, from the node of `previous`
+        (an earlier search's tree) that holds the position if there is one."""
         board, mob, amazons, meta, zob = position.clone().arrays()
-        tree = ValuedTree.empty()
-        sizes = np.array([1, 0], dtype=np.int64)
-        _init_node(tree.nodes, 0, -1, -1, kernels.count_moves(board, mob, amazons, meta))
         scratch = make_scratch(board)
         longest = int(max(self.params[5], self.params[8]))
         # Scores count from a share of the root's value two plies on: a search well ahead or
@@ -664,7 +862,16 @@ class InvaderBot:
         if not math.isfinite(score):
             score = weighted_evaluate(board, amazons, meta, scratch, weights)
         par = float(self.params[9] * (score if meta[kernels.SIDE] == 0 else -score))
+        tree = None
+        if previous is not None:
+            tree = self._subtree(previous, position, scratch, par)
+        if tree is None:
+            tree = ValuedTree.empty()
+            tree.size = 1
+            _init_node(tree.nodes, 0, -1, -1, kernels.count_moves(board, mob, amazons, meta))
         tree.par = par
+        sizes = np.array([tree.size, tree.pool], dtype=np.int64)
+        kept = int(tree.nodes[0, VISITS])
 
         def run(batch: int) -> int:
             ran = int(
@@ -704,6 +911,69 @@ class InvaderBot:
         if limit != 1:
             drive(run, deadline, max(limit - 1, 0), clock=time.thread_time)
         tree.size = int(sizes[0])
+        tree.pool = int(sizes[1])
+        tree.playouts = int(tree.nodes[0, VISITS]) - kept
+        tree.root = position.clone()
+        return tree
+
+    def _subtree(
+        self, previous: ValuedTree, position: Position, scratch: Any, par: float
+    ) -> ValuedTree | None:
+        """The subtree of `previous` under the node one or two plies down from its root that
+        holds `position`, as a tree of its own with its values from `par`; None when no node
+        holds it. Its wins stay as the playouts scored them, from the par of their own search:
+        the par moves little from one move to the next."""
+        board, mob, amazons, meta, zob = position.clone().arrays()
+        root = previous.root
+        if root is None or (root.width, root.height) != (position.width, position.height):
+            return None
+        last = root.clone().arrays()
+        top = int(_find(previous.nodes, *last, board, int(meta[kernels.HASH])))
+        if top < 0:
+            return None
+        size, pool = _measure(previous.nodes, top)
+        roots = int(self.params[8])
+        capacity = max(1 << 15, 1 << size.bit_length())
+        room = max(2 * capacity, 2 * (pool + roots))
+        plain = Tree.empty(capacity)
+        tree = ValuedTree(
+            plain.nodes,
+            plain.wins,
+            size=size,
+            values=np.zeros(capacity, np.float64),
+            ranked=np.zeros(room, np.int64),
+            scores=np.zeros(room, np.float64),
+        )
+        own = np.zeros(capacity, np.float64)
+        depth = np.zeros(capacity, np.int64)
+        _subtree(
+            previous.nodes,
+            previous.wins,
+            previous.ranked,
+            previous.scores,
+            top,
+            tree.nodes,
+            tree.wins,
+            tree.ranked,
+            tree.scores,
+            own,
+            depth,
+        )
+        slope = float(self.params[2])
+        side = int(meta[kernels.SIDE])
+        _revalue(tree.nodes, tree.values, tree.scores, own, depth, size, side, slope, par)
+        tree.pool = pool
+        if tree.nodes[0, LIST] >= 0:
+            # Ranked as an inner node: the root ranks every queen step's arrows and keeps more.
+            moves = np.empty(roots, dtype=np.int64)
+            move_scores = np.empty(roots, dtype=np.float64)
+            weights = self.weights
+            found = rank_moves(
+                board, mob, amazons, meta, zob, scratch, weights, ALL, roots, moves, move_scores
+            )
+            tree.pool += int(
+                _widen_root(tree.nodes, tree.ranked, tree.scores, pool, moves, move_scores, found)
+            )
         return tree
 
     def _fill(self, position: Position, start: float, seconds: float) -> Decision:

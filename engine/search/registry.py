@@ -118,6 +118,13 @@ BOTS: dict[str, BotType] = {
                     1,
                     "1: the evaluation's terms weighted as fitted to game results, 0: Lieberum's",
                 ),
+                Param(
+                    "reuse",
+                    int,
+                    1,
+                    "1: a move's search starts from the last search's subtree for the position "
+                    "when it holds one, 0: from a fresh tree every move",
+                ),
             ),
             InvaderBot,
         ),

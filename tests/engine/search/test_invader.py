@@ -20,11 +20,12 @@ from engine.search.invader import (
     PLAYOUTS_PER_SECOND,
     REGION_POSITIONS_PER_SECOND,
     InvaderBot,
+    ValuedTree,
     longest_sequence,
     rank_moves,
     two_ply,
 )
-from engine.search.mcts import MOVE, PARENT, TRIED
+from engine.search.mcts import MOVE, PARENT, TRIED, VISITS
 from engine.search.timing import SAFETY
 from tests.engine.strategies import positions
 
@@ -134,7 +135,24 @@ def _chance(score: float, slope: float) -> float:
 def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi: float) -> None:
     position = _played(Position.setup(setup), 6)
     bot = InvaderBot(playouts=600, expand=2, komi=komi)
-    tree = bot.search(position, deadline=0.0)
+    _check_values(bot, position, bot.search(position, deadline=0.0))
+
+
+@pytest.mark.parametrize("komi", [0.0, 1.0])
+def test_a_kept_subtree_has_its_values_from_the_new_par(komi: float) -> None:
+    position = _played(Position.setup("10x10"), 6)
+    bot = InvaderBot(playouts=600, expand=2, komi=komi)
+    first = bot.search(position, deadline=0.0)
+    after = position.clone()
+    for move in first.principal_variation(2):
+        after.apply_index(move)
+    tree = bot.search(after, 0.0, first)
+    assert tree.nodes[0, VISITS] > 600
+    _check_values(bot, after, tree)
+
+
+def _check_values(bot: InvaderBot, position: Position, tree: ValuedTree) -> None:
+    komi = bot.params[9]
     slope = bot.params[2]
     # Each side's scores count from its share of the root's value two plies on.
     root = position.current_player
@@ -276,3 +294,56 @@ def test_two_ply_over_every_move_is_the_plain_two_ply_minimax(position: Position
         assert value == evaluate_position(position, FITTED)
     else:
         assert value == pytest.approx(_two_plies(position), rel=1e-12, abs=1e-12)
+
+
+def test_the_next_search_starts_from_the_subtree_of_the_move_and_the_reply() -> None:
+    position = _played(Position.setup("8x8"), 4)
+    bot = InvaderBot(playouts=500, exact=0)
+    first = bot.search(position, deadline=0.0)
+    move = first.most_visited(0)
+    assert move is not None
+    reply = first.most_visited(move)
+    assert reply is not None
+    after = position.clone()
+    after.apply_index(int(first.nodes[move, MOVE]))
+    after.apply_index(int(first.nodes[reply, MOVE]))
+    kept = {int(first.nodes[n, MOVE]): int(first.nodes[n, VISITS]) for n in first.children(reply)}
+    assert kept
+    tree = bot.search(after, 0.0, first)
+    assert tree.nodes[0, VISITS] == first.nodes[reply, VISITS] + 500
+    assert tree.playouts == 500
+    now = {int(tree.nodes[n, MOVE]): int(tree.nodes[n, VISITS]) for n in tree.children(0)}
+    assert all(now[move] >= visits for move, visits in kept.items())
+    # One ply down (the same bot asked for the opponent's move) is found too.
+    one = position.clone()
+    one.apply_index(int(first.nodes[move, MOVE]))
+    assert bot.search(one, 0.0, first).nodes[0, VISITS] == first.nodes[move, VISITS] + 500
+    # Three plies down, or another game: a fresh tree.
+    later = after.clone()
+    later.apply(next(iter(later.legal_moves)))
+    for elsewhere in (later, Position.setup("8x8")):
+        assert bot.search(elsewhere, 0.0, first).nodes[0, VISITS] == 500
+
+
+def _game(reuse: int, plies: int) -> tuple[list[str], list[int]]:
+    """The moves of two seeded bots from the 8x8 start, and their trees' root visits."""
+    bots = [InvaderBot(playouts=300, seed=side, exact=0, reuse=reuse) for side in (0, 1)]
+    position = Position.setup("8x8")
+    moves, visits = [], []
+    for _ in range(plies):
+        bot = bots[position.current_player]
+        decision = bot.choose(position, Budget(seconds=1.0))
+        assert decision.nodes == 300
+        assert bot.tree is not None or not reuse
+        visits.append(int(bot.tree.nodes[0, VISITS]) if bot.tree is not None else 300)
+        moves.append(str(decision.move))
+        position.apply(decision.move)  # type: ignore[arg-type]
+    return moves, visits
+
+
+def test_moves_with_the_tree_kept_are_the_same_for_the_same_seeds() -> None:
+    moves, visits = _game(1, 10)
+    assert _game(1, 10) == (moves, visits)
+    # The tree was kept at some move, and not at all without reuse.
+    assert max(visits) > 300
+    assert _game(0, 10)[1] == [300] * 10
