@@ -20,7 +20,6 @@ __all__ = [
     "FREEZE_SECONDS",
     "RECLAIM_GROWTH",
     "THRESHOLDS",
-    "WORKER_THRESHOLDS",
     "Freezer",
     "settle",
 ]
@@ -28,11 +27,11 @@ __all__ = [
 # Allocations between collections of the youngest generation (700 by default), then young
 # collections between middle ones, middle between full ones (10, 10 by default). A young
 # collection walks what was made since the last one that is still alive, a middle one what
-# survived its young ones since the last freeze: their pauses grow with the first two numbers.
-THRESHOLDS = (2_000, 10, 10)
-# A worker holds no connections and freezes only at start: there, a rarer young collection
-# lets fewer short-lived objects reach the oldest generation, whose walks are the long ones.
-WORKER_THRESHOLDS = (10_000, 20, 10)
+# survived its young ones since the last freeze (none, mostly, at one a second). A young
+# collection's pause grows with the first number (on average 3 to 4 ms of CPU at 2,000, 8 to 13
+# at 10,000, at 1,500 games), yet every run at 2,000 with freezing fell behind (the server at
+# half a core, its Redis connections giving out) and none at 10,000: docs/operations.md.
+THRESHOLDS = (10_000, 20, 10)
 FREEZE_SECONDS = 1.0  # how often what has lived through a young collection is frozen
 # Cycles frozen and then dropped (a closed connection's, mostly) stay, as no collection walks
 # the frozen objects: once the objects frozen per connection held are this many times the
@@ -43,13 +42,13 @@ FREEZE_SECONDS = 1.0  # how often what has lived through a young collection is f
 RECLAIM_GROWTH = 2.0
 
 
-def settle(thresholds: tuple[int, int, int] = THRESHOLDS) -> None:
+def settle() -> None:
     """At start, once the modules are imported and the kernels compiled: freeze what that left
     (80,000 objects in a server, 150,000 in a worker that has compiled the house bots) and set
     the collector's thresholds."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*thresholds)
+    gc.set_threshold(*THRESHOLDS)
 
 
 class Freezer:

@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import contextlib
 import datetime
-import functools
 import getpass
 import gzip
 import os
@@ -676,8 +675,7 @@ def _worker(args: argparse.Namespace) -> int:
         with _redis_url(args) as url:
 
             async def work() -> None:
-                settle = functools.partial(collector.settle, collector.WORKER_THRESHOLDS)
-                await run_worker(url, _stop_event(), metrics, settle)
+                await run_worker(url, _stop_event(), metrics, collector.settle)
 
             _run_loop(work())
     finally:
