@@ -141,14 +141,15 @@ def test_node_values_are_the_implicit_minimax_of_the_evaluation(setup: str, komi
 @pytest.mark.parametrize("komi", [0.0, 1.0])
 def test_a_kept_subtree_has_its_values_from_the_new_par(komi: float) -> None:
     position = _played(Position.setup("10x10"), 6)
-    bot = InvaderBot(playouts=600, expand=2, komi=komi)
-    first = bot.search(position, deadline=0.0)
+    first = InvaderBot(playouts=2000, expand=2, komi=komi).search(position, deadline=0.0)
     after = position.clone()
-    for move in first.principal_variation(2):
-        after.apply_index(move)
-    tree = bot.search(after, 0.0, first)
-    assert tree.nodes[0, VISITS] > 600
-    _check_values(bot, after, tree)
+    after.apply_index(first.principal_variation(1)[0])
+    # One playout more: the kept nodes' values are as the kept subtree was given them.
+    again = InvaderBot(playouts=1, expand=2, komi=komi)
+    tree = again.search(after, 0.0, first)
+    assert tree.nodes[0, VISITS] > 100
+    assert komi == 0 or tree.par != first.par
+    _check_values(again, after, tree)
 
 
 def _check_values(bot: InvaderBot, position: Position, tree: ValuedTree) -> None:
