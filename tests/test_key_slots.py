@@ -38,6 +38,7 @@ from server.protocol import (
     Challenge,
     ChallengeAdded,
     ColourPreference,
+    ErrorCode,
     GameStarted,
     PlayMove,
     QuickPair,
@@ -320,6 +321,22 @@ async def _worker_with_random(redis: Redis) -> AsyncIterator[None]:
         await asyncio.wait_for(running, 30)
 
 
+async def _house_game(client: ArenaClient, bot: str) -> GameStarted:
+    """A game against the house bot `bot`, asked for again while the server says it is still
+    being prepared (the server hears of a worker's bots a moment after the worker has them)."""
+    async with asyncio.timeout(120):
+        while True:
+            try:
+                return await client.request(
+                    Challenge(bot, TimeControl(60, 1), setup="6x6", colour=ColourPreference.WHITE),
+                    GameStarted,
+                )
+            except ArenaError as refused:
+                if refused.reply.code is not ErrorCode.UNAVAILABLE:
+                    raise
+                await asyncio.sleep(refused.reply.retry_after or 1)
+
+
 @pytest.mark.asyncio
 async def test_every_script_and_transaction_of_the_end_to_end_paths_keeps_to_one_slot(
     recorded: Recording, recorded_client: Redis, database: Database
@@ -360,10 +377,7 @@ async def test_every_script_and_transaction_of_the_end_to_end_paths_keeps_to_one
         await ann.request(ChangePassword("ann-password", "another long passphrase"))
         # A game against a house bot, through a worker.
         async with _worker_with_random(recorded_client):
-            house = await bob.request(
-                Challenge("random", TimeControl(60, 1), setup="6x6", colour=ColourPreference.WHITE),
-                GameStarted,
-            )
+            house = await _house_game(bob, "random")
             await bob.request(PlayMove(house.game_id, 0, "b1-b2/b3"))
             await bob.wait_for(lambda c: c.games[house.game_id].ply >= 2, timeout=60)
             await bob.request(Resign(house.game_id))

@@ -136,9 +136,11 @@ class AccountScreen(Screen[None]):
 
     @work(group="account")
     async def _load(self) -> None:
+        # Each part shown as its reply comes, in the order the server answers: a listing held
+        # back until the last reply came could overwrite a newer one (a bot made meanwhile).
         try:
-            sessions = await self.arena.request(ListSessions(), SessionList)
-            bots = await self.arena.request(ListBots(), BotList)
+            self._show_sessions(await self.arena.request(ListSessions(), SessionList))
+            self._show_bots(await self.arena.request(ListBots(), BotList))
             user = self.arena.user
             profile = await self.arena.request(PlayerInfo(user.name if user else ""), PlayerProfile)
         except (ArenaError, ConnectionError) as error:
@@ -147,8 +149,6 @@ class AccountScreen(Screen[None]):
         self.query_one("#account-ratings", Static).update(
             "\n".join(rating_text(pool) for pool in profile.ratings) or "no rated games yet"
         )
-        self._show_sessions(sessions)
-        self._show_bots(bots)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         focused = self.focused

@@ -8,6 +8,7 @@ twice) and the sign-in screen shown; a guest told in one line. The screens are s
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from server.clock import now_ms
 from server.db import Database
 from server.games import GameStore
 from server.identity import create_account
-from server.protocol import Event, Player, PlayerKind, Request, TimeControl
+from server.protocol import Event, Player, PlayerInfo, PlayerKind, Request, TimeControl
 from server.protocol.bots import ListBots
 from tests.clients.tui.test_app import as_guest, keys, told, until
 from tests.server.endpoint import serving
@@ -279,3 +280,31 @@ async def test_a_person_deletes_the_account(
         with pytest.raises(ArenaError, match="wrong"):
             await again.login("ann", "ann-first-password")
         await again.close()
+
+
+@pytest.mark.asyncio
+async def test_a_bot_made_while_the_page_still_loads_stays_listed(
+    redis_url: str, redis: Redis, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await create_account(database, "ann", "ann-first-password")
+    asked, profile_asked, answer = None, asyncio.Event(), asyncio.Event()
+
+    async def profile_held(request: Request, expect: type[Event]) -> Event:
+        if isinstance(request, PlayerInfo):
+            profile_asked.set()
+            await answer.wait()
+        assert asked is not None
+        return await asked(request, expect)
+
+    async with serving(redis_url) as url, narrow(url) as (app, pilot):
+        asked = app.request
+        monkeypatch.setattr(app, "request", profile_held)
+        screen = await _account(app, pilot, "ann", "ann-first-password")
+        await until(pilot, profile_asked.is_set, "the page's last listing asked for")
+        await pilot.click("#account-bot-name")
+        await pilot.press(*"annbot", "enter")
+        await until(pilot, lambda: len(_rows(screen, "#account-bots")) == 1, "the bot listed")
+        answer.set()
+        await until(pilot, lambda: _text(screen, "#account-ratings") != "", "the ratings")
+        # The page's own listing, asked for before the bot was made, does not hide it.
+        assert [row[0] for row in _rows(screen, "#account-bots")] == ["annbot"]
