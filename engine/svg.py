@@ -17,6 +17,7 @@ __all__ = [
     "arrowhead",
     "document",
     "element",
+    "heading",
     "number",
     "text",
     "widened",
@@ -58,6 +59,11 @@ def element(name: str, content: str | Iterable[str] = "", **attributes: object) 
 def text(x: float, y: float, words: str, anchor: str = "middle", **attributes: object) -> str:
     """A line of text at (x, y) (its baseline), anchored at its middle, start or end."""
     return element("text", escape(words), x=float(x), y=float(y), text_anchor=anchor, **attributes)
+
+
+def heading(x: float, room: float, words: str, size: float) -> str:
+    """A picture's caption, centred on `x` in the `room` left above its drawing."""
+    return text(x, room * 0.7, words, class_="caption", font_size=size, fill=INK)
 
 
 def widened(x: float, width: float, words: str, font_size: float) -> tuple[float, float]:

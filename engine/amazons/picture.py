@@ -10,7 +10,18 @@ from collections.abc import Callable
 
 from engine.amazons.notation import FILES, Move, Square
 from engine.amazons.position import Position
-from engine.svg import INK, LAST, MOVE, MUTED, arrowhead, document, element, text, widened
+from engine.svg import (
+    INK,
+    LAST,
+    MOVE,
+    MUTED,
+    arrowhead,
+    document,
+    element,
+    heading,
+    text,
+    widened,
+)
 
 __all__ = ["amazons_svg"]
 
@@ -127,16 +138,7 @@ def amazons_svg(position: Position, last: Move | None = None, caption: str = "")
                 fill=MUTED,
             )
         )
-    parts.append(
-        text(
-            left + across / 2,
-            CAPTION * 0.7,
-            words,
-            class_="caption",
-            font_size=CAPTION_SIZE,
-            fill=INK,
-        )
-    )
+    parts.append(heading(left + across / 2, CAPTION, words, CAPTION_SIZE))
     label = f"Amazons {width}x{height}: {words}" + (f", last move {last}" if last else "")
     return document(view[2] * PIXELS, view[3] * PIXELS, view, label, "".join(parts))
 

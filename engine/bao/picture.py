@@ -12,7 +12,18 @@ from typing import Final
 from engine.bao.board import HOUSE, Board
 from engine.bao.notation import PITS, Move, pit_label
 from engine.bao.position import SIDE_NAMES, BaoPosition
-from engine.svg import INK, LAST, MOVE, MUTED, arrowhead, document, element, text, widened
+from engine.svg import (
+    INK,
+    LAST,
+    MOVE,
+    MUTED,
+    arrowhead,
+    document,
+    element,
+    heading,
+    text,
+    widened,
+)
 
 __all__ = ["bao_svg"]
 
@@ -187,16 +198,7 @@ def bao_svg(
     parts.append(_side_line(position, 0, CAPTION + 5.85, over))
     if last is not None and sower is not None:
         parts.append(_way(sower, last))
-    parts.append(
-        text(
-            left + across / 2,
-            CAPTION * 0.7,
-            words,
-            class_="caption",
-            font_size=CAPTION_SIZE,
-            fill=INK,
-        )
-    )
+    parts.append(heading(left + across / 2, CAPTION, words, CAPTION_SIZE))
     label = f"Bao: {words}" + (
         f", last move {SIDE_NAMES[sower]} {last}" if last and sower is not None else ""
     )
