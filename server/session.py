@@ -351,7 +351,11 @@ class Session:
             return
         frames = await store.events_since(game_id, version)
         for index, frame in enumerate(frames, start=version + 1):
-            if index > self.versions.get(game_id, 0):
+            if self.held is not None and self.held[0] == game_id:
+                # An action on the game is under way: its reply carries its own event, which
+                # the log may have already, so the frames go through `act` (see `deliver`).
+                self.held[1].append((index, frame))
+            elif index > self.versions.get(game_id, 0):
                 self.versions[game_id] = index
                 self.push(frame)
 

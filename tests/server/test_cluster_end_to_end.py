@@ -212,9 +212,11 @@ async def test_a_game_goes_on_after_its_master_is_killed(
         last = 1 + len(moves)
         for wire in (white, black, spectator):
             await wire.wait_for(lambda f: f.get("version") == last and f["t"] == "move_played")
-        # Every version reached every connection once, the one its mover's reply passed by too.
+        # Every version reached every connection once and in order, the one its mover's reply
+        # passed by too. The game may have logged more meanwhile (a player's attendance lapsed
+        # while the slot had no master, its presence event).
         for wire, first in ((white, 1), (black, 1), (spectator, 2)):
             versions = _event_versions(wire, game_id)
-            assert versions == list(range(first, last + 1)), (wire.user, versions)
+            assert versions == list(range(first, max(versions) + 1)), (wire.user, versions)
         for wire in (a, b, spectator):
             await wire.close()
