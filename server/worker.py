@@ -395,12 +395,20 @@ class Worker:
         return True
 
     async def _at_ply(self, game_id: str, ply: int) -> StoredGame:
-        """The game, once it has reached `ply` (or after COMMIT_WAIT_SECONDS, as it is)."""
+        """The game, once it has reached `ply` (or after COMMIT_WAIT_SECONDS, as it is). A new
+        game's first request comes before the commit that makes the game, so a game not found
+        is looked for again meanwhile too."""
         waited = 0.0
         while True:
-            game = await self.store.load(game_id)
-            if game.ply >= ply or game.status is GameStatus.ENDED or waited >= COMMIT_WAIT_SECONDS:
-                return game
+            try:
+                game = await self.store.load(game_id)
+            except ProtocolError:
+                if waited >= COMMIT_WAIT_SECONDS:
+                    raise
+            else:
+                done = game.ply >= ply or game.status is GameStatus.ENDED
+                if done or waited >= COMMIT_WAIT_SECONDS:
+                    return game
             await asyncio.sleep(COMMIT_LOOK_SECONDS)
             waited += COMMIT_LOOK_SECONDS
 
