@@ -15,6 +15,7 @@ from server.protocol.errors import ErrorCode, ProtocolError
 from server.protocol.limits import (
     MAX_CROSS_PAIRS,
     MAX_FINISHED_GAMES,
+    MAX_LINE,
     MAX_LISTED,
     MAX_MESSAGE_LENGTH,
     MAX_OWN_GAMES,
@@ -41,6 +42,7 @@ from server.protocol.limits import (
     Token,
     UserName,
     ValueText,
+    WinPermille,
 )
 from server.protocol.message import Event, GameEvent, by_tag
 from server.protocol.schema import Length
@@ -55,10 +57,12 @@ from server.protocol.values import (
     GameStatus,
     GameSummary,
     LadderGame,
+    MoveReview,
     Offers,
     PlayedGame,
     Player,
     PlayerKind,
+    PlayerReview,
     PoolRating,
     RegionValue,
     SeekInfo,
@@ -74,6 +78,7 @@ __all__ = [
     "ChallengeRemoved",
     "ClockUpdate",
     "ErrorReply",
+    "GameAnalysis",
     "GameEnded",
     "GameList",
     "GameSnapshot",
@@ -291,6 +296,33 @@ class Analysis(Event, tag="analysis"):
     black_first: Colour | None = None
     white_first: Colour | None = None
     best_moves: Annotated[tuple[MoveText, ...], Length(0, MAX_LISTED)] | None = None
+    # The engine's judgement (servers before it send none): the position asked about, White's
+    # winning chance in thousandths, the best line from the position, what the estimate rests
+    # on, whether the winner is known exactly, and the judgement in words.
+    game_id: GameId | None = None
+    ply: Ply | None = None
+    game: GameName = DEFAULT_GAME
+    white_wins: WinPermille | None = None
+    line: Annotated[tuple[MoveText, ...], Length(0, MAX_LINE)] | None = None
+    depth: Ply | None = None
+    playouts: Count | None = None
+    exact: bool = False
+    note: ReplyText | None = None
+
+
+@dataclass(frozen=True)
+class GameAnalysis(Event, tag="game_analysis"):
+    """The reply to `analyze_game`, several times: progress (`done` of `total` positions
+    judged), then once `complete`: White's winning chance in each position from the start
+    (`white_wins`, thousandths, `total` of them), each move's review and each side's summary."""
+
+    game_id: GameId
+    done: Count
+    total: Count
+    complete: bool = False
+    white_wins: Annotated[tuple[WinPermille, ...], Length(0, MAX_PLY + 1)] = ()
+    moves: Annotated[tuple[MoveReview, ...], Length(0, MAX_PLY)] = ()
+    summary: Annotated[tuple[PlayerReview, ...], Length(0, 2)] = ()
 
 
 @dataclass(frozen=True)
@@ -408,6 +440,7 @@ EVENTS = by_tag(
     GameEnded,
     Synced,
     Analysis,
+    GameAnalysis,
     HouseBots,
     Spectators,
     LadderMembership,

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_HISTORY_POINTS",
     "MAX_ID_LENGTH",
     "MAX_INCREMENT_SECONDS",
+    "MAX_LINE",
     "MAX_LISTED",
     "MAX_MESSAGE_LENGTH",
     "MAX_MOVE_LENGTH",
@@ -46,6 +47,7 @@ __all__ = [
     "MAX_TIME_MS",
     "MAX_TOKEN_LENGTH",
     "MAX_VALUE_LENGTH",
+    "MAX_WIN_PERMILLE",
     "BaseSeconds",
     "ChallengeId",
     "ClientName",
@@ -78,6 +80,7 @@ __all__ = [
     "Token",
     "UserName",
     "ValueText",
+    "WinPermille",
 ]
 
 # Frames, in bytes. Server frames may be larger: a full game or a list of live games.
@@ -96,6 +99,7 @@ MAX_RETRY_AFTER = 24 * 3600
 MAX_RATING = 4000
 MAX_STRENGTH = 10
 MAX_COUNT = 1_000_000
+MAX_WIN_PERMILLE = 1000  # a winning chance in thousandths: 1000 is a sure win
 MAX_TIME_MS = 2**53 - 1  # a time in ms since the Unix epoch (an int a JavaScript number holds)
 
 # Strings, in characters.
@@ -116,6 +120,7 @@ MAX_ENGINE_LENGTH = 100  # what a bot says its engine is
 MAX_CURSOR_LENGTH = 64  # where a page of finished games ends: a time in ms, a dot, a game id
 
 # Lists, in items.
+MAX_LINE = 32  # plies of an engine's best line
 MAX_LISTED = 500  # seeks or live games in one list
 MAX_REGIONS = 676  # regions of one position: at most one per square of a 26x26 board
 MAX_OWN_GAMES = 100  # live games of one user
@@ -134,6 +139,7 @@ RetryAfter = Annotated[int, Range(0, MAX_RETRY_AFTER)]
 Rating = Annotated[int, Range(0, MAX_RATING)]
 Strength = Annotated[int, Range(1, MAX_STRENGTH)]
 Count = Annotated[int, Range(0, MAX_COUNT)]
+WinPermille = Annotated[int, Range(0, MAX_WIN_PERMILLE)]
 ServerTime = Annotated[int, Range(0, MAX_TIME_MS)]  # ms since the Unix epoch
 LadderGames = Annotated[int, Range(1, MAX_OWN_GAMES)]  # games a bot plays at once on a ladder
 GamesPage = Annotated[int, Range(1, MAX_FINISHED_GAMES)]  # finished games a page asks for

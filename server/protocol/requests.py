@@ -40,6 +40,7 @@ __all__ = [
     "AcceptChallenge",
     "AcceptSeek",
     "Analyze",
+    "AnalyzeGame",
     "BotLogin",
     "CancelChallenge",
     "CancelQuickPair",
@@ -272,13 +273,23 @@ class Resync(Request, tag="resync"):
 
 @dataclass(frozen=True)
 class Analyze(Request, tag="analyze"):
-    """The combinatorial analysis of a position: given as text, or as a game and a ply (the
-    position after that many moves; the latest when `ply` is left out). The reply is
+    """The engine's judgement of a position, with the combinatorial analysis of its regions
+    when it has them: given as text (of `game`, Amazons when left out), or as a game and a ply
+    (the position after that many moves; the latest when `ply` is left out). The reply is
     `analysis`."""
 
     position: PositionText | None = None
     game_id: GameId | None = None
     ply: Ply | None = None
+    game: GameName | None = None
+
+
+@dataclass(frozen=True)
+class AnalyzeGame(Request, tag="analyze_game"):
+    """The review of a finished game: every position judged, each move marked. Replies
+    `game_analysis`: progress, then the whole review."""
+
+    game_id: GameId
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from server.protocol.limits import (
     IncrementSeconds,
     LadderName,
     Millis,
+    MoveText,
     Ply,
     Rating,
     SeekId,
@@ -29,6 +30,7 @@ from server.protocol.limits import (
     Strength,
     UserName,
     ValueText,
+    WinPermille,
 )
 from server.protocol.schema import Length
 
@@ -48,10 +50,13 @@ __all__ = [
     "GameSummary",
     "HistoryPoint",
     "LadderGame",
+    "MoveMark",
+    "MoveReview",
     "Offers",
     "PlayedGame",
     "Player",
     "PlayerKind",
+    "PlayerReview",
     "PoolRating",
     "RegionValue",
     "SeekInfo",
@@ -108,6 +113,15 @@ class PlayerKind(StrEnum):
     GUEST = "guest"
     BOT = "bot"  # an external bot with a bot token
     HOUSE = "house"  # one of the server's own bots
+
+
+class MoveMark(StrEnum):
+    """How much a move of a reviewed game gave away: the mover's drop in winning chance
+    (thresholds in docs/protocol.md)."""
+
+    INACCURACY = "inaccuracy"
+    MISTAKE = "mistake"
+    BLUNDER = "blunder"
 
 
 class ChallengeOutcome(StrEnum):
@@ -237,6 +251,32 @@ class RegionValue:
     value: ValueText
     mean: ValueText
     temperature: ValueText
+
+
+@dataclass(frozen=True)
+class MoveReview:
+    """One move of a reviewed game: the move that made position `ply`, who made it, the
+    mover's drop in winning chance (`loss`, thousandths), its mark when the drop passes a
+    threshold, and then the engine's `better` move in the position before it."""
+
+    ply: Ply
+    move: MoveText
+    mover: Colour
+    loss: WinPermille
+    mark: MoveMark | None = None
+    better: MoveText | None = None
+
+
+@dataclass(frozen=True)
+class PlayerReview:
+    """One side of a reviewed game: how many of its moves got each mark, and its average
+    loss of winning chance a move (thousandths)."""
+
+    colour: Colour
+    inaccuracies: Count
+    mistakes: Count
+    blunders: Count
+    average_loss: WinPermille
 
 
 def colour_to_move(start: str, ply: int) -> Colour:

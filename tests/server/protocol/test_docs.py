@@ -16,6 +16,7 @@ from server.protocol import (
     ColourPreference,
     ErrorCode,
     GameStatus,
+    MoveMark,
     PlayerKind,
     Termination,
     limits,
@@ -36,7 +37,16 @@ def test_every_error_code_is_in_the_table(code: ErrorCode) -> None:
 
 @pytest.mark.parametrize(
     "enum",
-    [Colour, ColourPreference, GameStatus, Termination, PlayerKind, ChallengeOutcome, AbortCause],
+    [
+        Colour,
+        ColourPreference,
+        GameStatus,
+        Termination,
+        PlayerKind,
+        ChallengeOutcome,
+        AbortCause,
+        MoveMark,
+    ],
 )
 def test_every_enum_value_is_documented(enum: type[StrEnum]) -> None:
     for member in enum:
@@ -77,6 +87,8 @@ def test_every_enum_value_is_documented(enum: type[StrEnum]) -> None:
         f"`history` up to {limits.MAX_HISTORY_POINTS} points",
         f"engine text | string | 1..{limits.MAX_ENGINE_LENGTH}",
         f"0..{limits.MAX_TIME_MS}",
+        f"0..{limits.MAX_WIN_PERMILLE}: a winning chance",
+        f"`line` up to {limits.MAX_LINE}",
         f"at most **{limits.MAX_REQUEST_FRAME // 1024} KiB**",
         f"up to {limits.MAX_EVENT_FRAME // 1024 // 1024} MiB",
     ],
