@@ -75,11 +75,22 @@ def winner(value: Form, to_move: Side) -> Side:
 
 
 def analyze(
-    position: Position, *, seconds: float | None = None, solver: RegionSolver | None = None
+    position: Position,
+    *,
+    seconds: float | None = None,
+    solver: RegionSolver | None = None,
+    positions: int | None = None,
+    largest: int | None = None,
 ) -> PositionAnalysis:
-    """Analyse `position` within `seconds` in all (no limit when None)."""
+    """Analyse `position` within `seconds` in all and `positions` new region positions in all
+    (no limit when None), leaving unknown without a search every region with more than
+    `largest` empty squares."""
     solver = solver or amazons.solver
     deadline = None if seconds is None else time.perf_counter() + seconds
+    first = solver.stats.positions
+
+    def left() -> int | None:
+        return None if positions is None else max(0, positions - (solver.stats.positions - first))
 
     def remaining() -> float | None:
         return None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -88,8 +99,11 @@ def analyze(
     values: dict[int, Form | None] = {}
     # Smallest first, so that one hard region does not starve the easy ones of time.
     for i in sorted(range(len(regions)), key=lambda i: len(regions[i].squares)):
+        if largest is not None and regions[i].empty > largest:
+            values[i] = None
+            continue
         try:
-            values[i] = solver.region_value(regions[i], seconds=remaining())
+            values[i] = solver.region_value(regions[i], seconds=remaining(), positions=left())
         except BudgetExceededError:
             values[i] = None
     found = [RegionAnalysis(region, values[i]) for i, region in enumerate(regions)]
@@ -99,7 +113,7 @@ def analyze(
     best: tuple[Move, ...] | None = None
     if total is not None:
         try:
-            best = tuple(solver.best_moves(position, seconds=remaining()))
+            best = tuple(solver.best_moves(position, seconds=remaining(), positions=left()))
         except BudgetExceededError:
             best = None
     return PositionAnalysis(position, tuple(found), total, best)
