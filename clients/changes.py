@@ -35,6 +35,7 @@ __all__ = [
     "PresenceChanged",
     "Refused",
     "Replied",
+    "ReviewProgress",
     "SeekClosed",
     "SeekOpened",
     "SeeksListed",
@@ -162,6 +163,16 @@ class Refused(Change):
 
     request: Request
     error: ErrorReply
+
+
+@dataclass(frozen=True)
+class ReviewProgress(Change):
+    """The server has judged `done` of a game's `total` positions for an `analyze_game` still
+    under way (its complete review is the reply)."""
+
+    game_id: str
+    done: int
+    total: int
 
 
 @dataclass(frozen=True)

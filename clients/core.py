@@ -28,6 +28,7 @@ from clients.changes import (
     PresenceChanged,
     Refused,
     Replied,
+    ReviewProgress,
     SeekClosed,
     SeekOpened,
     SeeksListed,
@@ -44,6 +45,7 @@ from server.protocol import (
     ErrorCode,
     ErrorReply,
     Event,
+    GameAnalysis,
     GameEnded,
     GameEvent,
     GameSnapshot,
@@ -191,6 +193,9 @@ class ClientCore:
             event = decode_event(frame)
         except ProtocolError as error:
             return [FrameSkipped(str(error))]
+        if isinstance(event, GameAnalysis) and not event.complete and event.id in self._pending:
+            # A review's progress: its request stays pending until the complete review comes.
+            return [ReviewProgress(event.game_id, event.done, event.total)]
         request = self._pending.pop(event.id, None) if event.id is not None else None
         changes: list[Change] = [] if request is not None else [News(event)]
         if isinstance(event, GameEvent):

@@ -25,6 +25,7 @@ from clients import (
     PresenceChanged,
     Refused,
     Replied,
+    ReviewProgress,
     SeekClosed,
     SeekOpened,
     SeeksListed,
@@ -34,6 +35,7 @@ from engine.errors import NotationError
 from engine.game import get_game
 from server.protocol import (
     AcceptChallenge,
+    AnalyzeGame,
     ChallengeAdded,
     ChallengeInfo,
     ChallengeOutcome,
@@ -44,6 +46,7 @@ from server.protocol import (
     ColourPreference,
     ErrorCode,
     ErrorReply,
+    GameAnalysis,
     GameEnded,
     GameSnapshot,
     GameStarted,
@@ -304,6 +307,22 @@ def test_replies_and_errors_are_matched_to_their_requests() -> None:
     stray = ErrorReply(ErrorCode.BAD_FRAME, "not a msgpack frame", id=41)
     assert core.receive(stray.to_wire())[1:] == [ServerError(stray)]
     assert [type(change) for change in core.receive(_played(1, id=42))] == [News, MoveAdded]
+
+
+def test_a_reviews_progress_keeps_its_request_waiting_for_the_whole_review() -> None:
+    core = ClientCore()
+    asked = core.send(AnalyzeGame("g1"))
+    core.data_to_send()
+    for done in (1, 4):
+        progress = GameAnalysis("g1", done, 7, id=asked).to_wire()
+        assert core.receive(progress) == [ReviewProgress("g1", done, 7)]
+        assert set(core.pending) == {asked}
+    review = GameAnalysis("g1", 7, 7, complete=True, white_wins=(500,) * 7, id=asked)
+    assert core.receive(review.to_wire()) == [Replied(AnalyzeGame("g1", id=asked), review)]
+    assert core.pending == {}
+    # Progress for no request of this client's is news, as any event is.
+    stray = GameAnalysis("g2", 1, 3, id=99)
+    assert core.receive(stray.to_wire()) == [News(stray)]
 
 
 def test_a_resync_of_a_game_the_server_no_longer_has_drops_it() -> None:
