@@ -74,6 +74,9 @@ REREAD_SECONDS: Final = 0.25
 # How long a command on a cluster waits for its slot's master to be reachable again: a replica
 # takes over a master after the cluster's node timeout (15 s by default) and an election.
 FAILOVER_SECONDS: Final = 20.0
+# How long one WAIT for a replica's acknowledgement lasts before the map is read again to see
+# whether the shard still has a replica (not failed) to wait for.
+REPLICA_WAIT_MS: Final = 1000
 SCRIPTS: Final = frozenset({"EVALSHA", "EVAL"})
 PROBE_SECONDS: Final = 5.0  # how long `clustered` waits for Redis to say what it is
 ASKING: Final = hiredis.pack_command(("ASKING",))
@@ -343,6 +346,8 @@ class ClusterLane:
         self._setup = seeds[0].setup
         self._lanes: dict[tuple[str, int], Lane] = {}
         self._masters: list[Endpoint] = []  # by slot; empty until the map is read
+        self._replicated: set[Endpoint] = set()  # masters with a replica not failed, by the map
+        self._waiting: dict[tuple[str, int], Lane] = {}  # a lane per master for WAIT
         self._reading: asyncio.Task[None] | None = None
         self._mapping = asyncio.Lock()  # the first commands wait for one reading of the map
         self.maps_read = 0
@@ -395,6 +400,40 @@ class ClusterLane:
                 self._read_soon()
                 raise
 
+    async def execute_replicated(self, *args: Arg) -> tuple[Any, bool]:
+        """Run a write on its slot's master and wait until a replica has it (WAIT), on a lane
+        of its own for such writes, since a WAIT holds up every later command on its
+        connection. The reply, and whether a replica acknowledged it: it waits as long as the
+        map says the shard has a replica not failed, and not at all when it has none (nothing
+        could be waited for)."""
+        slot = _slot(args)
+        masters = self._masters or await self._mapped()
+        master = masters[slot]
+        if master not in self._replicated:
+            return await self.execute(*args), False
+        lane = self._waiting.get((master.host, master.port))
+        if lane is None:
+            lane = self._waiting[(master.host, master.port)] = Lane(master, self.trips)
+        try:
+            reply, acked = await asyncio.gather(
+                lane.execute(*args), lane.execute("WAIT", 1, REPLICA_WAIT_MS)
+            )
+        except UnreachableError:
+            return await self.execute(*args), False  # nothing was sent: the usual path waits
+        except ResponseError as error:
+            if _redirection(error) is None and not str(error).startswith("CLUSTERDOWN"):
+                raise
+            self._read_soon()  # nothing was run: the usual path follows the slot
+            return await self.execute(*args), False
+        while not acked:
+            with contextlib.suppress(ConnectionError):
+                await self._read()
+            if self._masters[slot] != master or master not in self._replicated:
+                return reply, False
+            # The write is in the connection's past, so a WAIT alone waits for it.
+            acked = await lane.execute("WAIT", 1, REPLICA_WAIT_MS)
+        return reply, True
+
     async def master(self, key: str) -> Endpoint:
         """The master of `key`'s slot, as the map last read says."""
         masters = self._masters or await self._mapped()
@@ -417,7 +456,7 @@ class ClusterLane:
         if reading is not None:
             reading.cancel()
             await asyncio.wait({reading})
-        for lane in self._lanes.values():
+        for lane in (*self._lanes.values(), *self._waiting.values()):
             lane.close_idle()
 
     def _lane(self, endpoint: Endpoint) -> Lane:
@@ -437,7 +476,7 @@ class ClusterLane:
         for node in self.nodes():
             try:
                 shards = await self._lane(node).execute("CLUSTER", "SHARDS")
-                masters = _slot_map(shards, node.host, self._setup)
+                masters, self._replicated = _slot_map(shards, node.host, self._setup)
             except (ConnectionError, ResponseError, ValueError) as error:
                 failures.append(f"{node.host}:{node.port}: {error}")
                 continue
@@ -476,6 +515,17 @@ class LaneScript:
             return await self._lane.execute("EVALSHA", self.sha, len(keys), *keys, *args)
         except NoScriptError:
             return await self._lane.execute("EVAL", self.script, len(keys), *keys, *args)
+
+    async def replicated(self, keys: Sequence[Arg], args: Sequence[Arg]) -> tuple[Any, bool]:
+        """The script run as `ClusterLane.execute_replicated` runs a write: its reply, and
+        whether a replica acknowledged it (never, on a single Redis: it has none here)."""
+        lane = self._lane
+        if not isinstance(lane, ClusterLane):
+            return await self(keys, args), False
+        try:
+            return await lane.execute_replicated("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await lane.execute_replicated("EVAL", self.script, len(keys), *keys, *args)
 
 
 class _CountedPipeline(Pipeline):  # type: ignore[misc]  # redis-py is read untyped (pyproject)
@@ -606,10 +656,14 @@ def _redirection(error: ResponseError) -> tuple[str, str, int] | None:
     return kind, host, int(port)
 
 
-def _slot_map(shards: list[Any], asked: str, setup: tuple[bytes, ...]) -> list[Endpoint]:
+def _slot_map(
+    shards: list[Any], asked: str, setup: tuple[bytes, ...]
+) -> tuple[list[Endpoint], set[Endpoint]]:
     """The master of each slot from CLUSTER SHARDS (as RESP2 gives it: flat lists of names and
-    values); a node that names no address of its own is at the host that was asked."""
+    values), and the masters with a replica not failed; a node that names no address of its own
+    is at the host that was asked."""
     masters: list[Endpoint | None] = [None] * SLOTS
+    replicated = set()
     for shard in shards:
         fields = _fields(shard)
         nodes = [_fields(node) for node in fields[b"nodes"]]
@@ -619,13 +673,17 @@ def _slot_map(shards: list[Any], asked: str, setup: tuple[bytes, ...]) -> list[E
         node = live[0]
         host = node.get(b"endpoint") or node.get(b"ip") or b"?"
         at = Endpoint(None, asked if host == b"?" else host.decode(), int(node[b"port"]), setup)
+        # A replica counts unless failed: Redis 7.0 says "loading" of one whose replication
+        # offset is still 0 (no write yet), which a WAIT is answered by all the same.
+        if any(n[b"role"] == b"replica" and n[b"health"] != b"fail" for n in nodes):
+            replicated.add(at)
         ranges = fields[b"slots"]
         for start, end in zip(ranges[::2], ranges[1::2], strict=True):
             masters[int(start) : int(end) + 1] = [at] * (int(end) - int(start) + 1)
     missing = masters.count(None)
     if missing:
         raise ValueError(f"{missing} slots have no master")
-    return cast(list[Endpoint], masters)
+    return cast(list[Endpoint], masters), replicated
 
 
 def _key_slot(key: bytes) -> int:

@@ -170,6 +170,17 @@ class ServerMetrics(Collector):
             "Times the pub/sub subscription broke and was made again",
             value=arena.hub.reconnects,
         )
+        endings = arena.store.storage.endings
+        if endings:
+            ended = CounterMetricFamily(
+                "arena_game_end_commits",
+                "Commits that ended a game on a Redis Cluster, by whether a replica acknowledged "
+                "them before they were answered (none: the shard had no replica online)",
+                labels=["replica"],
+            )
+            for outcome in ("acknowledged", "unacknowledged"):
+                ended.add_metric([outcome], endings[outcome])
+            yield ended
         redis = arena.redis
         if isinstance(redis, LaneRedis | LaneCluster):
             trips = redis.round_trips

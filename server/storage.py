@@ -10,13 +10,14 @@ ENDED_WINDOW_SECONDS (`GameStorage.let_go`).
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 import redis.asyncio as aioredis
 
 from server.game_index import GameIndex, house_ply
-from server.lane import LaneCluster, LaneRedis, clustered, sharded
+from server.lane import LaneCluster, LaneRedis, LaneScript, clustered, sharded
 from server.protocol import ErrorCode, GameEvent, GameStatus, ProtocolError
 from server.stored_game import StoredGame
 
@@ -142,6 +143,8 @@ class GameStorage:
         self.index = GameIndex(redis)
         self._commit_script = redis.register_script(COMMIT)
         self._publish = "SPUBLISH" if sharded(redis) else "PUBLISH"
+        # Commits that ended a game, by whether a replica acknowledged them before the reply.
+        self.endings: collections.Counter[str] = collections.Counter()
 
     async def load(self, game_id: str) -> StoredGame:
         data = await self.redis.hget(game_key(game_id), "doc")
@@ -194,7 +197,15 @@ class GameStorage:
         ply = house_ply(game)
         if ply is not None:
             await self.index.ask_house(game_id, ply)
-        done = await self._commit_script(keys=keys, args=[*args, *frames])
+        script = self._commit_script
+        if live or not sharded(self.redis) or not isinstance(script, LaneScript):
+            done = await script(keys=keys, args=[*args, *frames])
+        else:
+            # An ending is what a player must never see undone: on a Redis Cluster it is
+            # answered once a replica has it too (docs/server.md, "What a failover keeps").
+            done, acked = await script.replicated(keys, [*args, *frames])
+            if done:
+                self.endings["acknowledged" if acked else "unacknowledged"] += 1
         if not done:
             return False
         if not live:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -110,6 +111,28 @@ class LocalCluster:
         process.kill()
         process.wait()
 
+    def replica_of(self, master: int) -> int:
+        """The port of `master`'s replica."""
+        with self.node(master) as node:
+            return int(node.info("replication")["slave0"]["port"])
+
+    def pause(self, port: int) -> None:
+        """Freeze a node (SIGSTOP): it holds its connections and answers nothing, as a node
+        stalled or cut off does, until `resume`."""
+        self._processes[port].send_signal(signal.SIGSTOP)
+
+    def resume(self, port: int) -> None:
+        self._processes[port].send_signal(signal.SIGCONT)
+
+    def wait_failed(self, port: int) -> None:
+        """Wait until every other live node counts the node at `port` as failed."""
+        deadline = time.monotonic() + READY_SECONDS
+        while time.monotonic() < deadline:
+            if all(_sees_failed(other, port) for other in self.alive() if other != port):
+                return
+            time.sleep(0.1)
+        raise TimeoutError(f"the cluster does not count node {port} failed")
+
     def wait_served(self, slot: int) -> int:
         """Wait until a live master serves `slot` and every live node sees the cluster whole
         (after a master is killed: once a replica has taken over); that master's port."""
@@ -126,6 +149,7 @@ class LocalCluster:
     def stop(self) -> None:
         for process in self._processes.values():
             if process.poll() is None:
+                process.send_signal(signal.SIGCONT)  # a paused node could not stop
                 process.terminate()
         for process in self._processes.values():
             try:
@@ -171,10 +195,24 @@ def _ready(node: redis.Redis) -> bool:
     if b"cluster_state:ok" not in node.execute_command("CLUSTER", "INFO"):
         return False
     replication = node.info("replication")
-    return bool(replication["role"] == "master" or replication["master_link_status"] == "up")
+    if replication["role"] != "master" and replication["master_link_status"] != "up":
+        return False
+    # The node knows every replica as one (gossip may not have told it yet).
+    nodes: bytes = node.execute_command("CLUSTER", "NODES")
+    return nodes.count(b"slave") == 3
 
 
 def _state_ok(port: int) -> bool:
     with redis.Redis(host=HOST, port=port, socket_timeout=5) as node:
         info: bytes = node.execute_command("CLUSTER", "INFO")
     return b"cluster_state:ok" in info
+
+
+def _sees_failed(port: int, failed: int) -> bool:
+    with redis.Redis(host=HOST, port=port, socket_timeout=5) as node:
+        nodes: str = node.execute_command("CLUSTER", "NODES").decode()
+    for line in nodes.splitlines():
+        _, address, flags, *_ = line.split()
+        if f":{failed}@" in address:
+            return "fail" in flags.split(",")
+    return False

@@ -5,7 +5,9 @@ moves, MOVED after), and a master killed is followed to the replica promoted in 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
 
@@ -150,7 +152,10 @@ async def test_a_killed_master_s_commands_wait_for_its_promoted_replica(
 async def test_the_metrics_count_a_cluster_lane_s_commands(client: LaneCluster) -> None:
     await asyncio.gather(*(client.set(key, 1) for key in KEYS[:10]))
     await client.blpop(["nothing"], timeout=0.01)  # through redis-py
-    arena = SimpleNamespace(sessions=[], hub=SimpleNamespace(reconnects=0), redis=client)
+    store = SimpleNamespace(storage=SimpleNamespace(endings=Counter(acknowledged=2)))
+    arena = SimpleNamespace(
+        sessions=[], hub=SimpleNamespace(reconnects=0), redis=client, store=store
+    )
     metrics = ServerMetrics(cast(Arena, arena))
     figures = {
         (family.name, sample.labels.get("via")): sample.value
@@ -159,6 +164,13 @@ async def test_the_metrics_count_a_cluster_lane_s_commands(client: LaneCluster) 
     }
     assert figures[("arena_redis_commands", "lane")] >= 10
     assert figures[("arena_redis_commands", "pool")] == 1
+    ended = {
+        sample.labels["replica"]: sample.value
+        for family in metrics.collect()
+        if family.name == "arena_game_end_commits"
+        for sample in family.samples
+    }
+    assert ended == {"acknowledged": 2, "unacknowledged": 0}
     assert (
         1
         <= figures[("arena_redis_round_trips", "lane")]
@@ -182,3 +194,41 @@ async def test_the_other_masters_commands_wait_out_a_cluster_down(
             while b"cluster_state:fail" not in node.execute_command("CLUSTER", "INFO"):
                 await asyncio.sleep(0.02)
     assert await client.get(elsewhere) == b"v"
+
+
+@pytest.mark.asyncio
+async def test_a_replicated_write_is_answered_once_its_replica_has_it(tmp_path: Path) -> None:
+    # A node timeout far longer than the pause, so that the cluster never counts the frozen
+    # replica failed, however slow this machine is meanwhile.
+    with LocalCluster(tmp_path / "cluster", node_timeout_ms=15_000) as cluster:
+        client = open_redis(cluster.url)
+        assert isinstance(client, LaneCluster)
+        try:
+            assert await client.lane.execute_replicated("SET", "ended", "1") == (b"OK", True)
+            replica = cluster.replica_of(cluster.master_of(key_slot(b"ended")))
+            cluster.pause(replica)
+            write = asyncio.ensure_future(client.lane.execute_replicated("SET", "ended", "2"))
+            await asyncio.sleep(1.5)  # past one WAIT: it is asked again
+            assert not write.done()
+            # Other commands on the same master are not held up by the WAIT.
+            assert await client.get("ended") == b"2"
+            cluster.resume(replica)
+            assert await write == (b"OK", True)
+            with cluster.node(replica) as node:
+                node.execute_command("READONLY")
+                assert node.get("ended") == b"2"
+        finally:
+            await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_replicated_write_waits_for_no_replica_the_cluster_counts_failed(
+    client: LaneCluster, redis_cluster: LocalCluster
+) -> None:
+    replica = redis_cluster.replica_of(redis_cluster.master_of(key_slot(b"ended")))
+    redis_cluster.pause(replica)
+    redis_cluster.wait_failed(replica)
+    await client.lane.refresh()
+    async with asyncio.timeout(5):  # not the WAIT's second each round
+        assert await client.lane.execute_replicated("SET", "ended", "1") == (b"OK", False)
+    assert await client.get("ended") == b"1"
