@@ -81,8 +81,9 @@ class ClientCore:
     ignored, and a gap (a version beyond the next, a move at the wrong ply, news of a game not
     known) queues one `resync` for the game, and no other until it is answered; if events beyond
     the gap came while it was under way and the answer did not bring them, one more follows. A
-    `game_state` not older than the view replaces it. `games` seeds the core with the views of a
-    previous connection, which `catch_up` then brings up to date.
+    `game_state` not older than the view replaces it: of a later epoch (the server's store
+    lost events this client saw), whatever its version. `games` seeds the core with the views
+    of a previous connection, which `catch_up` then brings up to date.
     """
 
     def __init__(self, games: Iterable[GameView] = ()) -> None:
@@ -231,7 +232,10 @@ class ClientCore:
                 self._unwatched.discard(game_id)
                 self._games[game_id] = new = GameView.open(event, now, offers=self.offers)
                 changes.append(GameFollowed(new))
-            elif isinstance(event, GameSnapshot) and event.version >= view.version:
+            elif isinstance(event, GameSnapshot) and (event.epoch, event.version) >= (
+                view.epoch,
+                view.version,
+            ):
                 new = GameView.open(event, now, previous=view, offers=self.offers)
                 self._games[game_id] = new
                 changes.append(GameReplaced(new))

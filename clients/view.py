@@ -80,6 +80,9 @@ class GameView:
     # (no window: not told).
     first_move_ms: int | None = None
     free_plies: int = FREE_PLIES
+    # The epoch of the last `game_state` (docs/protocol.md): one of a later epoch replaces
+    # the view whatever its version.
+    epoch: int = 0
     # The side to move as the server or the position says (None: read from `start`).
     _to_move: Colour | None = field(default=None, repr=False)
     # The position after `moves`, when it has been worked out (never handed out: see position).
@@ -193,6 +196,7 @@ class GameView:
             abort_side=side,
             first_move_ms=first_move_ms,
             free_plies=free_plies,
+            epoch=event.epoch if isinstance(event, GameSnapshot) else 0,
             _to_move=to_move,
             _state=state,
         )

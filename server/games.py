@@ -77,6 +77,9 @@ CLAIM_GRACE_MS = 30_000
 # A connection's attendance in a game lapses this long after its process last renewed it.
 ATTENDANCE_MS = 15_000
 RECENT_GAMES = 10_000  # games a process keeps its last commit of
+# A process logs a game's state under a new epoch at most this often (see `rebase`): a client
+# that claims a version past the game's, once, or a thousand times, costs one.
+REBASE_SECONDS = 1.0
 # Counts a game's spectators in or out; a count that falls to none is deleted, so that a game
 # watched to its end (whose commit deletes its count) leaves none behind when they go.
 COUNT_SPECTATOR = """
@@ -153,6 +156,8 @@ class GameStore:
         # is checked without reading Redis or the board.
         self._recent: OrderedDict[str, tuple[StoredGame, GameState[Any]]] = OrderedDict()
         self._resumed_to = 0  # the end of the last outage every live game was given back
+        self._rebasing: dict[str, asyncio.Future[tuple[StoredGame, bytes | None]]] = {}
+        self._rebased: dict[str, float] = {}  # game -> when this process last rebased it
 
     async def load(self, game_id: str) -> StoredGame:
         """The game `game_id`: from Redis while it is live or in its window after its end, then
@@ -168,6 +173,41 @@ class GameStore:
         if found is None:
             raise ProtocolError(ErrorCode.NOT_FOUND, f"no game {game_id}")
         return _from_history(found)
+
+    async def rebase(self, game_id: str, now: int) -> tuple[StoredGame, bytes | None]:
+        """The game's log has lost events that were sent to its followers (Redis replicates
+        asynchronously: a master that died before its replica had a commit takes the commit
+        with it). Log the game's state as it is now under the next epoch, as one `game_state`
+        event, so that every follower, whatever it was sent, takes it over its own, and no
+        commit made on what was lost can land (the commit checks the epoch). The game, and
+        the frame logged; no frame when this process logged one within REBASE_SECONDS (the
+        game's state then carries that epoch) or the game has left Redis."""
+        running = self._rebasing.get(game_id)
+        if running is None:
+            clock = asyncio.get_running_loop().time()
+            if clock - self._rebased.get(game_id, -REBASE_SECONDS) < REBASE_SECONDS:
+                return await self.load(game_id), None
+            self._rebased = {g: t for g, t in self._rebased.items() if clock - t < REBASE_SECONDS}
+            self._rebased[game_id] = clock
+            running = asyncio.ensure_future(self._rebase(game_id, now))
+            self._rebasing[game_id] = running
+            running.add_done_callback(lambda _: self._rebasing.pop(game_id, None))
+        return await asyncio.shield(running)
+
+    async def _rebase(self, game_id: str, now: int) -> tuple[StoredGame, bytes | None]:
+        for _ in range(self.ATTEMPTS):
+            try:
+                game = await self.storage.load(game_id)
+            except ProtocolError as error:
+                if error.code is not ErrorCode.NOT_FOUND:
+                    raise
+                return await self.load(game_id), None  # in the history store: as it ended
+            new = replace(game, epoch=game.epoch + 1, version=game.version + 1)
+            state = new.snapshot(now)
+            if await self._commit(game.version, new, [state], now, before=game):
+                log.warning("game_rebased", game_id=game_id, version=new.version, epoch=new.epoch)
+                return new, state.to_wire()
+        raise ProtocolError(ErrorCode.INTERNAL, f"could not bring game {game_id} up; try again")
 
     async def _rules(self) -> None:
         """Wait, if need be, for this process's rules (see `rules_ready`)."""

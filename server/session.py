@@ -35,6 +35,7 @@ from server.protocol import (
     ErrorReply,
     Event,
     GameEvent,
+    GameSnapshot,
     GameStatus,
     Phase,
     Player,
@@ -96,6 +97,9 @@ class Session:
         self.protocol = ServerConnection(signups=arena.signups is not None)
         self.user: Player | None = None
         self.versions: dict[str, int] = {}  # game id -> last event version sent
+        # game id -> that event as logged, when known: what the log must still have there
+        # (a reply's event, encoded only if a failover makes it compared).
+        self.tails: dict[str, bytes | GameEvent] = {}
         self.watching: set[str] = set()
         self.attending: dict[str, Colour | None] = {}  # game -> colour played here, if any
         self.seek_ids: set[str] = set()
@@ -196,8 +200,14 @@ class Session:
 
     def _pass_on(self, game_id: str, version: int, data: bytes) -> None:
         """Send a game's event unless it was sent already (a reply may have carried it), so a
-        client sees each version once; fetch missing earlier ones from the log first."""
+        client sees each version once; fetch missing earlier ones from the log first. A
+        state logged under a new epoch (`GameStore.rebase`) goes out whatever was sent before:
+        it replaces what the store lost."""
         last = self.versions.get(game_id, 0)
+        if _logged_state(data):
+            if self.tails.get(game_id) != data:
+                self._sent(game_id, version, data)
+            return
         if version <= last:
             return
         if version > last + 1:
@@ -205,7 +215,11 @@ class Session:
             # a frame lost by pub/sub): fetch them in order rather than skip them.
             self.arena.spawn(self._catch_up(game_id, last, snapshot=False))
             return
+        self._sent(game_id, version, data)
+
+    def _sent(self, game_id: str, version: int, data: bytes) -> None:
         self.versions[game_id] = version
+        self.tails[game_id] = data
         self.push(data)
 
     def missed(self, channel_name: str) -> None:
@@ -349,15 +363,42 @@ class Session:
         if snapshot:
             await self.send_state(await store.load(game_id))
             return
-        frames = await store.events_since(game_id, version)
+        # From the last event sent, to check that the log still has it.
+        frames = await store.events_since(game_id, max(version - 1, 0))
+        if version > 0:
+            if await self._lost(game_id, version, frames[0] if frames else None):
+                await self._take_store_state(game_id)
+                return
+            frames = frames[1:]
         for index, frame in enumerate(frames, start=version + 1):
             if self.held is not None and self.held[0] == game_id:
                 # An action on the game is under way: its reply carries its own event, which
                 # the log may have already, so the frames go through `act` (see `deliver`).
                 self.held[1].append((index, frame))
-            elif index > self.versions.get(game_id, 0):
-                self.versions[game_id] = index
-                self.push(frame)
+            elif index > self.versions.get(game_id, 0) or _logged_state(frame):
+                self._pass_on(game_id, index, frame)
+
+    async def _lost(self, game_id: str, version: int, logged: bytes | None) -> bool:
+        """Whether the game's store has lost event `version`, sent to this connection (the
+        log read from there begins with `logged`): the game is now at an earlier version, or
+        its log has another event there than the one sent."""
+        if logged is None:
+            # No event there: the store is behind, or the log has left Redis with the game.
+            return (await self.arena.store.load(game_id)).version < version
+        sent = self.tails.get(game_id) if self.versions.get(game_id) == version else None
+        if isinstance(sent, GameEvent):
+            sent = self.tails[game_id] = sent.to_wire()
+        return sent is not None and sent != logged
+
+    async def _take_store_state(self, game_id: str) -> None:
+        """The store lost events this connection was sent: send its state, under a new epoch
+        (which the client takes over its own), and go on from there."""
+        game, logged = await self.arena.store.rebase(game_id, now_ms())
+        self.log.warning("game_state_lost", game_id=game_id, sent=self.versions.get(game_id))
+        if logged is None:
+            await self.send_state(game)
+        else:
+            self._sent(game_id, game.version, logged)
 
     async def send_state(self, game: StoredGame, request_id: int | None = None) -> None:
         """Send a game's state; the client now knows the game up to its version. An event newer
@@ -365,6 +406,7 @@ class Session:
         sent again after it."""
         pushed = self.versions.get(game.game_id, 0)
         self.versions[game.game_id] = game.version
+        self.tails.pop(game.game_id, None)  # not the event logged at that version
         self.reply(replace(game.snapshot(now_ms()), id=request_id))
         if pushed > game.version:
             await self._catch_up(game.game_id, game.version, snapshot=False)
@@ -393,7 +435,9 @@ class Session:
         for version, data in sorted(held):
             if version < first.version:
                 self._pass_on(game_id, version, data)
-        self.versions[game_id] = max(self.versions.get(game_id, 0), first.version)
+        if first.version >= self.versions.get(game_id, 0):
+            self.versions[game_id] = first.version
+            self.tails[game_id] = first
         self.reply(replace(first, id=request.id))
         later = {event.version: event.to_wire() for event in rest}
         later.update((version, data) for version, data in held if version > first.version)
@@ -414,8 +458,7 @@ class Session:
             self.log.warning("gap_not_filled", game_id=game_id, since=last, before=version)
             return
         for index, frame in enumerate(frames[: version - 1 - last], start=last + 1):
-            self.versions[game_id] = index
-            self.push(frame)
+            self._sent(game_id, index, frame)
 
     # Leaving
 
@@ -441,6 +484,15 @@ class Session:
                     )
         self.arena.sessions.discard(self)
         self.log.info("disconnected")
+
+
+def _logged_state(frame: bytes) -> bool:
+    """Whether a game's logged frame is a `game_state` (only `GameStore.rebase` logs one),
+    read without decoding it: the map's first key is "t", after a header of 1 to 3 bytes."""
+    return _STATE_TAG in frame[:16]
+
+
+_STATE_TAG = msgpack.packb("t") + msgpack.packb(GameSnapshot.TAG)
 
 
 def _request_id(frame: bytes | str) -> int | None:

@@ -100,8 +100,10 @@ class CommitArgs(NamedTuple):
     and publish follow them."""
 
     expected_version: int  # the version the change was made on
+    expected_epoch: int  # and the epoch (`StoredGame.epoch`)
     doc: bytes  # the stored game after the change
     version: int  # its version
+    epoch: int  # and its epoch
     live: str  # '1' while the game is played, '0' once it ended
     publish: str  # 'SPUBLISH' on a Redis Cluster, else 'PUBLISH'
 
@@ -112,16 +114,17 @@ def _names(table: str, fields: Sequence[str], array: str) -> str:
     return f"local {table} = {{{entries}}}\n"
 
 
-# One commit: check the version, store the game, append and publish its new events, all or
+# One commit: check the version and epoch, store the game, append and publish its new events, all or
 # nothing, touching only the game's own keys.
 COMMIT: Final = (
     _names("keys", CommitKeys._fields, "KEYS")
     + _names("args", CommitArgs._fields, "ARGV")
     + f"local first_event = {len(CommitArgs._fields) + 1}\n"
     + """
-local current = tonumber(redis.call('HGET', keys.game, 'version') or '0')
-if current ~= tonumber(args.expected_version) then return 0 end
-redis.call('HSET', keys.game, 'doc', args.doc, 'version', args.version)
+local stored = redis.call('HMGET', keys.game, 'version', 'epoch')
+if tonumber(stored[1] or '0') ~= tonumber(args.expected_version) then return 0 end
+if tonumber(stored[2] or '0') ~= tonumber(args.expected_epoch) then return 0 end
+redis.call('HSET', keys.game, 'doc', args.doc, 'version', args.version, 'epoch', args.epoch)
 if args.live ~= '1' then
   redis.call('DEL', keys.online)
 end
@@ -168,8 +171,9 @@ class GameStorage:
         also: Sequence[str] = (),
         before: StoredGame | None = None,
     ) -> bool:
-        """Store `game` and log `events` if the stored game is still at version `expected`;
-        False when another process changed it first. The events are published on the game's
+        """Store `game` and log `events` if the stored game is still at version `expected`
+        (and at the epoch of `before`, or else of `game`); False when another process changed
+        it first. The events are published on the game's
         channel, and then on the channels `also` names. The indexes are written around it
         (server/game_index.py says in which order, and why); `before`, the game at `expected`
         when the caller has it, spares the writes the change leaves as they were."""
@@ -183,8 +187,10 @@ class GameStorage:
         )
         args = CommitArgs(
             expected_version=expected,
+            expected_epoch=game.epoch if before is None else before.epoch,
             doc=game.to_bytes(),
             version=game.version,
+            epoch=game.epoch,
             live="1" if live else "0",
             publish=self._publish,
         )

@@ -96,6 +96,9 @@ class StoredGame:
     current: bytes = b""
     extra: dict[str, Any] = field(default_factory=dict)
     game: str = DEFAULT_GAME
+    # Raised each time the game's log is found to have lost events its followers saw (a
+    # failover of its Redis master): a client takes a state of a later epoch over its own.
+    epoch: int = 0
 
     @property
     def ply(self) -> int:
@@ -204,6 +207,7 @@ class StoredGame:
             abort_cause=self.abort_cause,
             abort_side=self.abort_side,
             first_move_left=self.clock.first_move_left(now) if playing else None,
+            epoch=self.epoch,
         )
 
     def summary(self, now: int, spectators: int) -> GameSummary:
@@ -267,6 +271,7 @@ class StoredGame:
             "house": list(self.house),
             "current": self.current,
             "extra": self.extra,
+            "epoch": self.epoch,
         }
         data: bytes = msgpack.packb(doc)
         return data
@@ -298,6 +303,7 @@ class StoredGame:
             house=(doc["house"][0], doc["house"][1]),
             current=_state_bytes(game, doc["current"]),
             extra=doc["extra"],
+            epoch=doc.get("epoch", 0),
             game=game,
         )
 

@@ -47,6 +47,7 @@ class PlayConnection(Protocol):
     """The connection as games in play see it."""
 
     versions: dict[str, int]  # game id -> last event version sent
+    tails: dict[str, bytes | GameEvent]  # game id -> that event as logged, when known
     watching: set[str]  # games this connection watches as a spectator
 
     def me(self) -> Player: ...
@@ -121,13 +122,19 @@ async def claim(services: PlayServices, connection: PlayConnection, request: Cla
 
 async def resync(services: PlayServices, connection: PlayConnection, request: Resync) -> None:
     """Replay what the client misses after its version; a version past the game's (which
-    the client cannot have) gets the game's state instead, then anything newer."""
+    the client has only if the store lost events it was sent, in a failover) gets the game's
+    state under a new epoch instead, then anything newer."""
     game_id = request.game_id
     game = await services.store.load(game_id)
     await connection.follow(channel(game_id))
     ahead = request.version > game.version
+    logged = None
     if ahead:
-        connection.push(game.snapshot(now_ms()).to_wire())
+        game, logged = await services.store.rebase(game_id, now_ms())
+        if logged is None:
+            connection.push(game.snapshot(now_ms()).to_wire())
+        elif connection.tails.get(game_id) != logged:  # not passed on from the channel yet
+            connection.push(logged)
     since = game.version if ahead else request.version
     frames = await services.store.events_since(game_id, since)
     if not ahead and since + len(frames) < game.version:
@@ -138,7 +145,13 @@ async def resync(services: PlayServices, connection: PlayConnection, request: Re
         connection.push(frame)
     last = since + len(frames)
     # After a state the client knows exactly `last`; after a replay, perhaps more already.
-    connection.versions[game_id] = last if ahead else max(connection.versions.get(game_id, 0), last)
+    if ahead or last > connection.versions.get(game_id, 0):
+        connection.versions[game_id] = last
+        tail = frames[-1] if frames else logged
+        if tail is None:
+            connection.tails.pop(game_id, None)
+        else:
+            connection.tails[game_id] = tail
     connection.reply(Synced(game_id, last, id=request.id))
 
 

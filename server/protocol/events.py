@@ -23,6 +23,7 @@ from server.protocol.limits import (
     MAX_REGIONS,
     ChallengeId,
     Count,
+    Epoch,
     EventVersion,
     FieldPath,
     GameCursorText,
@@ -221,7 +222,9 @@ class GameSnapshot(GameEvent, tag="game_state"):
     """The whole game as of event `version`: who plays, the start, every move, both clocks,
     the side to move and, once it has ended, the outcome (with why, when it was aborted).
     While the side to move has a first move to make, `first_move_left` is the time left to
-    make it."""
+    make it. `epoch` rises when the server finds that its store lost events it had sent (a
+    failover, docs/server.md): a state of a later epoch replaces a client's whatever its
+    version."""
 
     white: Player
     black: Player
@@ -239,6 +242,7 @@ class GameSnapshot(GameEvent, tag="game_state"):
     abort_cause: AbortCause | None = None
     abort_side: Colour | None = None
     first_move_left: Millis | None = None
+    epoch: Epoch = 0
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ __all__ = [
     "ClientName",
     "Count",
     "EngineText",
+    "Epoch",
     "EventVersion",
     "FieldPath",
     "GameCursorText",
@@ -132,6 +133,7 @@ RequestId = Annotated[int, Range(0, MAX_REQUEST_ID)]
 ProtocolVersion = Annotated[int, Range(1, MAX_PROTOCOL_VERSION)]
 Ply = Annotated[int, Range(0, MAX_PLY)]
 EventVersion = Annotated[int, Range(0, MAX_EVENT_VERSION)]
+Epoch = Annotated[int, Range(0, MAX_EVENT_VERSION)]
 Millis = Annotated[int, Range(0, MAX_CLOCK_MS)]
 BaseSeconds = Annotated[int, Range(0, MAX_BASE_SECONDS)]
 IncrementSeconds = Annotated[int, Range(0, MAX_INCREMENT_SECONDS)]

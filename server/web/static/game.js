@@ -478,7 +478,11 @@ export class GamePage {
       return;
     }
     if (message.t === "game_state") {
-      if (this.game === null || message.version >= this.game.version) this.#replace(message);
+      // A later epoch: the server's store lost events sent here; its state wins (protocol.md).
+      const epoch = message.epoch ?? 0;
+      const known = this.game?.epoch ?? 0;
+      const newer = epoch > known || (epoch === known && message.version >= this.game?.version);
+      if (this.game === null || newer) this.#replace(message);
       this.resyncing = false;
     } else if (message.t === "synced") {
       this.resyncing = false;
@@ -509,6 +513,7 @@ export class GamePage {
       rated: state.rated,
       setup: state.setup,
       kind: state.game ?? "amazons",
+      epoch: state.epoch ?? 0,
       start: state.start,
       moves: [...state.moves],
       clocks: state.clocks,
