@@ -5,11 +5,13 @@
 // abort while the game is young, and claim victory once the opponent has been away long enough.
 // Each side's first move is counted down (its window, from the server's offers or what its
 // `game_state` says is left), and an aborted game says why, from the reader's side.
-// Spectators see how many watch, and may turn on the analysis overlay (never a player of a live
-// game: the server refuses it). An ended game is shown for review: any position by its move
-// number, each with its analysis, and its record to save as a file; its players are offered a
-// rematch and a new game like it (rematch.js, fetched when a game of the user's ends; record.js
-// when a record is saved: neither is needed before).
+// Spectators see how many watch and the engine's judgement of each position as it comes, with
+// the region values on the board on request (never a player of a live game: the server refuses
+// it). An ended game is shown for review: any position by its move number, each with its
+// analysis, the whole game's review on request, and its record to save as a file; its players
+// are offered a rematch and a new game like it (analysis.js, fetched when the page first may
+// analyse; rematch.js when a game of the user's ends; record.js when a record is saved: none is
+// needed before).
 import { boardPoint, boardSvg, squareAt } from "./board.js";
 import { clock, make, playerName, playerPath, result, timeControl } from "./describe.js";
 import { MoveChoice } from "./choice.js";
@@ -43,9 +45,9 @@ export class GamePage {
     this.sowing = null; // Bao: the last move's sowing, worked out for the position shown
     this.sowingStep = null; // the step of it shown; null: the position itself
     this.analysisOn = false;
-    this.analyses = new Map(); // ply -> the server's analysis of the position after it
-    this.analysisAsked = null; // the ply whose analysis is on its way
-    this.analysisRetry = null;
+    this.analysis = null; // analysis.js's AnalysisPanel, once the page may analyse
+    this.analysisModule = null;
+    this.analysisLoading = null;
     this.openPath = openPath;
     this.rematch = null; // rematch.js's Rematch, once a game of the user's has ended
     this.rematchLoading = null;
@@ -64,7 +66,7 @@ export class GamePage {
   close() {
     clearInterval(this.timer);
     clearTimeout(this.confirmTimer);
-    clearTimeout(this.analysisRetry);
+    this.analysis?.close();
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -165,11 +167,12 @@ export class GamePage {
     this.analysisBox.addEventListener("change", async () => {
       this.analysisOn = this.analysisBox.checked;
       this.overlay ??= (await import("./regions.js")).overlay;
-      this.#renderAnalysis();
+      this.render();
     });
+    this.analysisHolder = make("div", { class: "analysis-holder" });
     this.analysisToggle = make("label", { class: "field check", id: "analysis-toggle" }, [
       this.analysisBox,
-      "show analysis (region values)",
+      "show the region values on the board",
     ]);
     this.analysisNote = make("p", { class: "analysis-note", id: "analysis-note" });
     // The position shown as a picture the server draws (/game/ID.svg?ply=K), to share.
@@ -209,6 +212,7 @@ export class GamePage {
           this.afterGame,
           this.review,
           this.error,
+          this.analysisHolder,
           this.analysisToggle,
           this.analysisNote,
           this.shareLine,
@@ -330,7 +334,12 @@ export class GamePage {
   // Analysis is offered to spectators, and to everyone once the game has ended.
   #mayAnalyse() {
     const game = this.game;
-    return game !== null && game.kind === "amazons" && (game.status === "ended" || this.#mine() === null);
+    return game !== null && BOARDS.has(game.kind) && (game.status === "ended" || this.#mine() === null);
+  }
+
+  // The region values on the board: Amazons only, when turned on.
+  #regionsOn() {
+    return this.analysisOn && this.game.kind === "amazons" && this.#mayAnalyse();
   }
 
   #shownPly() {
@@ -349,61 +358,54 @@ export class GamePage {
   }
 
   #renderAnalysis() {
-    if (!this.analysisOn || !this.#mayAnalyse()) {
-      this.analysisNote.textContent = "";
-      this.#renderBoard();
-      return;
+    const may = this.#mayAnalyse();
+    this.analysisHolder.hidden = !may;
+    if (may && this.analysis === null) {
+      this.analysisLoading ??= import("./analysis.js").then((module) => {
+        this.analysisModule = module;
+        this.analysis = new module.AnalysisPanel(this.connection, this.gameId, {
+          show: (ply) => this.#show(ply),
+          redraw: () => this.render(),
+        });
+        this.analysisHolder.replaceChildren(this.analysis.element);
+        this.render();
+      });
+    } else if (may) {
+      this.analysis.show(this.game, this.#shownPly(), !this.#reviewing());
     }
-    const ply = this.#shownPly();
-    const analysis = this.analyses.get(ply);
-    if (analysis === undefined) {
-      this.analysisNote.textContent = "Analysing…";
-      this.#analyse(ply);
-    } else {
-      const winners = [
-        analysis.black_first && `Black first: ${analysis.black_first} wins`,
-        analysis.white_first && `White first: ${analysis.white_first} wins`,
-      ].filter(Boolean);
-      const note = [`Sum of regions: ${analysis.sum}`, ...winners].join(" · ");
-      // The thermograph of the sum and of each contested region solved, drawn by the server.
-      const contested = analysis.regions.filter((region) => region.kind === "contested");
-      const values = new Set([analysis.sum, ...contested.map((region) => region.value)]);
-      values.delete("?");
-      const links = [...values].flatMap((value, i) => [
-        i ? ", " : " · thermographs: ",
-        make("a", {
-          class: "thermograph",
-          href: `/thermograph.svg?value=${encodeURIComponent(value)}`,
-          target: "_blank",
-          rel: "noopener",
-          title: `thermograph of ${value}`,
-          text: value.length > 24 ? `${value.slice(0, 23)}…` : value,
-        }),
-      ]);
-      this.analysisNote.replaceChildren(note, ...links);
-    }
+    this.#renderRegionNote();
     this.#renderBoard();
   }
 
-  #analyse(ply) {
-    if (this.analysisAsked !== null) return;
-    this.analysisAsked = ply;
-    clearTimeout(this.analysisRetry);
-    this.connection.request({ t: "analyze", game_id: this.gameId, ply }).then(
-      (analysis) => {
-        this.analysisAsked = null;
-        this.analyses.set(ply, analysis);
-        this.#renderAnalysis();
-      },
-      (error) => {
-        this.analysisAsked = null;
-        if (error.code === "unavailable" && error.retryAfter !== undefined) {
-          this.analysisRetry = setTimeout(() => this.#renderAnalysis(), error.retryAfter * 1000);
-          return;
-        }
-        this.analysisNote.textContent = `No analysis: ${error.message}`;
-      },
-    );
+  // Under the region values: their sum, who wins with each side first, and the thermographs.
+  #renderRegionNote() {
+    const analysis = this.#regionsOn() ? this.analysis?.at(this.#shownPly()) : undefined;
+    if (analysis === undefined) {
+      this.analysisNote.textContent = "";
+      return;
+    }
+    const winners = [
+      analysis.black_first && `Black first: ${analysis.black_first} wins`,
+      analysis.white_first && `White first: ${analysis.white_first} wins`,
+    ].filter(Boolean);
+    const sum = analysis.sum === "?" ? "not solved (? marks a region too large to solve in time)" : analysis.sum;
+    const note = [`Sum of regions: ${sum}`, ...winners].join(" · ");
+    // The thermograph of the sum and of each contested region solved, drawn by the server.
+    const contested = analysis.regions.filter((region) => region.kind === "contested");
+    const values = new Set([analysis.sum, ...contested.map((region) => region.value)]);
+    values.delete("?");
+    const links = [...values].flatMap((value, i) => [
+      i ? ", " : " · thermographs: ",
+      make("a", {
+        class: "thermograph",
+        href: `/thermograph.svg?value=${encodeURIComponent(value)}`,
+        target: "_blank",
+        rel: "noopener",
+        title: `thermograph of ${value}`,
+        text: value.length > 24 ? `${value.slice(0, 23)}…` : value,
+      }),
+    ]);
+    this.analysisNote.replaceChildren(note, ...links);
   }
 
   // How many watch: asked once as the page comes online (the lobby's game list), then pushed by
@@ -477,6 +479,10 @@ export class GamePage {
       this.#showSpectators(message.count);
       return;
     }
+    if (message.t === "game_analysis") {
+      this.analysis?.receive(message);
+      return;
+    }
     if (message.t === "game_state") {
       // A later epoch: the server's store lost events sent here; its state wins (protocol.md).
       const epoch = message.epoch ?? 0;
@@ -507,13 +513,13 @@ export class GamePage {
     else if (state.t === "game_started") firstMoveBy = this.#firstMoveWindow(now, 0);
     this.game = {
       version: state.version,
+      epoch: state.epoch ?? 0,
       white: state.white,
       black: state.black,
       time: state.time,
       rated: state.rated,
       setup: state.setup,
       kind: state.game ?? "amazons",
-      epoch: state.epoch ?? 0,
       start: state.start,
       moves: [...state.moves],
       clocks: state.clocks,
@@ -811,8 +817,9 @@ export class GamePage {
           : `Sowing of ${sowing.move}: step ${this.sowingStep + 1} of ${steps}` +
             (hand > 0 ? ` · ${seeds} in hand` : "");
     }
-    this.analysisToggle.hidden = !this.#mayAnalyse();
-    if (!this.#mayAnalyse()) this.analysisBox.checked = this.analysisOn = false;
+    const regions = this.#mayAnalyse() && game.kind === "amazons";
+    this.analysisToggle.hidden = !regions;
+    if (!regions) this.analysisBox.checked = this.analysisOn = false;
     this.#renderAnalysis();
     this.#renderMoves();
     this.#renderClocks();
@@ -926,9 +933,11 @@ export class GamePage {
     } else {
       const shown = this.choice.shown(position);
       const regions = this.#overlay(position);
-      this.boardHolder.replaceChildren(
-        boardSvg(shown, last, this.choice.marks(position), flipped, regions),
-      );
+      const svg = boardSvg(shown, last, this.choice.marks(position), flipped, regions);
+      if (this.analysis !== null && this.#mayAnalyse()) {
+        this.analysisModule.drawArrows(svg, shown, this.analysis.arrows(reviewed ?? game.moves.length));
+      }
+      this.boardHolder.replaceChildren(svg);
     }
     this.boardHolder.dataset.ply = String(reviewed ?? game.moves.length);
     this.share.href = `/game/${this.gameId}.svg?ply=${reviewed ?? game.moves.length}`;
@@ -944,8 +953,8 @@ export class GamePage {
 
   // The analysis overlay of the position shown, when it is on and its analysis has come.
   #overlay(position) {
-    if (!this.analysisOn || !this.#mayAnalyse()) return null;
-    const analysis = this.analyses.get(this.#shownPly());
+    if (!this.#regionsOn()) return null;
+    const analysis = this.analysis?.at(this.#shownPly());
     if (analysis === undefined || this.overlay === null) return null;
     try {
       return this.overlay(position, analysis);
@@ -973,7 +982,13 @@ export class GamePage {
             const ply = i + j - offset + 1; // the position after this move
             const attributes = { class: ply === shown && reviewing ? "move current" : "move", text: move };
             if (reviewing) Object.assign(attributes, { "data-ply": String(ply), role: "button", tabindex: "0" });
-            return make("span", attributes);
+            const marked = reviewing ? this.analysis?.markOf(ply) : null;
+            if (!marked) return make("span", attributes);
+            attributes["data-mark"] = marked.mark;
+            attributes.title = marked.mark;
+            const node = make("span", attributes);
+            node.append(make("span", { class: "sign", text: marked.sign }));
+            return node;
           }),
         ),
       );
