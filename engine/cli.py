@@ -22,6 +22,7 @@ from engine.cgt import cli as cgt_cli
 from engine.errors import NotationError
 from engine.game import GameRules, GameState, get_game
 from engine.picture import game_caption, game_svg
+from engine.progress import progress_printer
 from engine.records import read_records
 from engine.records_cli import add_record_options, game_option, recorded_game, recorded_position
 from engine.search.explain import MAX_EXPLAIN_DEPTH, explain
@@ -463,7 +464,7 @@ def _match(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             out=out,
             seed=args.seed,
-            progress=_progress_printer(),
+            progress=progress_printer(),
             game=args.game,
         )
     print(result.table())
@@ -483,7 +484,7 @@ def _tournament(args: argparse.Namespace) -> int:
             setup=_match_setup(args),
             jobs=args.jobs,
             out=out,
-            progress=_progress_printer(),
+            progress=progress_printer(),
             game=args.game,
         )
     print(result.cross_table())
@@ -513,16 +514,6 @@ def _fit(args: argparse.Namespace) -> int:
 
 def _records(path: Path | None) -> contextlib.AbstractContextManager[TextIO | None]:
     return path.open("a") if path else contextlib.nullcontext()
-
-
-def _progress_printer() -> Callable[[str], None]:
-    """Progress on stderr: one line redrawn on a terminal, a line per game elsewhere."""
-    live = sys.stderr.isatty()
-
-    def show(line: str) -> None:
-        print("\r" + line if live else line, end="\x1b[K" if live else "\n", file=sys.stderr)
-
-    return show
 
 
 def _move_order(move: Move) -> tuple[int, ...]:

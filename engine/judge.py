@@ -8,7 +8,7 @@ position is judged the same on any machine and every time (servers cache judgeme
 position).
 
 The scale is White's chance to win, 0 to 1 (docs/cgt.md, "The engine's judgement"):
-* Amazons: the search's win rate of its best move, which counts from a par (the position's
+* Amazons: the search's win rate over all its playouts, which counts from a par (the position's
   value two plies on, `invader`'s komi), turned back into an absolute chance by adding the par
   again on the logistic scale the evaluation was fitted to (`absolute_chance`); 1 or 0 when
   exact.
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from engine.amazons import Position
@@ -59,18 +59,18 @@ DEFAULT_EFFORT: Final = 4
 LINE_PLIES: Final = 12  # the longest best line given
 # A move of the best line needs this many playouts through it: below, the tree's choice is
 # noise.
-LINE_VISITS: Final = 8
+LINE_VISITS: Final = 4
 # Region positions the CGT solver may search at effort 1 (doubled at each step): about 0.05 s
 # of the solver's work on this machine.
 REGION_POSITIONS: Final = 2_500
 # Contested regions with more empty squares than this are not given to the solver: no budget
 # the effort allows would solve them.
 SOLVABLE_EMPTY: Final = 30
+# Bao: plies searched below the effort, the effort added (two searches, a ply apart).
+BAO_DEPTH: Final = 4
 # Bao: a value of x seeds for the side to move is a chance of 1 / (1 + e^(-x / 8)): eight
 # seeds ahead is 73%, twenty 92%.
 BAO_SEEDS_SLOPE: Final = 1 / 8
-# Chances that differ by less are the same: 0.7 - 0.6 is a drop of 0.1.
-ROUNDING: Final = 1e-9
 # The fraction of a point counted as a chance: beyond, the logit is infinite.
 CERTAIN: Final = 1e-6
 
@@ -165,25 +165,30 @@ def _judge_amazons(position: Position, effort: int) -> Judgement:
     over = _over("amazons", position)
     if over is not None:
         return over
-    playouts = 250 << effort
-    line, estimate = _search(position, playouts)
-    analysis, too_large = _regions(position, REGION_POSITIONS << (effort - 1))
+    positions = REGION_POSITIONS << (effort - 1)
+    analysis, too_large = _regions(position, positions)
     regions = None if analysis is None else analysis.as_dict()
     mover = position.side_to_move
+    playouts = 250 << effort
     if analysis is not None and analysis.total is not None:
         won = analysis.winner(mover)
-        exact_line = _exact_line(position, REGION_POSITIONS << (effort - 1))
+        line = _exact_line(position, positions)
+        searched = None
+        if not line:  # the solver ran out of positions on the way: the search's move
+            line, _ = _search(position, playouts)
+            searched = playouts
         return Judgement(
             "amazons",
             position.text(),
             1.0 if won is Side.WHITE else 0.0,
-            exact_line or line,
+            line,
             None,
-            playouts,
+            searched,
             True,
             regions,
             f"exact: {_name(won)} wins, {_name(mover)} moving first",
         )
+    line, estimate = _search(position, playouts)
     percent = f"the engine's estimate is White {round(100 * estimate)}%"
     note = f"not solved: {too_large}; {percent}" if too_large else percent
     return Judgement(
@@ -197,8 +202,12 @@ def _search(position: Position, playouts: int) -> tuple[tuple[str, ...], float]:
     tree = bot.search(position, math.inf)
     best = tree.most_visited(0)
     assert best is not None  # the position has a move
-    rate = float(tree.wins[best] / tree.nodes[best, VISITS])
-    white = rate if position.side_to_move is Side.WHITE else 1.0 - rate
+    # The root's playouts, not its best move's: the best move's rate flatters the side to move
+    # (its moves are chosen, the replies less searched), by 6 to 9 points on 10x10 middle
+    # games at 4,000 playouts, so that every move would seem to lose that much; the root's
+    # rate swings by under 2 (docs/cgt.md). The root keeps the result of the side not to move.
+    rate = float(tree.wins[0] / tree.nodes[0, VISITS])
+    white = rate if position.side_to_move is Side.BLACK else 1.0 - rate
     slope = float(bot.params[2])
     chance = absolute_chance(white, tree.par, slope)
     line = position.clone()
@@ -280,27 +289,46 @@ def _judge_bao(position: BaoPosition, effort: int) -> Judgement:
     over = _over("bao", position)
     if over is not None:
         return over
-    depth = 2 + effort
-    decision = BaoDeepBot(depth=depth).choose(position.clone(), Budget(seconds=1.0))
-    score = decision.score
+    moves = position.legal_moves
+    if len(moves) == 1:  # forced: the position after the move says more than a search of one
+        child = position.clone()
+        child.apply(moves[0])
+        after = _judge_bao(child, effort)
+        line = (str(moves[0]), *after.line)[:LINE_PLIES]
+        return replace(after, position=position.text(), line=line)
+    # Two searches a ply apart, their chances averaged: a search that ends on the mover's own
+    # move flatters the mover, one that ends on the reply the other side, by 13 to 15 points
+    # on a 93-ply game (docs/cgt.md).
+    depth = BAO_DEPTH + effort
+    decisions = [
+        BaoDeepBot(depth=d).choose(position.clone(), Budget(seconds=1.0))
+        for d in (depth, depth + 1)
+    ]
     mover_white = position.current_player == 0
-    if score is None:  # a single legal move: nothing was searched
-        chance, exact, note = 0.5, False, "one legal move"
-    elif abs(score) > WIN / 2:
+    proven = [d for d in decisions if d.score is not None and abs(d.score) > WIN / 2]
+    deeper = decisions[-1]
+    if proven:
+        score = proven[-1].score
+        assert score is not None
         won = (score > 0) == mover_white
-        chance, exact = (1.0 if won else 0.0), True
         plies = round(WIN - abs(score))
+        chance, exact = (1.0 if won else 0.0), True
         note = f"exact: {'White' if won else 'Black'} wins within {plies} plies"
+        deeper = proven[-1]
     else:
-        mover = 1.0 / (1.0 + math.exp(-BAO_SEEDS_SLOPE * score))
-        chance, exact = (mover if mover_white else 1.0 - mover), False
+        chances = []
+        for decision in decisions:
+            assert decision.score is not None
+            mover = 1.0 / (1.0 + math.exp(-BAO_SEEDS_SLOPE * decision.score))
+            chances.append(mover if mover_white else 1.0 - mover)
+        chance, exact = sum(chances) / len(chances), False
         note = f"the engine's estimate is White {round(100 * chance)}%"
     return Judgement(
         "bao",
         position.text(),
         chance,
-        tuple(decision.pv)[:LINE_PLIES],
-        decision.depth,
+        tuple(deeper.pv)[:LINE_PLIES],
+        deeper.depth,
         None,
         exact,
         None,
@@ -325,7 +353,9 @@ def review(moves: Sequence[str], judgements: Sequence[Judgement]) -> tuple[MoveR
         mover = _mover(before)
         gain = after.white_wins - before.white_wins
         loss = max(0.0, -gain if mover == "white" else gain)
-        mark = next((name for name, drop in THRESHOLDS if loss >= drop - ROUNDING), None)
+        # Marked by the drop in whole points, as it is shown: a drop shown as 20% is a mistake.
+        points = round(100 * loss)
+        mark = next((name for name, drop in THRESHOLDS if points >= round(100 * drop)), None)
         better = before.line[0] if mark and before.line and before.line[0] != move else None
         reviews.append(
             MoveReview(ply, move, mover, before.white_wins, after.white_wins, loss, mark, better)

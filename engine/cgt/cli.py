@@ -20,7 +20,10 @@ from engine.cgt.analysis import PositionAnalysis, analyze
 from engine.cgt.form import Form
 from engine.cgt.thermograph_drawing import thermograph_svg, thermograph_text
 from engine.errors import NotationError
-from engine.records_cli import add_record_options, game_option, recorded_position
+from engine.game_review import review_record
+from engine.judge import DEFAULT_EFFORT, MAX_EFFORT
+from engine.progress import progress_printer
+from engine.records_cli import add_record_options, game_option, recorded_game, recorded_position
 
 __all__ = ["add_commands"]
 
@@ -83,11 +86,15 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     analysis = commands.add_parser(
         "analyze",
-        help="a position's regions, their values, who wins and the winning moves",
+        help="a position's regions, their values, who wins and the winning moves; or a "
+        "recorded game reviewed move by move",
         description="List every region of a position with its kind, size, amazons, canonical "
         "value, mean and temperature; then their sum, who wins with each side to move and the "
         "moves that keep a win for the side to move. A value not found within the time given "
-        "prints as ?.",
+        "prints as ?. With --record FILE and no --ply, review the whole game (either game): "
+        "every position judged by the engine (White's chance to win, exact once solved), "
+        "each move marked inaccuracy, mistake or blunder by the mover's drop in that chance, "
+        "with the engine's better move, and each player's count of marks and average loss.",
     )
     sources = analysis.add_mutually_exclusive_group(required=True)
     sources.add_argument("--fen", metavar="TEXT", help="position text")
@@ -98,6 +105,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=10.0,
         metavar="SECONDS",
         help="time for the whole analysis (default 10)",
+    )
+    analysis.add_argument(
+        "--effort",
+        type=_effort,
+        default=DEFAULT_EFFORT,
+        metavar="N",
+        help=f"reviewing a game: the engine's work a position, 1 to {MAX_EFFORT}, each step "
+        f"twice the last (default {DEFAULT_EFFORT}: about a second a 10x10 position)",
     )
     analysis.add_argument("--json", action="store_true", help="print one JSON object")
     analysis.set_defaults(run=_analyze)
@@ -167,7 +182,19 @@ def _value(args: argparse.Namespace) -> int:
     return 0
 
 
+def _effort(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_EFFORT:
+        raise argparse.ArgumentTypeError(f"{value} is not from 1 to {MAX_EFFORT}")
+    return value
+
+
 def _analyze(args: argparse.Namespace) -> int:
+    if args.record is not None and args.ply is None:
+        return _review(args)
     if game_option(args) != "amazons":
         raise NotationError(f"analyze knows Amazons only, not {game_option(args)}")
     position = recorded_position(args)
@@ -178,6 +205,24 @@ def _analyze(args: argparse.Namespace) -> int:
         print(json.dumps(result.as_dict()))
     else:
         print("\n".join(_report(result)))
+    return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    """The whole recorded game reviewed, with progress on stderr."""
+    found = recorded_game(args)
+    assert found is not None
+    record, _ = found
+    title = f"game {1 if args.game is None else args.game} of {args.record}"
+    show = progress_printer()
+
+    def progress(done: int, total: int) -> None:
+        show(f"{title}: {done} of {total} positions judged")
+
+    reviewed = review_record(record, effort=args.effort, progress=progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)  # past the redrawn progress line
+    print(reviewed.json() if args.json else reviewed.text(title))
     return 0
 
 

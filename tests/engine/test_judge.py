@@ -114,7 +114,7 @@ def test_bao_is_judged_by_a_fixed_depth_search() -> None:
     assert judgement == judge("bao", text, effort=1)
     assert judgement.game == "bao"
     assert judgement.regions is None
-    assert judgement.depth == 3
+    assert judgement.depth == 6
     assert judgement.playouts is None
     assert 0.0 < judgement.white_wins < 1.0
     assert not judgement.exact
