@@ -52,6 +52,8 @@ _Array = TypeVar("_Array", Int64Array, UInt8Array, Float64Array)
 # where each look costs (2,000 made B6/W6 15% slower).
 _STEPS_PER_CHUNK: Final = 20_000
 _STEPS_PER_TIMED_CHUNK: Final = 2_000
+# Entries of the search's cache of boards after moves at most (16 MB).
+_MOST_CACHED: Final = 1 << 20
 
 
 class BudgetExceededError(Exception):
@@ -113,6 +115,7 @@ class RegionSolver:
         self._moves = np.zeros(1 << 12, dtype=np.int64)
         self._dedup = np.zeros((2, 1 << 10), dtype=np.int64)
         self._finished = np.zeros(1 << 12, dtype=np.int64)
+        self._cache = _empty_cache(1 << 14)
         self._board_size = 0
         self._frames = np.zeros((64, ks.F_COLUMNS), dtype=np.int64)
         self._boards = np.zeros((64, 1), dtype=np.uint8)
@@ -305,6 +308,7 @@ class RegionSolver:
                     self._scratch,
                     self._keys,
                     self._found,
+                    self._cache,
                     budget.steps,
                 )
                 if evaluating is not None:
@@ -422,6 +426,11 @@ class RegionSolver:
         """Make every array at least as big as the search asked for."""
         meta = self._meta
         self._nodes = _grown(self._nodes, int(meta[ks.M_NEED_NODES]))
+        # The boards after moves grow with the positions (four to six of them a position);
+        # past a million entries the cache forgets instead.
+        entries = min(_power_of_two(4 * self._nodes.shape[0]), _MOST_CACHED)
+        if entries > self._cache.shape[0]:
+            self._cache = _empty_cache(entries)
         self._arena = _grown(self._arena, int(meta[ks.M_NEED_ARENA]))
         self._options = _grown(self._options, int(meta[ks.M_NEED_OPTIONS]))
         self._parts = _grown(self._parts, int(meta[ks.M_NEED_PARTS]))
@@ -496,6 +505,10 @@ def _grown(array: _Array, need: int) -> _Array:
     grown: _Array = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
     grown[: array.shape[0]] = array
     return grown
+
+
+def _empty_cache(entries: int) -> Int64Array:
+    return np.full((entries, ks.C_COLUMNS), -1, dtype=np.int64)
 
 
 def _power_of_two(n: int) -> int:

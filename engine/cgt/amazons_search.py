@@ -79,7 +79,16 @@ F_PART = 8  # phase 2: next part of that option
 F_STRIDE = 9
 F_ROWS = 10
 F_SWITCHED = 11  # contested: the right moves have begun
-F_COLUMNS = 12
+F_PACKED = 12  # the board's cells packed two bits a cell (_packed_board), or -1
+F_INVERSE = 13  # ceil(2^32 / stride): a square's row is (square * this) >> 32
+F_COLUMNS = 14
+
+# Columns of `cache`: what a move's board (a small region's, packed) falls apart into, in
+# 16 bytes, so that four entries share a cache line.
+C_BOARD = 0  # the packed board after the move, -1 for an empty entry
+C_VALUE = 1  # width << 8 | height, 1 << 16 if it has a contested part, the settled parts'
+# value + 128 << 17 (8 bits), the contested part (as in `parts`) << 25
+C_COLUMNS = 2
 
 # Fields of `meta`.
 M_NODES = 0
@@ -113,6 +122,7 @@ SYMMETRIES = np.array([(s.xx, s.xy, s.yx, s.yy) for s in regions.SYMMETRIES], dt
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
@@ -231,9 +241,12 @@ def region_key(
     y0 = 1 << 30
     x1 = -1
     y1 = -1
-    # One division a cell (its row, kept in `candidate`): divisions are most of the cost here.
+    # Each cell's row (kept in `candidate`) by a multiplication and a shift: a division a
+    # cell was most of the cost here. With m = ceil(2^32 / stride), (c * m) >> 32 is c // stride
+    # for c * stride < 2^32, as for every board of moves coded in 10 bits a square.
+    inverse = ((1 << 32) + stride - 1) // stride
     for k in range(first, last):
-        y = cells[k] // stride
+        y = (cells[k] * inverse) >> 32
         x = cells[k] - y * stride
         candidate[k - first] = y
         x0 = min(x0, x)
@@ -297,9 +310,36 @@ def region_key(
 
 # Regions of up to this many cells in their bounding box have their key found as one integer,
 # two bits a cell, the first cell the most significant: comparing two keys of the same shape
-# is then one comparison, and swapping the colours (codes 2 and 3) one xor.
+# is then one comparison, and swapping the colours (codes 2 and 3) one xor. The 8 turns are
+# found from two integers, the cells read row by row and column by column: turning half a turn
+# reverses the order of the cells, and a mirror reverses the order of the rows.
 _PACKED_CELLS = 31
 _LOW_BITS = 0x5555555555555555
+
+
+@njit(cache=True, inline="always")
+def _reversed_cells(packed: np.int64, area: int) -> np.int64:
+    """The first `area` two-bit cells of `packed` in reverse order (the last the most
+    significant)."""
+    v = packed
+    v = ((v >> 2) & 0x3333333333333333) | ((v & 0x3333333333333333) << 2)
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0F) | ((v & 0x0F0F0F0F0F0F0F0F) << 4)
+    v = ((v >> 8) & 0x00FF00FF00FF00FF) | ((v & 0x00FF00FF00FF00FF) << 8)
+    v = ((v >> 16) & 0x0000FFFF0000FFFF) | ((v & 0x0000FFFF0000FFFF) << 16)
+    v = ((v >> 32) & 0xFFFFFFFF) | ((v & 0xFFFFFFFF) << 32)
+    # The arithmetic shift drags the sign bit along: the mask cuts it off.
+    return (v >> (64 - 2 * area)) & ((1 << (2 * area)) - 1)
+
+
+@njit(cache=True, inline="always")
+def _reversed_rows(packed: np.int64, length: int, count: int) -> np.int64:
+    """`packed` (count rows of `length` two-bit cells) with its rows in reverse order."""
+    bits = 2 * length
+    mask = (1 << bits) - 1
+    v = np.int64(0)
+    for r in range(count):
+        v = (v << bits) | ((packed >> (bits * r)) & mask)
+    return v
 
 
 @njit(cache=True)
@@ -310,36 +350,44 @@ def _packed_key(
     and return whether it is the swapped one."""
     area = width * height
     low = _LOW_BITS & ((1 << (2 * area)) - 1)
-    best_width = 1 << 30
-    best = 0
-    swapped = False
-    for s in range(8):
-        xx = SYMMETRIES[s, 0]
-        xy = SYMMETRIES[s, 1]
-        yx = SYMMETRIES[s, 2]
-        yy = SYMMETRIES[s, 3]
-        w2 = width if xy == 0 else height
-        if w2 > best_width:
-            continue  # wider than the best key: greater from its first byte
-        mx = min(0, xx * (width - 1)) + min(0, xy * (height - 1))
-        my = min(0, yx * (width - 1)) + min(0, yy * (height - 1))
-        packed = 0
-        for y in range(height):
-            for x in range(width):
-                tx = xx * x + xy * y - mx
-                ty = yx * x + yy * y - my
-                packed |= np.int64(grid[y * width + x]) << (2 * (area - 1 - ty * w2 - tx))
-        # On a tie an unswapped key wins, so `swapped` means strictly less.
-        if w2 < best_width or packed < best or (packed == best and swapped):
-            best_width = w2
-            best = packed
-            swapped = False
-        if swaps:
-            # Codes 2 and 3 (white, black) differ in their low bit, under a high bit of 1.
-            other = packed ^ ((packed >> 1) & low)
-            if other < best:
-                best = other
-                swapped = True
+    by_rows = np.int64(0)
+    by_columns = np.int64(0)
+    for y in range(height):
+        for x in range(width):
+            c = np.int64(grid[y * width + x])
+            by_rows = (by_rows << 2) | c
+            by_columns |= c << (2 * (area - 1 - x * height - y))
+    # The key's first byte is its width: only the turns of the least width compete.
+    best_width = min(width, height)
+    best = np.int64(-1)
+    best_swapped = np.int64(-1)
+    for turn in range(2):
+        if turn == 0:
+            if width != best_width:
+                continue
+            packed = by_rows
+            length = width
+        else:
+            if height != best_width:
+                continue
+            packed = by_columns
+            length = height
+        mirrored = _reversed_rows(packed, length, area // length)
+        for candidate in (
+            packed,
+            mirrored,
+            _reversed_cells(packed, area),
+            _reversed_cells(mirrored, area),
+        ):
+            if best < 0 or candidate < best:
+                best = candidate
+            other = candidate ^ ((candidate >> 1) & low)
+            if best_swapped < 0 or other < best_swapped:
+                best_swapped = other
+    # On a tie an unswapped key wins, so `swapped` means strictly less.
+    swapped = swaps and bool(best_swapped < best)
+    if swapped:
+        best = best_swapped
     out[at] = best_width
     out[at + 1] = area // best_width
     for i in range(area):
@@ -516,8 +564,29 @@ def _push(
     frames[d, F_NODE] = node
     frames[d, F_STRIDE] = stride
     frames[d, F_ROWS] = rows
+    frames[d, F_PACKED] = _packed_board(arena, nodes[node, N_KEY], nodes[node, N_LEN])
+    frames[d, F_INVERSE] = ((1 << 32) + stride - 1) // stride
     nodes[node, N_STATE] = OPEN
     meta[M_DEPTH] = d + 1
+
+
+@njit(cache=True)
+def _packed_board(arena: np.ndarray, at: int, length: int) -> int:
+    """The cells of the key at arena[at:at + length], two bits a cell, the first the most
+    significant; -1 for a key of more than _PACKED_CELLS cells."""
+    if length - 2 > _PACKED_CELLS:
+        return -1
+    packed = 0
+    for k in range(at + 2, at + length):
+        packed = (packed << 2) | int(np.int64(arena[k]))
+    return packed
+
+
+@njit(cache=True, inline="always")
+def _cell_shift(square: int, width: int, area: int, inverse: int) -> int:
+    """Where a padded board's square sits in its packed cells (width + 2 a row)."""
+    y = (square * inverse) >> 32
+    return 2 * (area - 1 - (square - 2 * y - width - 1))
 
 
 @njit(cache=True)
@@ -558,6 +627,7 @@ def search(
     scratch: np.ndarray,
     keys: np.ndarray,
     found: np.ndarray,
+    cache: np.ndarray,
     max_steps: int,
 ) -> int:
     """Run the search on the stack until it is empty (STACK_EMPTY) or it must stop: for more
@@ -566,7 +636,13 @@ def search(
 
     `dedup` (two rows: option, generation) finds a contested position's options with the same
     parts, of which only the best integer is kept: for Left the largest, for Right the least.
-    `work` is a board; `scratch` rows are labels, cells, starts, grid, candidate and parts."""
+    `work` is a board; `scratch` rows are labels, cells, starts, grid, candidate and parts.
+
+    `cache` (rows C_*, a power of two of them, each entry in the row its board hashes to)
+    keeps what the boards after moves in regions of up to _PACKED_CELLS cells fall apart
+    into: the same board is reached from many positions (in B6/W6 a move's board has been
+    met before at four moves in five), and a hit saves splitting it, finding its regions'
+    keys and looking them up."""
     labels = scratch[0]
     cells = scratch[1]
     starts = scratch[2]
@@ -683,35 +759,70 @@ def search(
                 meta[M_NEED_FRAMES] = d + 2
                 return NEED_ROOM
             move = moves[i]
-            size = stride * rows
-            for k in range(size):
-                work[k] = board[k]
-            play(work, move)
-            count = components(
-                work, stride, rows, labels, cells, starts, grid, candidate, keys, found
-            )
-            integer = 0
-            n_parts = 0
-            suspended = False
-            for c in range(count):
-                at = found[c, 0]
-                length = found[c, 1]
-                child, slot = find(keys, at, length, nodes, arena, slots)
-                if child < 0:
-                    child = add_node(keys, at, length, slot, meta, nodes, arena, slots)
-                negative = found[c, 2] == 1
-                if nodes[child, N_KIND] == CONTESTED:
-                    mine[n_parts] = 2 * child + (1 if negative else 0)
-                    n_parts += 1
-                elif nodes[child, N_STATE] == DONE:
-                    integer += -nodes[child, N_INT] if negative else nodes[child, N_INT]
-                else:
-                    # Value the settled region first, then play this move again.
-                    _push(child, meta, nodes, arena, frames, boards)
-                    suspended = True
-                    break
-            if suspended:
-                continue
+            packed = frames[d, F_PACKED]
+            entry = -1
+            shape = 0
+            hit = False
+            if packed >= 0:
+                width = stride - 2
+                shape = (width << 8) | (rows - 2)
+                area = width * (rows - 2)
+                inverse = frames[d, F_INVERSE]
+                origin = move & 1023
+                piece = np.int64(board[origin])
+                # The origin empties, the target takes the amazon, the arrow burns an empty
+                # square (the origin, maybe): each cell's change added in place.
+                packed += (
+                    ((1 - piece) << _cell_shift(origin, width, area, inverse))
+                    + ((piece - 1) << _cell_shift((move >> 10) & 1023, width, area, inverse))
+                    - (1 << _cell_shift(move >> 20, width, area, inverse))
+                )
+                h = (np.uint64(packed) ^ (np.uint64(shape) << np.uint64(48))) * _GOLDEN
+                entry = int(np.int64(h >> np.uint64(32)) & (cache.shape[0] - 1))
+                value = cache[entry, C_VALUE]
+                if cache[entry, C_BOARD] == packed and value & 0xFFFF == shape:
+                    hit = True
+                    n_parts = (value >> 16) & 1
+                    integer = ((value >> 17) & 255) - 128
+                    mine[0] = value >> 25
+            if not hit:
+                size = stride * rows
+                for k in range(size):
+                    work[k] = board[k]
+                play(work, move)
+                count = components(
+                    work, stride, rows, labels, cells, starts, grid, candidate, keys, found
+                )
+                integer = 0
+                n_parts = 0
+                suspended = False
+                for c in range(count):
+                    at = found[c, 0]
+                    length = found[c, 1]
+                    child, slot = find(keys, at, length, nodes, arena, slots)
+                    if child < 0:
+                        child = add_node(keys, at, length, slot, meta, nodes, arena, slots)
+                    negative = found[c, 2] == 1
+                    if nodes[child, N_KIND] == CONTESTED:
+                        mine[n_parts] = 2 * child + (1 if negative else 0)
+                        n_parts += 1
+                    elif nodes[child, N_STATE] == DONE:
+                        integer += -nodes[child, N_INT] if negative else nodes[child, N_INT]
+                    else:
+                        # Value the settled region first, then play this move again.
+                        _push(child, meta, nodes, arena, frames, boards)
+                        suspended = True
+                        break
+                if suspended:
+                    continue
+                if entry >= 0 and n_parts <= 1 and -128 <= integer < 128:
+                    cache[entry, C_BOARD] = packed
+                    cache[entry, C_VALUE] = (
+                        shape
+                        | (n_parts << 16)
+                        | ((integer + 128) << 17)
+                        | ((mine[0] << 25) if n_parts else 0)
+                    )
             steps += 1
             meta[M_STEPS] += 1
             frames[d, F_NEXT] = i + 1
