@@ -3,14 +3,16 @@ test, tests/redis_cluster.py), over real websockets: guests and people log in (a
 password is refused), a seek, a challenge and a quick pairing start games, a rated game between
 people ends and rates both, a spectator watches, a house bot answers through a worker; two
 server processes share a game whose slot lies on the one master neither player's first
-connection needed, each version reaching each connection once; and a game's master killed in
-the middle of it, the game goes on once the replica takes over."""
+connection needed, each version reaching each connection once; a game's master killed in the
+middle of it, the game goes on once the replica takes over; a move a failover lost taken back on
+every connection; and a ladder's rounds played, rated and counted."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 
 import msgpack
 import pytest
@@ -21,14 +23,27 @@ from redis.crc import key_slot
 from clients.core import ClientCore
 from clients.view import GameView
 from engine.amazons import Position
+from server.clock import now_ms
 from server.db import Database
 from server.games import open_redis
 from server.identity import create_account
+from server.ladder.store import Ladder, LadderStore, parse_time
 from server.lane import LaneCluster
+from server.offers import TimeControls
 from server.protocol import GameStatus
 from server.storage import game_key
 from tests.redis_cluster import LocalCluster
-from tests.server.endpoint import house_worker, serving
+from tests.server.endpoint import arena_serving, house_worker, serving, until
+from tests.server.test_ladder_end_to_end import (
+    ANCHOR_NAMES,
+    LADDER,
+    _all_rated,
+    _counted,
+    _games,
+    _in_process,
+    _past_first_moves,
+    _rounds_played,
+)
 from tests.server.test_wire import SIX, _event_versions, _moves
 from tests.server.wire import Frame, Wire
 
@@ -285,3 +300,40 @@ async def test_a_move_a_failover_lost_is_taken_back_on_every_connection(
             ), wire.user
         for wire in (a, b, spectator):
             await wire.close()
+
+
+async def test_a_ladder_plays_its_rounds_on_a_cluster(
+    redis_cluster: LocalCluster, cluster_client: Redis, database: Database
+) -> None:
+    # Two bots and the anchors through a worker, paired, played, rated and counted as on one
+    # Redis (tests/server/test_ladder_end_to_end.py), the ladder's keys on their masters.
+    store = LadderStore(cluster_client, database)
+    await store.create(Ladder(LADDER, "6x6", parse_time("2+0")))
+    bots = {"Ada", "Bea"}
+    async with (
+        house_worker(cluster_client, "anchors"),
+        arena_serving(
+            redis_cluster.url,
+            time_controls=TimeControls.parse("1-600+10"),
+            ladder_round_seconds=0.2,
+            ladder_lease_ms=10_000,
+        ) as (_, url),
+    ):
+        async with (
+            _in_process(database, url, "Ada", "random"),
+            _in_process(database, url, "Bea", "greedy"),
+        ):
+            await _rounds_played(store, bots, ANCHOR_NAMES, rounds=2)
+            for bot in bots:
+                await store.leave(LADDER, bot)
+            await until(partial(_past_first_moves, store), "every ladder game past its first moves")
+        await _all_rated(store)
+    games = await _games(store)
+    played, won = _counted(games)
+    assert set(played) - ANCHOR_NAMES == bots
+    table = await store.table(LADDER, now_ms())
+    assert {row.name: (row.score.games, row.score.wins) for row in table.rows} == {
+        name: (played[name], won[name]) for name in played
+    }
+    ratings = await store.ratings(LADDER)
+    assert all(ratings[bot.lower()].deviation < 350 for bot in bots)
