@@ -1,9 +1,9 @@
 """The server's end-to-end paths on a Redis Cluster of 3 masters and 3 replicas (started for each
 test, tests/redis_cluster.py), over real websockets: guests and people log in (and a wrong
 password is refused), a seek, a challenge and a quick pairing start games, a rated game between
-people ends and rates both, a spectator watches, a house bot answers through a worker; two
-server processes share a game whose slot lies on the one master neither player's first
-connection needed, each version reaching each connection once; a game's master killed in the
+people ends and rates both, a spectator watches, a house bot answers through a worker; three
+server processes, a player on each of two and the spectator on the third, share a game whose
+slot lies on any master, each version reaching each connection once; a game's master killed in the
 middle of it, the game goes on once the replica takes over; a move a failover lost taken back on
 every connection; and a ladder's rounds played, rated and counted."""
 
@@ -176,10 +176,14 @@ def _slot_master(cluster: LocalCluster, game_id: str) -> int:
     return cluster.master_of(key_slot(game_key(game_id).encode()))
 
 
-async def test_two_server_processes_share_a_game_and_a_spectator_on_a_cluster(
+async def test_three_server_processes_share_a_game_and_a_spectator_on_a_cluster(
     redis_cluster: LocalCluster, database: Database
 ) -> None:
-    async with serving(redis_cluster.url) as first, serving(redis_cluster.url) as second:
+    async with (
+        serving(redis_cluster.url) as first,
+        serving(redis_cluster.url) as second,
+        serving(redis_cluster.url) as third,
+    ):
         a, b = await Wire.guest(first), await Wire.guest(second)
         added = await a.call("seek", time=SIX, setup="6x6")
         started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
@@ -187,7 +191,7 @@ async def test_two_server_processes_share_a_game_and_a_spectator_on_a_cluster(
         game_id = started["game_id"]
         # The game lives on one master of three, whichever its id hashes to.
         assert _slot_master(redis_cluster, game_id) in redis_cluster.masters()
-        spectator = await Wire.guest(second)
+        spectator = await Wire.guest(third)
         assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
         white, black = _sides(a, b, started)
         moves = _moves("6x6", 12)
