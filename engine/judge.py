@@ -47,6 +47,7 @@ __all__ = [
     "Judgement",
     "MoveReview",
     "PlayerSummary",
+    "absolute_chance",
     "judge",
     "review",
     "summary",
@@ -60,12 +61,14 @@ LINE_PLIES: Final = 12  # the longest best line given
 # A move of the best line needs this many playouts through it: below, the tree's choice is
 # noise.
 LINE_VISITS: Final = 4
-# Region positions the CGT solver may search at effort 1 (doubled at each step): about 0.05 s
-# of the solver's work on this machine.
-REGION_POSITIONS: Final = 2_500
-# Contested regions with more empty squares than this are not given to the solver: no budget
-# the effort allows would solve them.
-SOLVABLE_EMPTY: Final = 30
+# Region positions the CGT solver may search at effort 1 (doubled at each step): the solver
+# met 16,000 to 20,000 a second on 10x10 regions on the loaded 2-core machine, so 10,000 at the
+# default is about half a second at most.
+REGION_POSITIONS: Final = 1_250
+# Regions with more empty squares than this are not given to the solver: on a 10x10 game it
+# solved regions of 9 and 10 empty squares within 5,000 and 20,000 positions, and none of 16
+# or more within 80,000.
+SOLVABLE_EMPTY: Final = 14
 # Bao: plies searched below the effort, the effort added (two searches, a ply apart).
 BAO_DEPTH: Final = 4
 # Bao: a value of x seeds for the side to move is a chance of 1 / (1 + e^(-x / 8)): eight
@@ -166,13 +169,16 @@ def _judge_amazons(position: Position, effort: int) -> Judgement:
     if over is not None:
         return over
     positions = REGION_POSITIONS << (effort - 1)
-    analysis, too_large = _regions(position, positions)
+    # A fresh solver for each judgement: with a memo kept from one to the next, whether a
+    # region is solved within the budget would depend on what was asked before.
+    solver = RegionSolver()
+    analysis, too_large = _regions(position, solver, positions)
     regions = None if analysis is None else analysis.as_dict()
     mover = position.side_to_move
     playouts = 250 << effort
     if analysis is not None and analysis.total is not None:
         won = analysis.winner(mover)
-        line = _exact_line(position, positions)
+        line = _exact_line(position, solver, positions)
         searched = None
         if not line:  # the solver ran out of positions on the way: the search's move
             line, _ = _search(position, playouts)
@@ -230,7 +236,9 @@ def absolute_chance(relative: float, par: float, slope: float) -> float:
     return 1.0 / (1.0 + math.exp(-(math.log(relative / (1.0 - relative)) + slope * par)))
 
 
-def _regions(position: Position, positions: int) -> tuple[PositionAnalysis | None, str]:
+def _regions(
+    position: Position, solver: RegionSolver, positions: int
+) -> tuple[PositionAnalysis | None, str]:
     """The CGT analysis (None when the board is one region too large to try) and what was too
     large to solve, in words ("" when every region was solved)."""
     regions = position.regions()
@@ -240,9 +248,7 @@ def _regions(position: Position, positions: int) -> tuple[PositionAnalysis | Non
     analysis = analyze(
         position,
         positions=positions,
-        # A fresh solver each time: with a memo shared between calls, whether a region is
-        # solved within the budget would depend on what was asked before.
-        solver=RegionSolver(),
+        solver=solver,
         largest=SOLVABLE_EMPTY,
     )
     unsolved = sorted((r.region.empty for r in analysis.regions if r.value is None), reverse=True)
@@ -258,16 +264,20 @@ def _too_large(empty: list[int], *, whole: bool) -> str:
     return f"{len(empty)} regions (the largest {empty[0]} empty squares) are too large to solve"
 
 
-def _exact_line(position: Position, positions: int) -> tuple[str, ...]:
-    """The line of perfect play by the regions' values: at each ply the mover's move that
-    leaves the best mean for it among those that keep a win (or among all when none does)."""
-    solver = RegionSolver()
+def _exact_line(position: Position, solver: RegionSolver, positions: int) -> tuple[str, ...]:
+    """The line of perfect play by the regions' values, within `positions` new region
+    positions in all: at each ply the mover's move that leaves the best mean for it among
+    those that keep a win (or among all when none does)."""
+    first = solver.stats.positions
     line = position.clone()
     moves: list[str] = []
     try:
         while len(moves) < LINE_PLIES and not line.is_terminal():
+            left = positions - (solver.stats.positions - first)
+            if left <= 0:
+                break
             black = line.side_to_move is Side.BLACK
-            options = solver.move_values(line, positions=positions)
+            options = solver.move_values(line, positions=left)
             winning = [o for o in options if (o.value >= ZERO if black else o.value <= ZERO)]
             sign = 1 if black else -1
             chosen = max(winning or options, key=lambda o: sign * o.value.mean)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine.amazons import SETUPS, Position
@@ -11,7 +13,7 @@ from engine.cgt.amazons import RegionSolver
 from engine.cgt.analysis import analyze
 from engine.cgt.form import ZERO
 from engine.errors import NotationError
-from engine.judge import Judgement, judge, review, summary
+from engine.judge import Judgement, absolute_chance, judge, review, summary
 
 # White to move wins with some moves and loses with others: a settled region of White's
 # worth three moves beside a contested one worth +-1.
@@ -45,6 +47,29 @@ def test_a_solved_endgame_is_exact_with_the_solver_s_winner(text: str) -> None:
     names = {Side.WHITE: "White", Side.BLACK: "Black"}
     assert judgement.note == f"exact: {names[expected]} wins, {names[mover]} moving first"
     assert judgement.line, "a solved position has a line of perfect play"
+
+
+def test_a_region_too_large_to_solve_is_named_with_the_estimate() -> None:
+    # A big contested region beside a small one worth +-1.
+    text = "B2Wxx/xxxxxx/1B2B1/B4B/6/W5/W4W/1W2W1 w"
+    judgement = judge("amazons", text, effort=1)
+    assert not judgement.exact
+    assert judgement.regions is not None
+    regions = judgement.regions["regions"]
+    assert isinstance(regions, list)
+    assert [r["value"] for r in regions if isinstance(r, dict)] == ["?", "+-1"]
+    assert judgement.note == (
+        "not solved: the main region (27 empty squares) is too large to solve; "
+        f"the engine's estimate is White {round(100 * judgement.white_wins)}%"
+    )
+
+
+@pytest.mark.parametrize(("x", "par"), [(0.0, 0.0), (2.0, 1.5), (-3.0, 4.0), (5.0, -2.0)])
+def test_a_win_rate_from_a_par_is_the_fitted_chance_of_the_score(x: float, par: float) -> None:
+    def chance(score: float) -> float:
+        return 1 / (1 + math.exp(-0.3 * score))
+
+    assert absolute_chance(chance(x - par), par, 0.3) == pytest.approx(chance(x))
 
 
 def _losing_move(text: str) -> str:
