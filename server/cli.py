@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_DATA_DIR",
     "BackgroundServer",
     "command_name",
+    "command_parser",
     "connected",
     "main",
     "server_error",
@@ -57,11 +58,29 @@ GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what may name a server's game: i
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = command_parser(argv[0] if argv else None)
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except BrokenPipeError:
+        # The reader went away (`arena moves | head`): not an error. Before OSError, its base.
+        return 0
+    except (ValueError, OSError, EmbeddedRedisError) as error:
+        parser.exit(2, f"{command_name(args)}: error: {error}\n")
+    except redis.RedisError as error:
+        # Redis answered at the start (see server/commands.py) and went away later.
+        parser.exit(2, f"{command_name(args)}: error: Redis failed: {error}\n")
+    return status
+
+
+def command_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `arena` command line. For a command of the terminal client (`command`), without the
+    rest of the program, so that it parses without loading it."""
     parser = argparse.ArgumentParser(
         prog="arena", description="Amazons Arena: play, watch and study the Game of the Amazons."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    if argv[:1] == [] or argv[0] not in CLIENT_COMMANDS:
+    if command not in CLIENT_COMMANDS:
         # The rest of the program; a client command parses alone (its help and errors read
         # the same), without loading it.
         from clients.bot_cli import add_command as add_bot_command
@@ -76,18 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_watch_command(commands)
     _add_review_command(commands)
     _add_tutorial_command(commands)
-    args = parser.parse_args(argv)
-    try:
-        status: int = args.run(args)
-    except BrokenPipeError:
-        # The reader went away (`arena moves | head`): not an error. Before OSError, its base.
-        return 0
-    except (ValueError, OSError, EmbeddedRedisError) as error:
-        parser.exit(2, f"{command_name(args)}: error: {error}\n")
-    except redis.RedisError as error:
-        # Redis answered at the start (see server/commands.py) and went away later.
-        parser.exit(2, f"{command_name(args)}: error: Redis failed: {error}\n")
-    return status
+    return parser
 
 
 def command_name(args: argparse.Namespace) -> str:
