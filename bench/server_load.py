@@ -1,5 +1,6 @@
 """Server load: concurrent games over loopback against `arena serve` processes that share one
-embedded Redis, at human pace and at saturation, beside a bare websockets relay driven by the
+Redis (the embedded one; `--stores` also redis-server alone or a local Redis Cluster, in the
+same run), at human pace and at saturation, beside a bare websockets relay driven by the
 same client loop, so the server's throughput reads as a share of what websockets alone carry.
 
 Each game is a table of three guest connections: two scripted players, whose moves come from
@@ -79,6 +80,7 @@ PROGRESS_SECONDS = 2.0
 PING_SECONDS = 10  # the relay pings like `arena serve` does
 START_DELAY = 0.5  # between telling the clients the start time and that time
 CORES = os.cpu_count() or 1
+STORES = ("embedded", "single", "cluster")  # the Redis the servers share (`redis_store`)
 SERVING = re.compile(r"serving on (ws://\S+)")
 # Enough games that no connection reaches the server's rate limit (RATE requests a second)
 # while the server sets the pace: 200 games stay under it up to 8,000 moves a second.
@@ -750,15 +752,73 @@ class Stack:
 
 
 @contextlib.contextmanager
-def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
-    """A fresh embedded Redis and `servers` `arena serve` processes on it."""
+def redis_store(store: str, folder: Path) -> Iterator[tuple[str, dict[str, int]]]:
+    """A fresh Redis of the kind `store` names (STORES), its URL and the pids whose CPU
+    counts: the embedded Redis (a unix socket), Redis 7's redis-server alone over TCP, or a
+    local Redis Cluster of 3 masters and 3 replicas of it (the tests' starter), each node
+    counted on its own."""
+    if store == "single":
+        from tests.redis_cluster import SERVER, free_ports
+
+        (port,) = free_ports(1)
+        folder.mkdir(parents=True, exist_ok=True)
+        node = subprocess.Popen(
+            [
+                SERVER,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--dir",
+                str(folder),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            _wait_redis(port)
+            yield f"redis://127.0.0.1:{port}", {"redis": node.pid}
+        finally:
+            node.terminate()
+            node.wait()
+        return
+    if store == "cluster":
+        from tests.redis_cluster import LocalCluster
+
+        # The node timeout of a deployment (deploy/), not the tests' one second.
+        with LocalCluster(folder / "cluster", node_timeout_ms=5000) as cluster:
+            yield (
+                cluster.url,
+                {
+                    f"redis {cluster.role(port)} {k}": cluster.pid(port)
+                    for k, port in enumerate(cluster.ports)
+                },
+            )
+        return
     from server.redis_embedded import EmbeddedRedis
 
     redis = EmbeddedRedis(folder / "redis")
     redis.start()
+    try:
+        yield redis.url, {"redis": redis.pid or 0}
+    finally:
+        redis.stop()
+
+
+@contextlib.contextmanager
+def arena_stack(servers: int, folder: Path, store: str = "embedded") -> Iterator[Stack]:
+    """A fresh Redis (`redis_store`) and `servers` `arena serve` processes on it."""
+    with redis_store(store, folder) as (url, redis_pids):
+        yield from _serving_stack(servers, folder, url, redis_pids)
+
+
+def _serving_stack(
+    servers: int, folder: Path, url: str, redis_pids: dict[str, int]
+) -> Iterator[Stack]:
     processes: list[subprocess.Popen[str]] = []
     try:
-        stack = Stack([], {"redis": redis.pid or 0})
+        stack = Stack([], dict(redis_pids))
         for k in range(servers):
             log_path = folder / f"server-{k}.log"
             stack.logs.append(log_path)
@@ -767,7 +827,7 @@ def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
                 process = subprocess.Popen(
                     [
                         *(sys.executable, "-m", "bench.collector_pauses", stack.pauses[-1]),
-                        *("server.cli", "serve", "--redis-url", redis.url),
+                        *("server.cli", "serve", "--redis-url", url),
                         *("--host", "127.0.0.1", "--port", "0", "--workers", "0"),
                     ],
                     stdout=subprocess.PIPE,
@@ -790,7 +850,21 @@ def arena_stack(servers: int, folder: Path) -> Iterator[Stack]:
                 process.wait()
             if process.stdout is not None:
                 process.stdout.close()
-        redis.stop()
+
+
+def _wait_redis(port: int) -> None:
+    import redis
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with redis.Redis(port=port) as client:
+                client.ping()
+                return
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _serving_url(process: subprocess.Popen[str], log_path: Path) -> str:
@@ -880,6 +954,11 @@ class Outcome:
     samples: dict[str, str] = field(default_factory=dict)  # problem -> its exception
     began: float = 0.0  # the window's start, time.monotonic()
     collections: dict[str, Collections] = field(default_factory=dict)  # server -> its collector
+    store: str = ""  # the Redis the servers shared (STORES); none for a relay
+
+    @property
+    def label(self) -> str:
+        return f"{self.target} {self.store}" if self.store else self.target
 
     @property
     def rate(self) -> float:
@@ -1099,9 +1178,10 @@ def _progress(text: str) -> None:
 
 def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
     relay = {o.load: o for o in outcomes if o.target == "relay"}
+    width = max(6, *(len(o.label) for o in outcomes))
     print()
     header = (
-        f"{'load':<11} {'target':<6} {'games':>6} {'conns':>6} {'moves/s':>8} "
+        f"{'load':<11} {'target':<{width}} {'games':>6} {'conns':>6} {'moves/s':>8} "
         f"{'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'spect p50':>9} {'spect p99':>9} "
         f"{'relay mv/s':>10} {'% relay':>7}"
     )
@@ -1118,7 +1198,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
             else "-"
         )
         print(
-            f"{o.load:<11} {o.target:<6} {o.games:>6,} {o.connections:>6,} {o.rate:>8,.0f} "
+            f"{o.load:<11} {o.label:<{width}} {o.games:>6,} {o.connections:>6,} {o.rate:>8,.0f} "
             f"{quantile(ms, 0.5):>7.1f} {quantile(ms, 0.99):>7.1f} {quantile(ms, 1.0):>7.1f} "
             f"{quantile(spect, 0.5):>9.1f} {quantile(spect, 0.99):>9.1f} "
             f"{base_rate:>10} {share:>7}"
@@ -1129,19 +1209,21 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
         parts = ", ".join(f"{name} {value:.0f}%" for name, value in o.cpu.items())
         others = o.machine_busy - sum(o.cpu.values())
         print(
-            f"  {o.load} {o.target}: {parts}; other processes {max(0.0, others):.0f}%; "
+            f"  {o.load} {o.label}: {parts}; other processes {max(0.0, others):.0f}%; "
             f"load average {o.load_before:.2f} -> {o.load_after:.2f}"
         )
         # CPU per move holds on a shared machine, where a process gets what the others leave.
         if o.tally.moves:
             served = sum(v for n, v in o.cpu.items() if not n.startswith("client"))
             clients = sum(v for n, v in o.cpu.items() if n.startswith("client"))
+            stored = sum(v for n, v in o.cpu.items() if n.startswith("redis"))
             per_move = 10 * o.seconds / o.tally.moves  # % of a core over the window -> ms
             cost = served * per_move
             carry = f"{1000 / cost:,.0f}" if cost > 0 else "-"
             print(
-                f"    CPU per move: {o.target} side {cost:.2f} ms (a core to itself would carry "
-                f"about {carry} moves/s), clients {clients * per_move:.2f} ms"
+                f"    CPU per move: {o.label} side {cost:.2f} ms (a core to itself would carry "
+                f"about {carry} moves/s; of it Redis {stored * per_move:.2f} ms), clients "
+                f"{clients * per_move:.2f} ms"
             )
         busy_clients = [n for n, v in o.cpu.items() if n.startswith("client") and v >= 85]
         if busy_clients:
@@ -1157,15 +1239,15 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
     for o in outcomes:
         sizes = []
         # Redis serves every connection's games; the servers (or relays) share them evenly.
-        shared = sum(1 for name in o.memory if name != "redis")
+        shared = sum(1 for name in o.memory if not name.startswith("redis"))
         for name, (idle, seated, played) in o.memory.items():
-            held = o.connections if name == "redis" else o.connections / shared
+            held = o.connections if name.startswith("redis") else o.connections / shared
             per = (seated - idle) / held / 1024 if held else float("nan")
             sizes.append(
                 f"{name} {idle / 2**20:,.0f} -> {seated / 2**20:,.0f} -> "
                 f"{played / 2**20:,.0f} MiB, {per:,.1f} KiB a connection"
             )
-        print(f"  {o.load} {o.target}: " + "; ".join(sizes))
+        print(f"  {o.load} {o.label}: " + "; ".join(sizes))
     _collections(outcomes)
     print()
     print("Correctness")
@@ -1183,7 +1265,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
         ]
         if t.refused:
             notes.append("refused " + ", ".join(f"{c} {n}" for c, n in t.refused.items()))
-        print(f"  {o.load} {o.target}: " + "; ".join(notes))
+        print(f"  {o.load} {o.label}: " + "; ".join(notes))
         for failure, count in t.failures.most_common(5):
             print(f"    {count} x {failure}")
         for problem, count in o.problems.most_common(10):
@@ -1211,7 +1293,7 @@ def _collections(outcomes: list[Outcome]) -> None:
                 for g, p in found.by_generation.items()
             )
             long = sum(p.long for p in found.by_generation.values())
-            print(f"  {name}, {o.load} {o.target}: {parts}; {long} long; {found.frozen:,} frozen")
+            print(f"  {name}, {o.load} {o.label}: {parts}; {long} long; {found.frozen:,} frozen")
 
 
 def _targets(outcomes: list[Outcome], relay: dict[str, Outcome]) -> None:
@@ -1257,6 +1339,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--client-procs", type=int, default=2, help="load generator processes")
     parser.add_argument("--loads", nargs="+", choices=LOADS, default=list(LOADS))
     parser.add_argument(
+        "--stores",
+        nargs="+",
+        choices=STORES,
+        default=["embedded"],
+        help="the Redis the servers share, each load run on each in turn: the embedded one, "
+        "redis-server alone over TCP, or a local cluster of 3 masters and 3 replicas "
+        "(redis-server 7 must be installed for the last two)",
+    )
+    parser.add_argument(
         "--relay-loads",
         nargs="*",
         choices=LOADS,
@@ -1298,8 +1389,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at start, open-file limit {limit}"
     )
     print(
-        f"setup {args.setup}, {args.servers} arena serve process(es) on one embedded Redis "
-        f"(and as many relays), "
+        f"setup {args.setup}, {args.servers} arena serve process(es) on one Redis "
+        f"({', then '.join(args.stores)}; and as many relays), "
         f"{args.client_procs} client process(es), {args.seconds:g} s windows, "
         f"deflate {'off' if args.no_compression else 'on'}, human pace {args.think:g} s a move "
         f"(uniform x0.5..x1.5)"
@@ -1320,18 +1411,20 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"server logs and Redis data kept in {temp}")
         for load in args.loads:
             games = args.games if load == "human" else args.saturation_games
-            folder = Path(temp) / load
-            with arena_stack(args.servers, folder) as stack:
-                outcome = run_load(context, stack, load, "arena", games, args, scripts)
-            outcome.problems, outcome.samples = log_problems(stack.logs)
-            outcome.collections = {
-                f"server{k}" if len(stack.pauses) > 1 else "server": pauses_in(
-                    path, outcome.began, outcome.began + outcome.seconds
-                )
-                for k, path in enumerate(stack.pauses)
-                if path.exists()
-            }
-            outcomes.append(outcome)
+            for store in args.stores:
+                folder = Path(temp) / load / store
+                with arena_stack(args.servers, folder, store) as stack:
+                    outcome = run_load(context, stack, load, "arena", games, args, scripts)
+                outcome.store = store if len(args.stores) > 1 else ""
+                outcome.problems, outcome.samples = log_problems(stack.logs)
+                outcome.collections = {
+                    f"server{k}" if len(stack.pauses) > 1 else "server": pauses_in(
+                        path, outcome.began, outcome.began + outcome.seconds
+                    )
+                    for k, path in enumerate(stack.pauses)
+                    if path.exists()
+                }
+                outcomes.append(outcome)
             if load in args.relay_loads:
                 with relay_stack(context, args.relay_echo, args.servers) as stack:
                     outcomes.append(run_load(context, stack, load, "relay", games, args, scripts))

@@ -89,6 +89,9 @@ class LocalCluster:
         """The ports of the masters, as the cluster sees them now."""
         return [port for port in self.alive() if self.role(port) == "master"]
 
+    def pid(self, port: int) -> int:
+        return self._processes[port].pid
+
     def alive(self) -> list[int]:
         return [port for port, process in self._processes.items() if process.poll() is None]
 
