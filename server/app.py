@@ -26,7 +26,7 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from server.analysis import Analyst
+from server.analysis_queue import AnalysisLimits, AnalysisQueue
 from server.clock import now_ms
 from server.collector import Freezer
 from server.game_index import BUCKETS
@@ -160,6 +160,7 @@ class Arena:
         signups: bool = True,
         signup_limits: SignupLimits | None = None,
         freezer: Freezer | None = None,
+        analysis_limits: AnalysisLimits | None = None,
     ) -> None:
         """`offered` sets what is offered game by game; by default every registered game with
         its every setup, the house bots that play it and `time_controls`. The ladders play a
@@ -170,7 +171,8 @@ class Arena:
         Redis for a process that has it. With `signups` anyone may make an account, as many
         from one address as `signup_limits` allow (a server without a database makes none).
         A `freezer` (server/collector.py) freezes the connections' objects out of the garbage
-        collector's walks; `arena serve` has one, a test process need not."""
+        collector's walks; `arena serve` has one, a test process need not. Each user may ask
+        the workers for as many analyses as `analysis_limits` allow."""
         from server.hub import Hub
 
         if offered is not None and time_controls is not None:
@@ -212,7 +214,7 @@ class Arena:
         self._told: weakref.WeakKeyDictionary[Session, HouseBots] = weakref.WeakKeyDictionary()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pairing = asyncio.Event()
-        self.analyst = Analyst()
+        self.analysis = AnalysisQueue(redis, analysis_limits)
         self.metrics = ServerMetrics(self)
         self.dispatch = self.bind_handlers()
         self.origins = Origins(allowed_origins)
@@ -253,7 +255,7 @@ class Arena:
         with contextlib.suppress(Exception):
             await self.scheduler.stop()
         await self.hub.close()
-        self.analyst.close()
+        await self.analysis.close()
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         """Run a task the process keeps until it ends (or the process closes)."""
@@ -302,7 +304,7 @@ class Arena:
                 self.lobby, self.store, self.redis, self.offered, self.offers, matchmaker=self
             ),
             PlayServices(self.store, self.metrics),
-            AnalysisServices(self.store, self.analyst),
+            AnalysisServices(self.store, self.analysis, self.spawn),
             LadderServices(self.ladders, self.offered),
             PlayersServices(self.redis, self.store, self.ladders, HOUSE_BOTS),
             BotsServices(self.redis, self.store),

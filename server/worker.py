@@ -2,8 +2,8 @@
 index's buckets (`server.game_index.house_stream`) through a consumer group, thinks with the
 engine's bot within the game's clock, and plays the move through the game store like any player.
 A request whose worker died is reclaimed by another worker; the move's `(game_id, ply)` makes a
-repeated request harmless.
-"""
+repeated request harmless. Beside them it judges the positions asked for analysis
+(`server.analysis_queue.Analysts`, in a child process)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from redis.exceptions import ResponseError
 
 from engine.search.budget import HOUSE_BOT, Turn
 from engine.search.registry import bot_names, make_bot
+from server.analysis_queue import Analysts
 from server.clock import now_ms
 from server.game_index import HOUSE_STREAMS
 from server.games import GameStore, StoredGame, open_redis
@@ -121,6 +122,7 @@ class Worker:
         redis: aioredis.Redis,
         name: str | None = None,
         on_ready: Callable[[], None] | None = None,
+        analyse: bool = True,
     ) -> None:
         self.redis = redis
         self.store = GameStore(redis)
@@ -131,6 +133,8 @@ class Worker:
         # Called once every house bot is prepared (`arena worker` settles its collector then).
         self.on_ready = on_ready
         self.metrics = WorkerMetrics(self)
+        # The positions asked for analysis, judged beside the house bots' moves.
+        self.analysts: Analysts | None = Analysts(redis, self.name) if analyse else None
 
     async def ensure_group(self) -> None:
         for stream in HOUSE_STREAMS:
@@ -149,6 +153,8 @@ class Worker:
         if not prepare:
             self.prepared = list(prepare_order(HOUSE_BOTS))
         tasks = [asyncio.create_task(self._heartbeat()), asyncio.create_task(self._prepare())]
+        if self.analysts is not None:
+            tasks.append(asyncio.create_task(self.analysts.run(stop)))
         try:
             await self._serve_requests(stop)
         finally:

@@ -15,7 +15,7 @@ import hashlib
 import re
 import socket
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from redis.crc import key_slot
 from redis.exceptions import ResponseError
 
 from clients import ArenaClient, ArenaError
+from server.analysis_queue import _COUNT
 from server.db import Database
 from server.identity import _CREATE, create_account
 from server.ladder.pairing import Pairing
@@ -35,6 +36,9 @@ from server.outage import _BEAT
 from server.protocol import (
     AcceptChallenge,
     AcceptSeek,
+    Analysis,
+    Analyze,
+    AnalyzeGame,
     Challenge,
     ChallengeAdded,
     ColourPreference,
@@ -337,6 +341,19 @@ async def _house_game(client: ArenaClient, bot: str) -> GameStarted:
                 await asyncio.sleep(refused.reply.retry_after or 1)
 
 
+async def _until_a_worker_judges(ask: Callable[[], Awaitable[object]]) -> None:
+    """Ask, and again while the server says no worker is there yet."""
+    async with asyncio.timeout(120):
+        while True:
+            try:
+                await ask()
+                return
+            except ArenaError as refused:
+                if refused.reply.code is not ErrorCode.UNAVAILABLE:
+                    raise
+                await asyncio.sleep(1)
+
+
 @pytest.mark.asyncio
 async def test_every_script_and_transaction_of_the_end_to_end_paths_keeps_to_one_slot(
     recorded: Recording, recorded_client: Redis, database: Database
@@ -381,6 +398,11 @@ async def test_every_script_and_transaction_of_the_end_to_end_paths_keeps_to_one
             await bob.request(PlayMove(house.game_id, 0, "b1-b2/b3"))
             await bob.wait_for(lambda c: c.games[house.game_id].ply >= 2, timeout=60)
             await bob.request(Resign(house.game_id))
+            # Its analysis by the worker (a position, then the whole game), kept for everyone.
+            await _until_a_worker_judges(
+                lambda: bob.request(Analyze(game_id=house.game_id, ply=1), Analysis)
+            )
+            await _until_a_worker_judges(lambda: bob.request(AnalyzeGame(house.game_id)))
         # The ladder's own writes.
         ladders = LadderStore(recorded_client, database)
         await ladders.join("bots", "annbot", 2, 1000, "c1")
@@ -397,7 +419,7 @@ async def test_every_script_and_transaction_of_the_end_to_end_paths_keeps_to_one
         for sent in recorded.commands
         if sent.name in _SCRIPTS
     }
-    scripts = (COMMIT, TAKE, TAKE_PAIR, _FAIL, _TAKE, _CREATE, _BEAT)
+    scripts = (COMMIT, TAKE, TAKE_PAIR, _FAIL, _TAKE, _CREATE, _BEAT, _COUNT)
     assert {_sha1(script.encode()) for script in scripts} <= ran
     problems = await cross_slot(recorded_client, recorded.commands)
     assert not problems, "\n".join(problems)

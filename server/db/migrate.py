@@ -22,7 +22,7 @@ __all__ = ["HEAD", "MIGRATIONS", "SchemaRevisions", "head_revision", "upgrade_sc
 MIGRATIONS = Path(__file__).with_name("migrations")
 # The newest revision in migrations/versions (a test holds it to them): a database already at
 # it is opened without loading Alembic, a tenth of a second of every server's start.
-HEAD: Final = "0005"
+HEAD: Final = "0006"
 VERSION_TABLE = "alembic_version"  # where Alembic keeps a database's revision
 # Held by the transaction that upgrades a PostgreSQL database, so two servers starting at once
 # upgrade it one after the other (SQLite's write lock does as much for a file).

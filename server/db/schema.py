@@ -26,6 +26,7 @@ __all__ = [
     "BOT_TOKENS",
     "GAMES",
     "GAME_POOL",
+    "GAME_REVIEWS",
     "LADDERS",
     "LADDER_RESULTS",
     "METADATA",
@@ -151,6 +152,17 @@ MOVES = Table(
     Column("ms", Integer, nullable=False),  # time charged
     Column("white_ms", BigInteger, nullable=False),  # clocks after it
     Column("black_ms", BigInteger, nullable=False),
+)
+
+# A finished game's review, per engine effort: the `game_analysis` event's fields as JSON. No
+# key to GAMES: a game is reviewed in its window after its end, before it is handed over.
+GAME_REVIEWS = Table(
+    "game_reviews",
+    METADATA,
+    Column("game_id", Text, primary_key=True),
+    Column("effort", Integer, primary_key=True),
+    Column("review", Text, nullable=False),
+    Column("created", BigInteger, nullable=False),  # ms
 )
 
 # The ladders' definitions: the game, setup and time control of every game a ladder starts. A

@@ -380,6 +380,7 @@ REQUESTS = by_tag(
     ClaimVictory,
     Resync,
     Analyze,
+    AnalyzeGame,
     JoinLadder,
     LeaveLadder,
     LadderStandings,

@@ -1,12 +1,15 @@
 """A server endpoint inside the test process, as `arena serve` runs one, for tests that talk to
 it over real websockets, and what those tests share: guests, games between two of them, whole
-random games, a side played out at random against a bot, a house-bot worker."""
+random games, a side played out at random against a bot, a house-bot worker, a worker's
+analysis."""
 
 import asyncio
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -15,6 +18,8 @@ from websockets.asyncio.server import serve
 
 from clients import ArenaClient, GameView
 from engine.amazons import Position
+from engine.judge import judge
+from server.analysis_queue import ANALYSTS, Analysts
 from server.app import Arena, stop_serving
 from server.db import Database
 from server.games import open_redis
@@ -128,6 +133,40 @@ async def play_out(
         await client.request(PlayMove(game_id, view.ply, str(move)))
         if after is not None:
             await after(view.ply)
+
+
+class Counted:
+    """The engine's judgement, at `effort`, in a worker's thread pool, its calls counted."""
+
+    def __init__(self, effort: int = 1) -> None:
+        self.effort = effort
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, game: str, text: str) -> dict[str, Any]:
+        with self._lock:
+            self.calls += 1
+        return asdict(judge(game, text, effort=self.effort))
+
+
+@contextlib.asynccontextmanager
+async def analysis_worker(
+    redis: Redis, name: str = "w1", counted: Counted | None = None
+) -> AsyncIterator[tuple[Analysts, Counted]]:
+    """A worker's side of analysis, on this loop (judging in a thread: `counted`, the lowest
+    effort by default), once it counts as judging."""
+    counted = counted or Counted()
+    worker = Analysts(redis, name, compute=counted)
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop))
+    async with asyncio.timeout(30):
+        while await redis.zscore(ANALYSTS, name) is None:
+            await asyncio.sleep(0.02)
+    try:
+        yield worker, counted
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 60)
 
 
 @contextlib.asynccontextmanager

@@ -11,6 +11,7 @@ from redis.asyncio import Redis
 
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
+from engine.judge import DEFAULT_EFFORT
 from server.db import Database, finished_game, games
 from server.db.ratings import ratings
 from server.games import channel
@@ -44,7 +45,15 @@ from server.protocol import (
     Watch,
 )
 from server.storage import online_key
-from tests.server.endpoint import guest, house_worker, random_game, serving, start_game
+from tests.server.endpoint import (
+    Counted,
+    analysis_worker,
+    guest,
+    house_worker,
+    random_game,
+    serving,
+    start_game,
+)
 
 CLAIM_GRACE_MS = 300
 
@@ -414,32 +423,35 @@ async def test_a_challenge_made_while_the_user_was_away_is_sent_after_welcome(
 
 
 @pytest.mark.asyncio
-async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str) -> None:
-    client = await guest(arena_url)
-    analysis = await client.request(Analyze(position="B3/W3 b"), Analysis)
-    assert analysis.sum == "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}"
-    assert (analysis.black_first, analysis.white_first) == (Colour.BLACK, Colour.WHITE)
-    assert [(r.kind, r.squares, r.white, r.black) for r in analysis.regions] == [
-        ("contested", 8, 1, 1)
-    ]
-    assert analysis.best_moves
-    with pytest.raises(ArenaError) as bad:
-        await client.request(Analyze(position="B3/W4 b"))
-    assert (bad.value.code, bad.value.reply.field) == (ErrorCode.BAD_FIELD, "position")
-    white, black, game_id = await start_game(arena_url)
-    at_start = await client.request(Analyze(game_id=game_id, ply=0), Analysis)
-    assert at_start.position == Position.setup("6x6").text()
-    assert at_start.sum == "?"  # the whole 6x6 board is one region, too big to solve in time
-    with pytest.raises(ArenaError) as past:
-        await client.request(Analyze(game_id=game_id, ply=3))
-    assert past.value.code is ErrorCode.BAD_FIELD
-    # A player gets none of their own game while it is played; a spectator does.
-    with pytest.raises(ArenaError) as own:
-        await white.request(Analyze(game_id=game_id, ply=0))
-    assert own.value.code is ErrorCode.FORBIDDEN
-    assert own.value.reply.message == f"no analysis of your own game {game_id} while it is played"
-    for c in (client, white, black):
-        await c.close()
+async def test_analysis_of_a_position_and_of_a_game_at_a_ply(arena_url: str, redis: Redis) -> None:
+    async with analysis_worker(redis, counted=Counted(DEFAULT_EFFORT)):
+        client = await guest(arena_url)
+        analysis = await client.request(Analyze(position="B3/W3 b"), Analysis)
+        assert analysis.sum == "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}"
+        assert (analysis.black_first, analysis.white_first) == (Colour.BLACK, Colour.WHITE)
+        assert [(r.kind, r.squares, r.white, r.black) for r in analysis.regions] == [
+            ("contested", 8, 1, 1)
+        ]
+        assert analysis.best_moves
+        with pytest.raises(ArenaError) as bad:
+            await client.request(Analyze(position="B3/W4 b"))
+        assert (bad.value.code, bad.value.reply.field) == (ErrorCode.BAD_FIELD, "position")
+        white, black, game_id = await start_game(arena_url)
+        at_start = await client.request(Analyze(game_id=game_id, ply=0), Analysis)
+        assert at_start.position == Position.setup("6x6").text()
+        assert at_start.sum == "?"  # the whole 6x6 board is one region, too big to solve in time
+        with pytest.raises(ArenaError) as past:
+            await client.request(Analyze(game_id=game_id, ply=3))
+        assert past.value.code is ErrorCode.BAD_FIELD
+        # A player gets none of their own game while it is played; a spectator does.
+        with pytest.raises(ArenaError) as own:
+            await white.request(Analyze(game_id=game_id, ply=0))
+        assert own.value.code is ErrorCode.FORBIDDEN
+        assert (
+            own.value.reply.message == f"no analysis of your own game {game_id} while it is played"
+        )
+        for c in (client, white, black):
+            await c.close()
 
 
 @pytest.mark.asyncio

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from clients import ArenaClient
-from server.protocol import Analysis, Analyze
+from clients import ArenaClient, ArenaError
+from server.protocol import Analysis, Analyze, ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVING = re.compile(rb"serving on (ws://\S+)")
@@ -53,8 +53,16 @@ async def test_ctrl_c_on_arena_serve_stops_it_and_its_children_without_a_traceba
                 found = SERVING.search(line)
             client = await ArenaClient.connect(found.group(1).decode())
             await client.guest()
-            # The analysis runs in a child process of the server's, which Ctrl-C reaches too.
-            await client.request(Analyze(position="4/Wx2/2xB/4 w"), Analysis)
+            # The analysis runs in a child process of the worker's, which Ctrl-C reaches too;
+            # asked again, as a client does, until the worker is up.
+            while True:
+                try:
+                    await client.request(Analyze(position="4/Wx2/2xB/4 w"), Analysis)
+                    break
+                except ArenaError as refused:
+                    if refused.reply.code is not ErrorCode.UNAVAILABLE:
+                        raise
+                    await asyncio.sleep(refused.reply.retry_after or 1)
             await client.close()
             os.killpg(server.pid, signal.SIGINT)
             assert await server.wait() == 0

@@ -111,7 +111,11 @@ async def test_take_away_is_played_against_a_house_bot_and_watched(
 
     with pytest.raises(ArenaError) as analysis:
         await spectator.request(Analyze(game_id=game_id))
-    assert "Amazons only" in str(analysis.value)
+    assert analysis.value.reply.code is ErrorCode.UNAVAILABLE
+    assert (
+        analysis.value.reply.message
+        == "analysis covers amazons and bao; there is none for takeaway"
+    )
 
     record = (await GameStore(redis).load(game_id)).record()
     assert (record.game, record.moves, record.winner) == ("takeaway", list(view.moves), "white")

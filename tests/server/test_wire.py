@@ -14,10 +14,12 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from engine.amazons import Position
+from server.analysis_queue import ANALYSTS
+from server.clock import now_ms
 from server.db import Database
 from server.identity import create_account, find
 from server.offers import TimeControls
-from tests.server.endpoint import serving
+from tests.server.endpoint import analysis_worker, serving
 from tests.server.test_offers import AMAZONS_HOUSE_BOTS
 from tests.server.wire import REPLY_SECONDS, Frame, Wire
 
@@ -317,15 +319,20 @@ async def test_a_second_rated_game_on_one_connection_starts_with_the_new_ratings
 
 
 @pytest.mark.asyncio
-async def test_an_analysis_under_way_holds_up_no_other_frame_of_its_connection(url: str) -> None:
-    """The engine's first analysis starts its process, which takes a while: a `ping` sent after
-    the `analyze` is answered first, and the analysis still comes."""
+async def test_an_analysis_under_way_holds_up_no_other_frame_of_its_connection(
+    url: str, redis: Redis
+) -> None:
+    """A position is judged by a worker, which takes a while: a `ping` sent after the
+    `analyze` is answered first, and the analysis still comes."""
+    # A worker counts as judging, but judges only once the ping is answered.
+    await redis.zadd(ANALYSTS, {"w1": now_ms() + 10_000})
     wire = await Wire.guest(url)
     asked = wire.send("analyze", position="1B2B1/B4B/6/6/W4W/1W2W1 w")
     pinged = wire.send("ping")
     pong = await wire.wait_for(lambda f: f.get("id") == pinged)
     assert pong["t"] == "pong"
     assert not [f for f in wire.frames if f.get("id") == asked], "the analysis came first"
-    analysis = await wire.wait_for(lambda f: f.get("id") == asked, timeout=120)
+    async with analysis_worker(redis):
+        analysis = await wire.wait_for(lambda f: f.get("id") == asked, timeout=120)
     assert analysis["t"] == "analysis", analysis
     await wire.close()

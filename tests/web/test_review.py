@@ -25,7 +25,7 @@ from server.identity import create_bot_token
 from server.ladder.store import LadderStore
 from server.protocol import Analysis, Analyze, PlayMove, Seek, TimeControl
 from server.storage import game_key
-from tests.server.endpoint import guest, random_game, serving, start_game
+from tests.server.endpoint import analysis_worker, guest, random_game, serving, start_game
 from tests.server.wire import Wire
 from tests.web.test_pages import WAIT_MS, http_url, open_page
 from tests.web.test_play import online_name, position_after, shoot
@@ -129,10 +129,10 @@ async def test_both_pages_resync_and_play_on_after_the_server_restarts(
 
 @pytest.mark.asyncio
 async def test_a_finished_game_is_reviewed_move_by_move_with_its_analysis_and_its_record(
-    browser: Browser, redis_url: str, artifacts: Path
+    browser: Browser, redis_url: str, redis: Redis, artifacts: Path
 ) -> None:
     moves = random_game("6x6", seed=5)
-    async with serving(redis_url) as url:
+    async with analysis_worker(redis), serving(redis_url) as url:
         white, black, game_id = await start_game(url)
         for ply, move in enumerate(moves):
             await (white if ply % 2 == 0 else black).request(PlayMove(game_id, ply, move))
@@ -248,11 +248,11 @@ async def test_a_finished_game_gone_from_redis_shows_as_it_did_from_the_database
 
 @pytest.mark.asyncio
 async def test_a_spectator_sees_the_watchers_and_turns_on_the_region_values(
-    browser: Browser, redis_url: str, artifacts: Path
+    browser: Browser, redis_url: str, redis: Redis, artifacts: Path
 ) -> None:
     moves = random_game("6x6", seed=8)
     played = len(moves) - 3
-    async with serving(redis_url) as url:
+    async with analysis_worker(redis), serving(redis_url) as url:
         white, black, pages = await players_by_seek(browser, url)
         for ply in range(played):
             await type_move(white if ply % 2 == 0 else black, moves[ply])

@@ -40,7 +40,7 @@ from server.protocol import (
 from server.storage import game_key
 from tests.clients.tui.test_app import ANALYSIS_WAIT_SECONDS, keys, until
 from tests.clients.tui.test_game import play_the_bot
-from tests.server.endpoint import guest, house_worker, random_game, serving
+from tests.server.endpoint import analysis_worker, guest, house_worker, random_game, serving
 
 MOVES = random_game("6x6", seed=7)
 
@@ -234,7 +234,7 @@ def test_a_record_file_that_cannot_be_reviewed_is_one_line(
 async def test_a_finished_game_is_fetched_from_the_server_and_analysed_there(
     redis_url: str, redis: Redis
 ) -> None:
-    async with serving(redis_url) as url:
+    async with analysis_worker(redis), serving(redis_url) as url:
         white, black = await guest(url), await guest(url)
         added = await white.request(Seek(TimeControl(300, 0), setup="6x6", colour="white"))
         started = await black.request(AcceptSeek(added.seek.seek_id), GameStarted)
@@ -282,7 +282,7 @@ async def test_a_finished_game_is_fetched_from_the_server_and_analysed_there(
 async def test_a_game_gone_from_redis_after_its_window_is_fetched_from_the_database(
     redis_url: str, redis: Redis, database: Database
 ) -> None:
-    async with serving(redis_url, ended_window_ms=200) as url:
+    async with analysis_worker(redis), serving(redis_url, ended_window_ms=200) as url:
         white, black = await guest(url), await guest(url)
         added = await white.request(Seek(TimeControl(300, 0), setup="6x6", colour="white"))
         started = await black.request(AcceptSeek(added.seek.seek_id), GameStarted)

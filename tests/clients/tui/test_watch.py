@@ -30,7 +30,7 @@ from tests.clients.tui.test_app import (
     rows,
     until,
 )
-from tests.server.endpoint import random_game, serving, start_game
+from tests.server.endpoint import analysis_worker, random_game, serving, start_game
 
 
 def shown_moves(game: GameScreen) -> list[str]:
@@ -88,7 +88,11 @@ async def watched_from_the_lobby(app: ArenaApp, pilot: Pilot[None], game_id: str
 async def test_a_game_watched_from_the_lobby_shows_every_move_and_the_end(
     redis_url: str, redis: Redis
 ) -> None:
-    async with serving(redis_url) as url, playing(url) as (app, pilot):
+    async with (
+        analysis_worker(redis),
+        serving(redis_url) as url,
+        playing(url) as (app, pilot),
+    ):
         white, black, game_id = await start_game(url)
         game = await watched_from_the_lobby(app, pilot, game_id)
         assert game.me is None

@@ -46,7 +46,7 @@ async def test_a_server_has_one_handler_for_each_request_a_connection_passes_on(
     try:
         assert set(arena.dispatch) == PASSED_ON
     finally:
-        arena.analyst.close()
+        await arena.analysis.close()
 
 
 def test_the_protocol_answers_hello_and_ping_itself() -> None:
