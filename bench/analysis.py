@@ -4,7 +4,7 @@ time of each position (median and p99, over all of them and over those still ope
 search runs) and of the whole game, and the machine's load before and after.
 
 Run from the repository root: python -m bench.analysis [--record FILE] [--game N] [--effort N].
-The default game is game 3 of docs/data/fit-games.jsonl.gz, 85 plies between two bots.
+The default game is game 11 of docs/data/fit-games.jsonl.gz, 90 plies between two bots.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--record", type=Path, default=RECORDS, help="a file of game records")
-    parser.add_argument("--game", type=int, default=3, help="the game in the file, from 1")
+    parser.add_argument("--game", type=int, default=11, help="the game in the file, from 1")
     parser.add_argument("--effort", type=int, default=DEFAULT_EFFORT, help="the judge's effort")
     args = parser.parse_args()
     record = read_record(args.record, args.game)

@@ -116,8 +116,11 @@ class PlayerSummary:
     average_loss: float  # the mean drop over the player's moves (0 for none)
 
 
-# A move that loses the mover at least this much of a chance to win earns the mark: the
-# thresholds lichess puts on its win-percentage drops (10, 20 and 30 points).
+# A move that loses the mover at least this much of a chance to win earns the mark. Twice
+# lichess's (0.1, 0.2 and 0.3 on its scale of -1 to 1, so 5, 10 and 15 points of a chance):
+# the chances here move by about 5 points from one position to the next on a 10x10 game at
+# the default effort with no mistake in it, and at lichess's thresholds that noise would be
+# marked (docs/cgt.md).
 THRESHOLDS: Final[tuple[tuple[str, float], ...]] = (
     ("blunder", 0.30),
     ("mistake", 0.20),
