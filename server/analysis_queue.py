@@ -270,14 +270,17 @@ class Analysts:
         self._compute = compute
         self._pool: ProcessPoolExecutor | None = None
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Judge the positions asked until `stop` is set."""
+    async def _ensure_groups(self) -> None:
         for stream in (LIVE, REVIEW):
             try:
                 await self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
             except ResponseError as error:
                 if not str(error).startswith("BUSYGROUP"):  # it exists already
                     raise
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Judge the positions asked until `stop` is set."""
+        await self._ensure_groups()
         # Counted as judging from the start: what is asked while the child compiles its
         # kernels waits for it, rather than being refused.
         beat = asyncio.create_task(self._heartbeat())
@@ -299,6 +302,13 @@ class Analysts:
                         await self._serve(*entry)
                 except asyncio.CancelledError:
                     raise
+                except ResponseError as error:
+                    if str(error).startswith("NOGROUP"):
+                        # A Redis started afresh (no persistence) lost the groups: made again.
+                        await self._ensure_groups()
+                    else:
+                        self.log.exception("analysis_failed")
+                        await asyncio.sleep(0.5)
                 except Exception:
                     self.log.exception("analysis_failed")
                     await asyncio.sleep(0.5)

@@ -17,6 +17,7 @@ from server.analysis_queue import (
     GROUP,
     LIVE,
     MAX_LIVE_WAITING,
+    REVIEW,
     AnalysisLimits,
     AnalysisQueue,
 )
@@ -228,3 +229,15 @@ async def test_a_finished_game_is_reviewed_once_and_kept(
         await wire.close()
         for client in (white, black):
             await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_makes_its_groups_again_once_redis_has_lost_them(redis: Redis) -> None:
+    queue = AnalysisQueue(redis)
+    async with analysis_worker(redis) as (worker, _):
+        await redis.delete(LIVE, REVIEW)  # as a Redis started afresh, with no persistence
+        async with asyncio.timeout(30):
+            judgement = await queue.judgement("bao", BAO)
+    assert judgement.position == BAO
+    assert worker.computed == 1
+    await queue.close()
