@@ -20,10 +20,11 @@ from engine.cgt.analysis import PositionAnalysis, analyze
 from engine.cgt.form import Form
 from engine.cgt.thermograph_drawing import thermograph_svg, thermograph_text
 from engine.errors import NotationError
+from engine.game import get_game
 from engine.game_review import review_record
-from engine.judge import DEFAULT_EFFORT, MAX_EFFORT
+from engine.judge import DEFAULT_EFFORT, MAX_EFFORT, Judgement, judge
 from engine.progress import progress_printer
-from engine.records_cli import add_record_options, game_option, recorded_game, recorded_position
+from engine.records_cli import add_record_options, game_option, recorded_game
 
 __all__ = ["add_commands"]
 
@@ -90,8 +91,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "recorded game reviewed move by move",
         description="List every region of a position with its kind, size, amazons, canonical "
         "value, mean and temperature; then their sum, who wins with each side to move and the "
-        "moves that keep a win for the side to move. A value not found within the time given "
-        "prints as ?. With --record FILE and no --ply, review the whole game (either game): "
+        "moves that keep a win for the side to move (a value not found within the time given "
+        "prints as ?); then the engine's judgement, for Bao alone: White's chance to win (exact "
+        "once the regions are solved) and its best line. With --record FILE and no --ply, "
+        "review the whole game (either game): "
         "every position judged by the engine (White's chance to win, exact once solved), "
         "each move marked inaccuracy, mistake or blunder by the mover's drop in that chance, "
         "with the engine's better move, and each player's count of marks and average loss.",
@@ -111,8 +114,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=_effort,
         default=DEFAULT_EFFORT,
         metavar="N",
-        help=f"reviewing a game: the engine's work a position, 1 to {MAX_EFFORT}, each step "
-        f"twice the last (default {DEFAULT_EFFORT}: about a second a 10x10 position)",
+        help=f"the engine's work a position, 1 to {MAX_EFFORT}, each step twice the last "
+        f"(default {DEFAULT_EFFORT}: about half a second a 10x10 position)",
     )
     analysis.add_argument("--json", action="store_true", help="print one JSON object")
     analysis.set_defaults(run=_analyze)
@@ -195,17 +198,41 @@ def _effort(text: str) -> int:
 def _analyze(args: argparse.Namespace) -> int:
     if args.record is not None and args.ply is None:
         return _review(args)
-    if game_option(args) != "amazons":
-        raise NotationError(f"analyze knows Amazons only, not {game_option(args)}")
-    position = recorded_position(args)
-    if position is None:
-        position = Position.parse(args.fen)
-    result = analyze(position, seconds=args.time)
-    if args.json:
-        print(json.dumps(result.as_dict()))
+    found = recorded_game(args)
+    if found is None:
+        game = game_option(args)
+        text = get_game(game).parse_state(args.fen).text()
     else:
-        print("\n".join(_report(result)))
+        record, ply = found
+        game, text = record.game, record.replay(ply).text()
+    judgement = judge(game, text, effort=args.effort)
+    engine = {
+        name: getattr(judgement, name)
+        for name in ("white_wins", "line", "depth", "playouts", "exact", "note")
+    }
+    if game != "amazons":  # no regions: the engine's judgement alone
+        if args.json:
+            print(json.dumps({"position": text, "engine": engine}))
+        else:
+            print("\n".join([f"position {text}", *_judgement_lines(judgement)]))
+        return 0
+    result = analyze(Position.parse(text), seconds=args.time)
+    if args.json:
+        print(json.dumps({**result.as_dict(), "engine": engine}))
+    else:
+        print("\n".join([*_report(result), *_judgement_lines(judgement)]))
     return 0
+
+
+def _judgement_lines(judgement: Judgement) -> list[str]:
+    if judgement.playouts:
+        behind = f"{judgement.playouts:,} playouts"
+    elif judgement.depth:
+        behind = f"{judgement.depth} plies searched"
+    else:
+        behind = "perfect play"
+    line = " ".join(judgement.line) or "none, the game is over"
+    return [f"judgement: {judgement.note}", f"best line ({behind}): {line}"]
 
 
 def _review(args: argparse.Namespace) -> int:

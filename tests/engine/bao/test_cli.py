@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.judge import judge
 from tests.engine.test_cli import run_engine
 
 START = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22-22 SN - s namua 0"
@@ -99,7 +100,10 @@ def test_moves_lists_the_legal_moves_one_a_line(capsys: pytest.CaptureFixture[st
             ["tournament", "random", "mobility", "--game", "bao", "--setup", "6x6"],
             "arena tournament: error: unknown setup '6x6': known setups are zanzibar",
         ),
-        (["analyze", "--game", "bao", "--fen", START], "analyze knows Amazons only, not bao"),
+        (
+            ["analyze", "--game", "bao", "--fen", "0,0/0 22-22"],
+            "arena analyze: error: ",
+        ),
     ],
 )
 def test_bad_bao_input_exits_2_with_one_line(args: list[str], message: str) -> None:
@@ -129,3 +133,26 @@ def test_tournament_plays_bao(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "random" in out
     assert "rank  bot" in out
+
+
+def test_analyze_judges_a_bao_position(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--game", "bao", "--fen", START, "--effort", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    judgement = judge("bao", START, effort=1)
+    assert lines == [
+        f"position {START}",
+        f"judgement: the engine's estimate is White {round(100 * judgement.white_wins)}%",
+        f"best line (6 plies searched): {' '.join(judgement.line)}",
+    ]
+    assert main(["analyze", "--game", "bao", "--fen", OVER, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "position": OVER,
+        "engine": {
+            "white_wins": 1.0,
+            "line": [],
+            "depth": 0,
+            "playouts": None,
+            "exact": True,
+            "note": "exact: the game is over, White has won",
+        },
+    }

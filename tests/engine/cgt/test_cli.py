@@ -122,16 +122,20 @@ def test_analyze_lists_regions_sum_winners_and_best_moves(
         "black to move: black wins",
         "white to move: black wins",
         "best moves for white: none, every move loses",
+        "judgement: exact: Black wins, White moving first",
+        "best line (perfect play): d2-c2/b1 b2-a2/b2 c2-d2/c2 a2-a1/a2 d2-d1/d2 a4-b4/a4",
     ]
 
 
 def test_analyze_names_the_winning_moves(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", "--fen", "B3/W3 b"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-3:] == [
+    assert lines[-5:] == [
         "black to move: black wins",
         "white to move: white wins",
         "best moves for black (3): a2-b1/a2 a2-b1/b2 a2-b2/b1",
+        "judgement: exact: Black wins, Black moving first",
+        "best line (perfect play): a2-b2/b1 a1-a2/a1 b2-c2/b2",
     ]
 
 
@@ -165,6 +169,14 @@ def test_analyze_as_json(capsys: pytest.CaptureFixture[str]) -> None:
         "sum": {"value": "{-2|-4}", "mean": "-3", "temperature": "1"},
         "winner": {"black_to_move": "white", "white_to_move": "white"},
         "best_moves": [],
+        "engine": {
+            "white_wins": 1.0,
+            "line": ["a3-b3/c3", "b1-c1/d1", "b3-a3/b3", "c1-b1/c1"],
+            "depth": None,
+            "playouts": None,
+            "exact": True,
+            "note": "exact: White wins, Black moving first",
+        },
     }
 
 
