@@ -12,8 +12,8 @@ The scale is White's chance to win, 0 to 1 (docs/cgt.md, "The engine's judgement
   value two plies on, `invader`'s komi), turned back into an absolute chance by adding the par
   again on the logistic scale the evaluation was fitted to (`absolute_chance`); 1 or 0 when
   exact.
-* Bao: a logistic of the search's value in seeds (`BAO_SEEDS_SLOPE`), 1 or 0 when the search
-  sees the end of the game.
+* Bao: a logistic of the search's value in seeds (`BAO_SEEDS_SLOPE`), averaged over two
+  searches a ply apart; 1 or 0 when a search sees the end of the game.
 
 `review` marks each move by the mover's drop in that chance (`THRESHOLDS`), and `summary`
 counts the marks and the average drop per player.
