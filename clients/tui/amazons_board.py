@@ -56,8 +56,8 @@ class Glyphs:
     """The characters of a board: the two sides' amazons, a burnt square, an empty light and
     dark square and an empty square no amazon can reach (the shading that stands in for
     colour), a square the next step may pick, and the marks either side of the cursor, of a
-    square picked for the move being made, of the queued premove's squares and of the last
-    move's squares."""
+    square picked for the move being made, of the queued premove's squares, of the last
+    move's squares and of a move shown from the analysis (the best line's, the better one)."""
 
     white: str
     black: str
@@ -70,6 +70,7 @@ class Glyphs:
     picked: tuple[str, str]
     premove: tuple[str, str]
     last: tuple[str, str]
+    hint: tuple[str, str] = ("<", ">")
 
 
 # The burnt square is a multiplication sign, a dead one a light shade, the last move's marks
@@ -117,13 +118,14 @@ def board_rows(
     glyphs: Glyphs = UNICODE,
     shade: bool = True,
     flipped: bool = False,
+    hint: Move | None = None,
 ) -> list[Row]:
     """The board with coordinates on all four sides, as lines of (text, kinds) pieces. `picks`
     are the squares picked so far for a move (with the amazon drawn where it goes once it has
     a destination), `targets` the squares the next step may pick, `premove` the move queued
-    for the user's next turn. With `shade`, dark empty squares are drawn with a dot and dead
-    ones with their own glyph, so the board reads without colour. `flipped` turns the board
-    round, Black's side at the bottom."""
+    for the user's next turn, `hint` a move shown from the analysis. With `shade`, dark
+    empty squares are drawn with a dot and dead ones with their own glyph, so the board reads
+    without colour. `flipped` turns the board round, Black's side at the bottom."""
     if dead is None:
         dead = dead_squares(position)
     moved: dict[Square, str | None] = {}
@@ -131,6 +133,7 @@ def board_rows(
         moved = {picks[0]: None, picks[1]: position.piece_at(picks[0])}
     last = () if last_move is None else (last_move.origin, last_move.target, last_move.arrow)
     queued = () if premove is None else (premove.origin, premove.target, premove.arrow)
+    hinted = () if hint is None else (hint.origin, hint.target, hint.arrow)
     file_order = list(range(position.width))
     rank_order = list(reversed(range(position.height)))
     if flipped:
@@ -158,6 +161,8 @@ def board_rows(
                 (left, right), mark = glyphs.picked, "picked"
             elif square in queued:
                 (left, right), mark = glyphs.premove, "premove"
+            elif square in hinted:
+                (left, right), mark = glyphs.hint, "hint"
             elif square in last:
                 (left, right), mark = glyphs.last, ""
             else:
@@ -320,6 +325,7 @@ class AmazonsBoard(BoardWidget):
             "last",
             "picked",
             "premove",
+            "hint",
             "cursor",
             "white",
             "black",
@@ -399,6 +405,7 @@ class AmazonsBoard(BoardWidget):
             position,
             last_move=self._last,
             premove=None if self.premove is None else Move.parse(self.premove),
+            hint=None if self.hint is None else Move.parse(self.hint),
             picks=self.steps.picks,
             targets=self.steps.targets() if entering else (),
             cursor=self.cursor if entering and self.has_focus else None,

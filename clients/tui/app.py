@@ -30,6 +30,7 @@ from clients.tui.help import APP_BINDINGS, show_keys
 from clients.tui.lines import say
 from clients.tui.lobby import LobbyScreen
 from clients.tui.messages import Reconnected, ServerChange
+from clients.tui.review import ReviewScreen
 from clients.tui.signin import SignInScreen
 from server.protocol import (
     ErrorCode,
@@ -318,8 +319,11 @@ class ArenaApp(App[None]):
                     screen.post_message(Reconnected())
 
     def _listeners(self) -> list[Screen[None]]:
-        """The lobby and every game screen on the stack."""
-        screens: list[Screen[None]] = [s for s in self.screen_stack if isinstance(s, GameScreen)]
+        """The lobby and every game and review screen on the stack (a review hears its
+        analysis's progress)."""
+        screens: list[Screen[None]] = [
+            s for s in self.screen_stack if isinstance(s, GameScreen | ReviewScreen)
+        ]
         if self.lobby is not None:
             screens.append(self.lobby)
         return screens

@@ -73,6 +73,7 @@ class BoardWidget(Widget):
         self._state: GameState[object] | None = None
         self._last_move: str | None = None
         self._premove: str | None = None
+        self._hint: str | None = None
 
     @property
     def state(self) -> GameState[object] | None:
@@ -129,6 +130,17 @@ class BoardWidget(Widget):
         """Draw `text`, a move already checked on this board, as the queued premove (None: no
         premove)."""
         self._premove = text
+        self.refresh()
+
+    @property
+    def hint(self) -> str | None:
+        """A move shown from the analysis (the best line's first, a better one), drawn on the
+        board where the game's board can; None when none is."""
+        return self._hint
+
+    def show_hint(self, text: str | None) -> None:
+        """Draw `text`, a move of the state shown, as the analysis's hint (None: none)."""
+        self._hint = text
         self.refresh()
 
     def state_changed(self) -> None:

@@ -3,7 +3,9 @@ spectator. The board between its two players, each with their rating and clock (
 between the server's updates), a typed-move field under it for a player; the game's id and
 terms, whose turn (with the time left for a first move), the move list, how many watch, resign,
 abort, claim victory when the opponent is away, the connection's state, and the result once
-the game ends, with why an aborted game was called off.
+the game ends, with why an aborted game was called off. A spectator has the analysis panel:
+the engine's judgement of each new position as it comes, its best move drawn on the board on
+request.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from textual.widgets import Footer, Input, Static
 
 from clients.changes import ClocksChanged, GameChange, GameDropped, PresenceChanged
 from clients.connection import ArenaError
-from clients.tui.analysis import AnalysisPanel, ServerAnalyst, notes_for
+from clients.tui.analysis import AnalysisPanel, ServerAnalyst, analysed
 from clients.tui.board import BoardWidget, MoveChosen, board_for
 from clients.tui.help import QUIT_UNSHOWN, refresh_keys
 from clients.tui.labels import in_ascii, player_text, time_text
@@ -94,6 +96,7 @@ class GameScreen(Screen[None]):
         Binding("ctrl+b", "to_board", "Board", tooltip="pick a move on the board"),
         Binding("ctrl+l", "lobby", "Lobby", tooltip="back to the lobby"),
         Binding("ctrl+g", "review", "Review", tooltip="review the game once it has ended"),
+        Binding("l", "best_line", "Line", tooltip="draw the best move on the board, or not"),
         QUIT_UNSHOWN,
     ]
 
@@ -116,12 +119,20 @@ class GameScreen(Screen[None]):
         self.board.flipped = me is Colour.BLACK  # the user's side at the bottom
         self._confirming: tuple[str, float] | None = None
         self._claim_at: float | None = None  # monotonic time the opponent may be claimed from
-        # Spectators only: a player never sees analysis of their own live game; a game with
-        # no analysis (notes_for gives none) has no panel.
+        # Spectators only: a player never sees analysis of their own live game (nor asks for
+        # it); a game with no analysis has no panel.
         self.panel: AnalysisPanel | None = None
-        if me is None and notes_for(view.game) is not None:
+        self.best_line = False  # the best line's first move drawn on the board
+        if me is None and analysed(view.game):
             analyst = ServerAnalyst(self.arena.request)
-            self.panel = AnalysisPanel(view.game, analyst, ascii=self.arena.ascii, id="analysis")
+            self.panel = AnalysisPanel(
+                view.game,
+                analyst,
+                game_id=view.game_id,
+                live=view.status is GameStatus.PLAYING,
+                ascii=self.arena.ascii,
+                id="analysis",
+            )
 
     @property
     def arena(self) -> ArenaApp:
@@ -227,7 +238,8 @@ class GameScreen(Screen[None]):
             self.board.set_state(state, view.moves[-1] if view.moves else None)
             self.board.fit(self.query_one("#game"))
             if self.panel is not None:
-                self.panel.show(state)
+                self.panel.live = view.status is GameStatus.PLAYING
+                self.panel.show(state, view.ply)
         self._show_players()
         self.query_one("#moves", Static).update(_move_list(view.moves))
         self.query_one("#moves-pane", VerticalScroll).scroll_end(animate=False)
@@ -410,6 +422,8 @@ class GameScreen(Screen[None]):
             return self.premove.pending is not None
         if action == "review":
             return not on
+        if action == "best_line":
+            return self.panel is not None
         return True
 
     def on_move_chosen(self, message: MoveChosen) -> None:
@@ -463,6 +477,19 @@ class GameScreen(Screen[None]):
 
     def action_to_board(self) -> None:
         self.board.focus()
+
+    def action_best_line(self) -> None:
+        self.best_line = not self.best_line
+        self._notice("the best move on the board" if self.best_line else "")
+        self._show_hint()
+
+    def on_analysis_panel_judged(self, message: AnalysisPanel.Judged) -> None:
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        analysis = self.panel.analysis if self.panel is not None else None
+        line = analysis.line if analysis is not None and analysis.line else ()
+        self.board.show_hint(line[0] if self.best_line and line else None)
 
     def action_lobby(self) -> None:
         self.dismiss()

@@ -5,6 +5,7 @@ a position no longer shown, an answer as the screen closes, and a game without a
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from engine.cgt.analysis import analyze
 from engine.game import GameState, get_game
 from engine.search.evaluation import UNREACHABLE, queen_distance
 from server.analysis import Analyst as ChildAnalyst
-from server.protocol import Analysis, ErrorCode, ProtocolError, RegionValue
+from server.protocol import Analysis, ErrorCode, GameAnalysis, ProtocolError, RegionValue
 from tests.clients.tui.test_app import until
 
 # Three regions: Black's a1-b1, a contested block with d1 and e1, White's a3-b3.
@@ -105,7 +106,7 @@ async def test_the_notes_and_the_values_of_a_small_endgame_are_the_engines() -> 
             kinds = [r.kind for r in position.regions()]
             assert kinds.count(RegionKind.SETTLED) == 2
             assert "1 contested, 2 settled:" in notes
-            assert "Values: working..." in notes
+            assert notes[0] == "Analysing..."
 
             await showing(pilot, app.panel, "Sum")
             lines = app.panel.text.splitlines()
@@ -130,7 +131,7 @@ async def test_a_busy_analyst_is_asked_again() -> None:
     app = PanelHost("amazons", analyst)
     async with app.run_test(size=(60, 40)) as pilot:
         app.panel.show(amazons(SMALL))
-        await showing(pilot, app.panel, "the analyst is busy; asking again (1)")
+        await showing(pilot, app.panel, "analysis busy, retrying")
         await showing(pilot, app.panel, "Sum * (positive favours black)")
         assert analyst.asked == [SMALL, SMALL]
 
@@ -141,8 +142,8 @@ async def test_a_refusal_is_one_line() -> None:
     app = PanelHost("amazons", Scripted({SMALL: [refusal]}))
     async with app.run_test(size=(60, 40)) as pilot:
         app.panel.show(amazons(SMALL))
-        await showing(pilot, app.panel, "No values: analysis covers Amazons only")
-        assert app.panel.text.splitlines()[-1] == "No values: analysis covers Amazons only"
+        await showing(pilot, app.panel, "No analysis: analysis covers Amazons only")
+        assert app.panel.text.splitlines()[0] == "No analysis: analysis covers Amazons only"
 
 
 @pytest.mark.asyncio
@@ -246,3 +247,112 @@ async def test_a_hot_sum_s_thermograph_is_drawn_under_it() -> None:
         app.panel.show(amazons("W3 b"))
         await showing(pilot, app.panel, "Sum * ")
         assert "Thermograph of the sum:" not in app.panel.text
+
+
+class ByPly(Scripted):
+    """A scripted analyst that knows the server's games: asked by game and ply."""
+
+    def __init__(self, answers: dict[str, list[Analysis | ProtocolError]]) -> None:
+        super().__init__(answers)
+        self.plies: list[tuple[str, int]] = []
+
+    async def analyze_ply(self, game_id: str, ply: int) -> Analysis:
+        self.plies.append((game_id, ply))
+        return await self.analyze(f"{game_id}:{ply}", "amazons")
+
+    async def review(self, game_id: str) -> GameAnalysis:
+        raise AssertionError("not asked in these tests")
+
+
+def judged(text: str, ply: int | None = None, **fields: object) -> Analysis:
+    """A judgement of `text` (of the game's ply `ply`), with `fields`."""
+    return replace(analysis_of(text, "?"), ply=ply, **fields)  # type: ignore[arg-type]
+
+
+class JudgedHost(PanelHost):
+    """The panel alone, keeping the judgements it posts."""
+
+    def __init__(self, game: str, analyst: Analyst, **options: object) -> None:
+        App.__init__(self)
+        self.panel = AnalysisPanel(game, analyst, id="analysis", **options)  # type: ignore[arg-type]
+        self.judged: list[Analysis | None] = []
+
+    def on_analysis_panel_judged(self, message: AnalysisPanel.Judged) -> None:
+        self.judged.append(message.analysis)
+
+
+@pytest.mark.asyncio
+async def test_the_engines_judgement_comes_over_the_notes() -> None:
+    line = ("d1-d2/e1", "a1-b1/a1")
+    answer = judged(SMALL, white_wins=640, line=line, playouts=12000, note="not solved: big")
+    app = JudgedHost("amazons", Scripted({SMALL: [answer]}))
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL))
+        await showing(pilot, app.panel, "White 64%")
+        lines = app.panel.text.splitlines()
+        assert lines[:4] == [
+            "White 64%  (12,000 playouts)",
+            "○ " + "█" * 15 + "░" * 9 + " ●",
+            "Best line: d1-d2/e1 a1-b1/a1",
+            "not solved: big",
+        ]
+        assert "Evaluation" in app.panel.text  # the notes follow
+        assert app.judged[-1] == answer
+
+
+@pytest.mark.asyncio
+async def test_an_exact_judgement_says_the_winner_and_the_sum() -> None:
+    answer = replace(
+        judged(SMALL, white_wins=0, exact=True, depth=9, note="exact: Black wins moving first"),
+        sum="2",
+    )
+    app = PanelHost("amazons", Scripted({SMALL: [answer]}))
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL))
+        await showing(pilot, app.panel, "Black wins (exact)")
+        lines = app.panel.text.splitlines()
+        assert lines[0] == "Black wins (exact)  (depth 9)"
+        assert lines[1] == "○ " + "░" * 24 + " ●"
+        assert lines[2] == "Exact: sum 2; exact: Black wins moving first"
+
+
+@pytest.mark.asyncio
+async def test_a_live_game_is_asked_by_ply_and_a_busy_analyst_once_more() -> None:
+    busy = ProtocolError(ErrorCode.UNAVAILABLE, "too many positions wait", retry_after=1)
+    analyst = ByPly({"g1:4": [busy, busy]})
+    app = PanelHost("amazons", analyst)
+    app.panel = AnalysisPanel("amazons", analyst, game_id="g1", live=True, id="analysis")
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL), 4)
+        await showing(pilot, app.panel, "analysis busy, retrying")
+        await showing(pilot, app.panel, "No analysis: the analyst stayed busy")
+        assert analyst.plies == [("g1", 4), ("g1", 4)]
+
+
+@pytest.mark.asyncio
+async def test_an_answer_about_another_ply_is_dropped() -> None:
+    analyst = ByPly({"g1:4": [judged(SMALL, ply=3, white_wins=900)]})
+    app = PanelHost("amazons", analyst)
+    app.panel = AnalysisPanel("amazons", analyst, game_id="g1", live=True, id="analysis")
+    async with app.run_test(size=(60, 40)) as pilot:
+        app.panel.show(amazons(SMALL), 4)
+        await until(pilot, lambda: analyst.plies == [("g1", 4)], "the question")
+        await pilot.pause(0.3)
+        assert "White 90%" not in app.panel.text
+        assert app.panel.text.startswith("Analysing...")
+
+
+@pytest.mark.asyncio
+async def test_a_bao_position_gets_the_judgement_alone() -> None:
+    state = get_game("bao").new_state(get_game("bao").info.setups[0])
+    text = state.text()
+    analyst = Scripted({text: [judged(SMALL, white_wins=420, line=("A3L",), playouts=800)]})
+    app = PanelHost("bao", analyst)
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.panel.show(state)
+        await showing(pilot, app.panel, "Black 58%")
+        assert app.panel.text.splitlines() == [
+            "Black 58%  (800 playouts)",
+            "○ " + "█" * 10 + "░" * 14 + " ●",
+            "Best line: A3L",
+        ]
