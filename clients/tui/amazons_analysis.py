@@ -122,9 +122,12 @@ class AmazonsNotes:
         return lines
 
     def _values(self, analysis: Analysis) -> list[str]:
-        """The sum, who wins with each side first and the winning moves (Left = Black)."""
-        lines = ["", f"Sum {analysis.sum} (positive favours black)"]
-        if "?" in (analysis.sum, *(r.value for r in analysis.regions)):
+        """The sum, who wins with each side first and the winning moves (Left = Black). A sum
+        not found is left out when the engine's note above says why."""
+        lines = []
+        if analysis.sum != "?" or analysis.note is None:
+            lines = ["", f"Sum {analysis.sum} (positive favours black)"]
+        if "?" in (analysis.sum, *(r.value for r in analysis.regions)) and analysis.note is None:
             lines.append("?: not found within the analyst's time")
         lines += _thermograph(analysis.sum)
         for side, winner in (

@@ -269,7 +269,7 @@ async def test_a_finished_game_is_fetched_from_the_server_and_analysed_there(
             # The server's analysis of the position after the one move.
             await until(
                 pilot,
-                lambda: "Sum " in review.panel.text,
+                lambda: review.panel is not None and review.panel.analysis is not None,
                 "the server's values",
                 ANALYSIS_WAIT_SECONDS,
             )

@@ -5,7 +5,9 @@ seen move by move to its end, with the spectator count, and left again."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
@@ -31,6 +33,8 @@ from tests.clients.tui.test_app import (
     until,
 )
 from tests.server.endpoint import analysis_worker, random_game, serving, start_game
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "tui"
 
 
 def shown_moves(game: GameScreen) -> list[str]:
@@ -120,9 +124,24 @@ async def test_a_game_watched_from_the_lobby_shows_every_move_and_the_end(
         mobility = AmazonsNotes(after).lines(None)[0]
         assert mobility.startswith("Mobility")
         await until(
-            pilot, lambda: "Sum " in panel.text, "the server's values", ANALYSIS_WAIT_SECONDS
+            pilot, lambda: panel.analysis is not None, "the server's values", ANALYSIS_WAIT_SECONDS
         )
-        assert panel.text.splitlines()[0] == mobility
+        # The engine's judgement over the notes: the chance in words and a bar of 24 cells.
+        lines = panel.text.splitlines()
+        assert re.fullmatch(
+            r"(White|Black) \d+%|even|(White|Black) wins \(exact\)", lines[0].split("  (")[0]
+        )
+        assert re.fullmatch(r"○ [█░]{24} ●", lines[1])
+        assert mobility in lines
+        assert panel.analysis is not None
+        assert panel.analysis.ply == 4
+        await pilot.press("l")
+        line = panel.analysis.line
+        assert line, "the server's best line"
+        await until(pilot, lambda: game.board.hint == line[0], "the best move drawn")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        app.save_screenshot(str(ARTIFACTS / "watch-judged.svg"))
+        await pilot.press("l")
         await play_and_see(pilot, game, (white, black), moves, first=4)
         await until(pilot, lambda: game.view.status is GameStatus.ENDED, "the end")
         await until(pilot, lambda: "has no move" in panel.text, "the last position's notes")
