@@ -20,12 +20,12 @@ import contextlib
 import hashlib
 import json
 import multiprocessing
+import multiprocessing.pool
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 import structlog
@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
 
 LIVE = "an:{an}:live"  # stream: positions a spectator or a player of an ended game waits for
 REVIEW = "an:{an}:review"  # stream: positions of whole games reviewed, read after LIVE's
@@ -268,7 +270,7 @@ class Analysts:
         self.log = log.bind(worker=name)
         self.computed = 0  # positions judged here (not those found judged already)
         self._compute = compute
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: multiprocessing.pool.Pool | None = None
 
     async def _ensure_groups(self) -> None:
         for stream in (LIVE, REVIEW):
@@ -286,15 +288,14 @@ class Analysts:
         beat = asyncio.create_task(self._heartbeat())
         try:
             if self._compute is None:
-                self._pool = ProcessPoolExecutor(
-                    1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=os.nice,
-                    initargs=(JUDGE_NICENESS,),
-                )
-                with children_leave_interrupts():  # the child starts with its first work
-                    warming = asyncio.get_running_loop().run_in_executor(self._pool, _warm)
-                await warming
+                with children_leave_interrupts():
+                    self._pool = multiprocessing.get_context("spawn").Pool(
+                        1, initializer=os.nice, initargs=(JUDGE_NICENESS,)
+                    )
+                try:
+                    await self._in_child(_warm)
+                except Exception:  # the first position will say what is wrong, if anything
+                    self.log.exception("analysis_warming_failed")
             while not stop.is_set():
                 try:
                     entry = await self._next()
@@ -319,7 +320,8 @@ class Analysts:
             with contextlib.suppress(Exception):  # gone anyway once its heartbeat lapses
                 await self.redis.zrem(ANALYSTS, self.name)
             if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
+                # Stopped at once, even in the middle of a position: the worker stops now.
+                self._pool.terminate()
 
     async def _heartbeat(self) -> None:
         while True:
@@ -377,8 +379,7 @@ class Analysts:
         if self._compute is not None:
             work = loop.run_in_executor(None, self._compute, game, text)
         else:
-            assert self._pool is not None
-            work = loop.run_in_executor(self._pool, _judge, game, text)
+            work = self._in_child(_judge, game, text)
         while True:
             done, _ = await asyncio.wait({work}, timeout=TOUCH_SECONDS)
             if done:
@@ -386,6 +387,27 @@ class Analysts:
             await self.redis.xclaim(
                 stream, GROUP, self.name, min_idle_time=0, message_ids=[entry_id], justid=True
             )
+
+    def _in_child(self, function: Callable[..., T], *args: object) -> asyncio.Future[T]:
+        """`function(*args)` in the child process, as a future of the running loop."""
+        assert self._pool is not None
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[T] = loop.create_future()
+
+        def settle(outcome: Any) -> None:  # on the pool's result thread
+            def set_outcome() -> None:
+                if done.done():
+                    return
+                if isinstance(outcome, BaseException):
+                    done.set_exception(outcome)
+                else:
+                    done.set_result(outcome)
+
+            with contextlib.suppress(RuntimeError):  # the event loop is closed
+                loop.call_soon_threadsafe(set_outcome)
+
+        self._pool.apply_async(function, args, callback=settle, error_callback=settle)
+        return done
 
     async def _keep(self, name: str, data: dict[str, Any], seconds: int) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
