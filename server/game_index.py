@@ -28,12 +28,14 @@ from typing import Any, Final
 import redis.asyncio as aioredis
 from redis.crc import key_slot
 
+from server.lane import sharded
 from server.protocol import GameStatus
 from server.stored_game import COLOURS, StoredGame
 
 __all__ = [
     "BUCKETS",
     "HOUSE_STREAMS",
+    "HOUSE_WAKE",
     "GameIndex",
     "bucket_of",
     "deadlines_key",
@@ -94,6 +96,11 @@ def house_stream(bucket: int) -> str:
 
 
 HOUSE_STREAMS: Final = tuple(house_stream(bucket) for bucket in range(BUCKETS))
+# List: an entry for each house-bot request, the newest WAKES kept, on a Redis Cluster only:
+# its streams lie in different slots, which no one read can block on, so an idle worker blocks
+# on this one (BLPOP) and then reads them all.
+HOUSE_WAKE: Final = "{house}:wake"
+WAKES: Final = 16
 
 
 def user_games_key(name: str) -> str:
@@ -124,6 +131,7 @@ class GameIndex:
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
+        self._wake = sharded(redis)
         # The games `repair` found listed without a document, by bucket: forgotten when the
         # next repair of the bucket finds them so still (a new game is listed just before its
         # first commit stores it).
@@ -162,6 +170,10 @@ class GameIndex:
         """Ask the house bot to move in game `game_id` at `ply` (a repeat is harmless: a worker
         plays a ply once)."""
         await self.redis.xadd(house_stream(bucket_of(game_id)), {"game_id": game_id, "ply": ply})
+        if self._wake:
+            await asyncio.gather(
+                self.redis.lpush(HOUSE_WAKE, game_id), self.redis.ltrim(HOUSE_WAKE, 0, WAKES - 1)
+            )
 
     async def ended(self, game: StoredGame) -> None:
         """Once a commit ended `game`: on the hand-over set, then out of the live indexes."""

@@ -25,7 +25,7 @@ from engine.search.budget import HOUSE_BOT, Turn
 from engine.search.registry import bot_names, make_bot
 from server.analysis_queue import Analysts
 from server.clock import now_ms
-from server.game_index import HOUSE_STREAMS
+from server.game_index import HOUSE_STREAMS, HOUSE_WAKE
 from server.games import GameStore, StoredGame, open_redis
 from server.house_queue import take_turn
 from server.lane import sharded
@@ -72,10 +72,9 @@ COMPILE_NICENESS = 10
 # A request that failed this often is dropped (logged) rather than retried forever.
 MAX_DELIVERIES = 5
 # How long a read waits for a request: blocked on every stream at once on a single Redis; on a
-# Redis Cluster, whose streams lie in different slots, read all at once without blocking, with a
-# pause between rounds that find none.
+# Redis Cluster, whose streams lie in different slots, read all at once without blocking, then
+# blocked as long on the wake-up list a request adds to (`HOUSE_WAKE`) when none was found.
 READ_BLOCK_MS = 1000
-CLUSTER_PAUSE_SECONDS = 0.05
 # A request is asked before the commit that makes the move its turn: a worker that reads it
 # first waits this long for the commit, looking again every COMMIT_LOOK_SECONDS.
 COMMIT_WAIT_SECONDS = 1.0
@@ -294,7 +293,7 @@ class Worker:
                 replies = await pipe.execute()
             found = next((reply for reply in replies if reply), [])
             if not found:
-                await asyncio.sleep(CLUSTER_PAUSE_SECONDS)
+                await self.redis.blpop([HOUSE_WAKE], timeout=READ_BLOCK_MS / 1000)
         if not found:
             return None
         stream, entries = found[0]

@@ -156,6 +156,26 @@ async def test_a_house_bot_answers_through_a_worker_on_a_cluster(
         await player.close()
 
 
+def _calls(cluster: LocalCluster, command: str) -> int:
+    """How many times the masters have run `command`."""
+    total = 0
+    for port in cluster.masters():
+        with cluster.node(port) as node:
+            total += node.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0)
+    return total
+
+
+async def test_an_idle_worker_on_a_cluster_waits_rather_than_read_its_streams_again(
+    redis_cluster: LocalCluster, cluster_client: Redis
+) -> None:
+    async with house_worker(cluster_client, "idle-worker"):
+        before = _calls(redis_cluster, "xreadgroup")
+        await asyncio.sleep(3)
+        read = _calls(redis_cluster, "xreadgroup") - before
+    # A round of the 16 streams each second it waits (READ_BLOCK_MS), not twenty.
+    assert read <= 16 * 5
+
+
 def _played_at(ply: int) -> Callable[[Frame], bool]:
     return lambda frame: frame.get("t") == "move_played" and frame["ply"] == ply
 
