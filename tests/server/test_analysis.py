@@ -35,6 +35,7 @@ from server.protocol import (
     Resign,
     Watch,
 )
+from tests.redis_cluster import LocalCluster
 from tests.server.endpoint import analysis_worker, guest, random_game, serving, start_game
 from tests.server.wire import Wire
 
@@ -241,3 +242,21 @@ async def test_a_worker_makes_its_groups_again_once_redis_has_lost_them(redis: R
     assert judgement.position == BAO
     assert worker.computed == 1
     await queue.close()
+
+
+@pytest.mark.asyncio
+async def test_analysis_on_a_redis_cluster(redis_cluster: LocalCluster) -> None:
+    client = open_redis(redis_cluster.url)
+    queue = AnalysisQueue(client, AnalysisLimits(per_minute=1))
+    try:
+        async with analysis_worker(client) as (worker, _):
+            await queue.admit("ann")
+            judgements = await asyncio.gather(*(queue.judgement("bao", BAO) for _ in range(5)))
+            assert {j.position for j in judgements} == {BAO}
+            assert worker.computed == 1
+            with pytest.raises(ProtocolError) as over:
+                await queue.admit("ann")
+            assert over.value.code is ErrorCode.RATE_LIMITED
+    finally:
+        await queue.close()
+        await client.aclose()
