@@ -55,9 +55,10 @@ LIVE = "an:{an}:live"  # stream: positions a spectator or a player of an ended g
 REVIEW = "an:{an}:review"  # stream: positions of whole games reviewed, read after LIVE's
 ANALYSTS = "an:{an}:analysts"  # sorted set: worker name -> ms until which it judges positions
 GROUP = "analysts"
-# A judgement is some 0.3 to 2 KB (the line, the regions' values: bench/analysis_serving.py
-# measures it). A day holds a game's positions from its first spectator through its review
-# the day after, and a day of busy play (10,000 positions asked) in some 10 MB.
+# A judgement is about 1 KB in Redis at most (bench/analysis_serving.py: 0.5 to 1 KB in the
+# median on a 10x10 game, 1.1 KB the largest). A day holds a game's positions from its first
+# spectator through its review the day after, and a day of busy play (10,000 positions) in
+# some 10 MB.
 CACHE_SECONDS = 24 * 3600
 # A judgement that failed is kept this long, so that the servers waiting for it stop waiting.
 FAILED_SECONDS = 60

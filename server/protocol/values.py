@@ -242,7 +242,7 @@ class GameSummary:
 class RegionValue:
     """One region of an analysed position: its kind (`settled`: only one colour's amazons or
     none; `contested`), size, amazons, and combinatorial value in CGSuite notation with Left =
-    Black (`?` when not found within the server's time), with its mean and temperature."""
+    Black (`?` when the solver did not finish it), with its mean and temperature."""
 
     kind: Annotated[str, Length(1, 32)]
     squares: Count
