@@ -12,6 +12,7 @@ shows one alone, for `arena review`.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import ClassVar
 
@@ -25,7 +26,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 
 from clients.changes import ReviewProgress
 from clients.evaluation import MARK_SIGNS, evaluation_graph, summary_text
-from clients.tui.analysis import AnalysisPanel, Analyst, GameAnalyst, analysed
+from clients.tui.analysis import BUSY, AnalysisPanel, Analyst, GameAnalyst, analysed
 from clients.tui.board import BoardWidget, board_for
 from clients.tui.help import APP_BINDINGS, show_keys
 from clients.tui.labels import in_ascii
@@ -39,6 +40,7 @@ __all__ = ["EvaluationGraph", "MoveList", "ReviewApp", "ReviewScreen", "result_t
 GLYPHS = ("○", "●")  # the side of each player index, as the game screen marks them
 SIDES = ("white", "black")
 GRAPH_WIDTH = 40  # the evaluation graph's blocks before the screen's layout says its width
+REVIEW_TRIES = 10  # a whole game's review asked while the server says it is busy
 
 
 def result_text(record: GameRecord) -> str:
@@ -351,7 +353,18 @@ class ReviewScreen(Screen[None]):
         assert isinstance(self.analyst, GameAnalyst)
         assert self.record.game_id is not None
         try:
-            review = await self.analyst.review(self.record.game_id)
+            # Asked again while the server is busy: with this screen's own question about the
+            # position shown, say.
+            for _ in range(REVIEW_TRIES - 1):
+                try:
+                    review = await self.analyst.review(self.record.game_id)
+                    break
+                except ProtocolError as error:
+                    if error.code not in BUSY or error.retry_after is None:
+                        raise
+                    await asyncio.sleep(error.retry_after)
+            else:
+                review = await self.analyst.review(self.record.game_id)
         except (ProtocolError, ConnectionError) as error:
             self._progress(f"No review: {error}")
         else:

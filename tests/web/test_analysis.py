@@ -18,7 +18,9 @@ from pathlib import Path
 import msgpack
 import pytest
 from playwright.async_api import Browser, Page, WebSocketRoute, expect
+from redis.asyncio import Redis
 
+from clients.evaluation import chance_text
 from server.protocol import (
     AcceptSeek,
     Analysis,
@@ -40,9 +42,10 @@ from server.protocol import (
     SeekList,
     decode_request,
 )
-from tests.server.endpoint import guest, random_game, serving, start_game
-from tests.web.test_pages import SIZES, WAIT_MS, http_url
+from tests.server.endpoint import analysis_worker, guest, random_game, serving, start_game
+from tests.web.test_pages import SIZES, WAIT_MS, http_url, open_page
 from tests.web.test_play import position_after
+from tests.web.test_review import ANALYSIS_MS
 
 
 class Analyst:
@@ -306,3 +309,53 @@ async def test_a_finished_game_is_reviewed_whole_and_its_graph_and_marks_go_ther
         await shots(page, artifacts, "review")
         await white.close()
         await black.close()
+
+
+@pytest.mark.asyncio
+async def test_the_real_servers_judgement_and_review_on_the_page(
+    browser: Browser, redis_url: str, redis: Redis, artifacts: Path
+) -> None:
+    """No test in between: the server's own answers, from an analysis worker."""
+    moves = random_game("6x6", seed=5)
+    async with analysis_worker(redis), serving(redis_url) as url:
+        white, black, game_id = await start_game(url)
+        for ply in range(6):
+            await (white if ply % 2 == 0 else black).request(PlayMove(game_id, ply, moves[ply]))
+        page, errors = await open_page(browser, http_url(url) + f"/game/{game_id}")
+        await expect(page.locator("#eval-chance")).not_to_be_empty(timeout=ANALYSIS_MS)
+        viewer = await guest(url)
+        told = await viewer.request(Analyze(game_id=game_id, ply=6), Analysis)
+        assert told.white_wins is not None
+        await expect(page.locator("#eval-chance")).to_have_text(
+            chance_text(told.white_wins, told.exact)
+        )
+        if told.line:
+            await expect(page.locator("#eval-line")).to_have_text(
+                "Best line: " + " ".join(told.line)
+            )
+        if told.note and not told.exact:
+            await expect(page.locator("#eval-exact")).to_have_text(told.note)
+        await shots(page, artifacts, "real-live")
+
+        for ply in range(6, len(moves)):
+            await (white if ply % 2 == 0 else black).request(PlayMove(game_id, ply, moves[ply]))
+        await expect(page.locator("#review-game")).to_be_visible(timeout=WAIT_MS)
+        await page.click("#review-game")
+        total = len(moves) + 1
+        graph = page.locator("#eval-graph .graph-ply")
+        await expect(graph).to_have_count(total, timeout=ANALYSIS_MS)
+        review = await viewer.request(AnalyzeGame(game_id), GameAnalysis)
+        assert review.complete  # reviewed once, kept: the whole review at once
+        marked = [move for move in review.moves if move.mark is not None]
+        await expect(page.locator("#moves .move[data-mark]")).to_have_count(len(marked))
+        await expect(page.locator("#review-summary li")).to_have_count(2)
+        await graph.nth(4).click()
+        await expect(page.locator("#board")).to_have_attribute("data-ply", "4")
+        if marked:
+            await page.locator("#moves .move[data-mark]").first.click()
+            await expect(page.locator("#board")).to_have_attribute("data-ply", str(marked[0].ply))
+            await expect(page.locator("#board .arrow.better")).to_have_count(1)
+        await shots(page, artifacts, "real-review")
+        assert errors == []
+        for client in (white, black, viewer):
+            await client.close()

@@ -12,7 +12,8 @@ import { moveSquares } from "./position.js";
 
 const SURE = 1000; // permille: a sure win
 const SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
-const SETTLE_MS = 300; // on a position in review before it is asked about: stepping asks nothing
+const SETTLE_MS = 300;
+const REVIEW_TRIES = 10; // a whole game's review asked while the server says it is busy // on a position in review before it is asked about: stepping asks nothing
 // The graph's drawing box, in its own units (it stretches to the panel's width).
 const GRAPH_WIDTH = 600;
 const GRAPH_HEIGHT = 120;
@@ -47,6 +48,7 @@ export class AnalysisPanel {
     this.busy = new Set(); // plies the server stayed busy for
     this.failed = new Map(); // ply -> why there is no analysis
     this.timer = null;
+    this.reviewTimer = null;
     this.shown = null; // {ply, live}: the position the panel is about
     this.review = null; // the complete `game_analysis`
     this.progress = null; // {done, total} while the review is under way
@@ -105,6 +107,7 @@ export class AnalysisPanel {
 
   close() {
     clearTimeout(this.timer);
+    clearTimeout(this.reviewTimer);
   }
 
   // The position after `ply` moves is shown; `live`: the game is being played (the latest
@@ -274,9 +277,11 @@ export class AnalysisPanel {
     );
   }
 
-  async #reviewGame() {
+  // The whole game's review: asked again after the time the server says while it is busy
+  // (this page's own question about the position shown, say), up to REVIEW_TRIES times.
+  async #reviewGame(tries = REVIEW_TRIES) {
     this.reviewError = "";
-    this.progress = { done: 0, total: this.game.moves.length + 1 };
+    this.progress ??= { done: 0, total: this.game.moves.length + 1 };
     this.#render();
     try {
       // Progress comes as `game_analysis` messages (receive); the reply is the first of them,
@@ -284,6 +289,10 @@ export class AnalysisPanel {
       const reply = await this.connection.request({ t: "analyze_game", game_id: this.gameId });
       this.receive(reply);
     } catch (error) {
+      if (error.retryAfter !== undefined && tries > 1) {
+        this.reviewTimer = setTimeout(() => this.#reviewGame(tries - 1), error.retryAfter * 1000);
+        return;
+      }
       this.progress = null;
       this.reviewError =
         error.retryAfter !== undefined

@@ -3,7 +3,8 @@ progress shows, then the evaluation as a line of blocks with a caret at the posi
 each marked move's sign in the move list, each side's summary; `n` and `p` go to the next and
 previous marked move, whose better move is drawn on the board; a click on the graph goes to
 that position; `l` draws the best line's first move. The server's review comes from
-`Reviewer` below (a scripted analyst), its progress as the app hands it to the screen.
+`Reviewer` below (a scripted analyst), its progress as the app hands it to the screen, and once
+from a real server and analysis worker.
 Screenshots go to `test-artifacts/tui/` to be looked at."""
 
 from __future__ import annotations
@@ -13,24 +14,30 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 from textual.widgets import Static
 
 from clients.changes import ReviewProgress
+from clients.tui.analysis import ServerAnalyst
 from clients.tui.messages import ServerChange
 from clients.tui.review import EvaluationGraph, MoveList, ReviewApp
 from engine.amazons import Position
+from server.cli import _fetch
 from server.protocol import (
     Analysis,
+    AnalyzeGame,
     Colour,
     ErrorCode,
     GameAnalysis,
     MoveMark,
     MoveReview,
     PlayerReview,
+    PlayMove,
     ProtocolError,
 )
-from tests.clients.tui.test_app import keys, until
+from tests.clients.tui.test_app import ANALYSIS_WAIT_SECONDS, keys, until
 from tests.clients.tui.test_review import MOVES, finished
+from tests.server.endpoint import analysis_worker, guest, serving, start_game
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "tui"
 
@@ -39,8 +46,8 @@ class Reviewer:
     """The server's analysis as the test scripts it: each position judged White 55% with the
     move played as its line; the review waits for `release` and then answers `answer`."""
 
-    def __init__(self, answer: GameAnalysis | ProtocolError) -> None:
-        self.answer = answer
+    def __init__(self, *answers: GameAnalysis | ProtocolError) -> None:
+        self.answers = list(answers)
         self.release = asyncio.Event()
         self.reviews: list[str] = []
 
@@ -56,9 +63,10 @@ class Reviewer:
     async def review(self, game_id: str) -> GameAnalysis:
         self.reviews.append(game_id)
         await self.release.wait()
-        if isinstance(self.answer, ProtocolError):
-            raise self.answer
-        return self.answer
+        answer = self.answers.pop(0)
+        if isinstance(answer, ProtocolError):
+            raise answer
+        return answer
 
 
 def better_than(ply: int) -> str:
@@ -162,9 +170,10 @@ async def test_a_game_analysed_whole_shows_its_graph_marks_and_summary() -> None
 
 
 @pytest.mark.asyncio
-async def test_a_review_refused_says_why_in_one_line() -> None:
-    busy = ProtocolError(ErrorCode.UNAVAILABLE, "no analysis worker is running", retry_after=10)
-    reviewer = Reviewer(busy)
+async def test_a_review_refused_says_why_in_one_line_after_a_busy_server_is_asked_again() -> None:
+    busy = ProtocolError(ErrorCode.RATE_LIMITED, "one of yours is running", retry_after=0)
+    refused = ProtocolError(ErrorCode.UNAVAILABLE, "no analysis worker is running")
+    reviewer = Reviewer(busy, refused)
     reviewer.release.set()
     app = ReviewApp(replace(finished(), game_id="g1"), reviewer)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -175,6 +184,7 @@ async def test_a_review_refused_says_why_in_one_line() -> None:
             "the refusal",
         )
         assert "no analysis worker is running" in text(app, "#review-progress")
+        assert reviewer.reviews == ["g1", "g1"]
         assert not app.review.query_one(EvaluationGraph).display
 
 
@@ -185,3 +195,33 @@ async def test_a_record_file_has_no_whole_game_analysis() -> None:
         await pilot.press("a")
         await pilot.pause(0.2)
         assert not app.review.query_one("#review-progress").display
+
+
+@pytest.mark.asyncio
+async def test_a_servers_game_is_analysed_whole_by_the_server(redis_url: str, redis: Redis) -> None:
+    """No script in between: the server's own review, from an analysis worker."""
+    async with analysis_worker(redis), serving(redis_url) as url:
+        white, black, game_id = await start_game(url)
+        for ply, move in enumerate(MOVES):
+            await (white if ply % 2 == 0 else black).request(PlayMove(game_id, ply, move))
+        viewer = await guest(url)
+        record = await _fetch(viewer, game_id, url)
+        app = ReviewApp(record, ServerAnalyst(viewer.request), f"game {game_id}")
+        async with app.run_test(size=(100, 40)) as pilot:
+            screen = app.review
+            await pilot.press("a")
+            graph = screen.query_one(EvaluationGraph)
+            await until(pilot, lambda: graph.display, "the review", ANALYSIS_WAIT_SECONDS)
+            review = await viewer.request(AnalyzeGame(game_id), GameAnalysis)
+            assert screen.review == replace(review, id=screen.review.id if screen.review else None)
+            marked = [m for m in review.moves if m.mark is not None]
+            entries = [str(o.prompt) for o in screen.query_one(MoveList).options]
+            assert sum(entry.endswith(("?", "?!")) for entry in entries) == len(marked)
+            assert len(text(app, "#review-summary").splitlines()) == 2
+            if marked:
+                await pilot.press("home", "n")
+                assert screen.ply == marked[0].ply
+                await until(pilot, lambda: screen.board.hint == marked[0].better, "better move")
+            app.save_screenshot(str(ARTIFACTS / "review-server.svg"))
+        for client in (white, black, viewer):
+            await client.close()
