@@ -51,6 +51,7 @@ from server.handlers import (
 )
 from server.ladder.scheduler import LEASE_MS, ROUND_SECONDS, Scheduler
 from server.ladder.store import MEMBERSHIP_MS, LadderStore
+from server.lane import LaneCluster
 from server.lobby import SEEK_TTL_MS, Lobby
 from server.metrics import ServerMetrics, respond
 from server.offers import DEFAULT_TIME_CONTROLS, Offered, TimeControls
@@ -197,6 +198,10 @@ class Arena:
             SignupThrottle(redis, signup_limits) if signups and database is not None else None
         )
         self.hub = Hub(redis)
+        heartbeat = self.store.heartbeat
+        if isinstance(redis, LaneCluster) and heartbeat is not None:
+            # A failover's pause is an outage for the clocks, as a gap in the heartbeat is.
+            redis.lane.stalls = lambda start, end: self.spawn(heartbeat.stalled(start, end))
         self.ladders = LadderStore(redis, database)
         self.scheduler = Scheduler(
             self.ladders,

@@ -351,6 +351,8 @@ class ClusterLane:
         self._reading: asyncio.Task[None] | None = None
         self._mapping = asyncio.Lock()  # the first commands wait for one reading of the map
         self.maps_read = 0
+        # Told (from, to: wall-clock ms) of each command that had to wait for a failover.
+        self.stalls: Callable[[int, int], None] | None = None
 
     async def execute(self, *args: Arg) -> Any:
         slot = _slot(args)
@@ -361,9 +363,12 @@ class ClusterLane:
         unreachable_since: float | None = None
         while True:
             try:
-                if asked:
-                    return await lane.execute_asking(*args)
-                return await lane.execute(*args)
+                reply = await (lane.execute_asking(*args) if asked else lane.execute(*args))
+                if unreachable_since is not None and self.stalls is not None:
+                    waited = time.monotonic() - unreachable_since
+                    end = time.time()
+                    self.stalls(round(1000 * (end - waited)), round(1000 * end))
+                return reply
             except ResponseError as error:
                 moved = _redirection(error)
                 if moved is None and not str(error).startswith("CLUSTERDOWN"):

@@ -40,19 +40,40 @@ OUTAGE_MS = 3000
 # The game's `extra` field holding the end of the last outage it was given back.
 CREDITED: Final = "outage_credited"
 
+# Record the outage from `start` to `end` unless the newest one recorded reaches `start`: the
+# first record of an outage stands (several processes see each, with their own bounds), so no
+# game is given the same time back twice.
+_RECORD: Final = """
+local function record(start, stop)
+  local newest = redis.call('LINDEX', KEYS[2], 0)
+  if newest and tonumber(string.match(newest, ' (%d+)')) >= tonumber(start) then return end
+  redis.call('LPUSH', KEYS[2], start .. ' ' .. stop)
+  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+end
+"""
 # Beat at ARGV[1] (server ms); a heartbeat older than ARGV[2] ms makes an outage from it to now.
 # Returns the outages kept. A process whose clock is behind the last beat's leaves it be.
-_BEAT: Final = """
+_BEAT: Final = (
+    _RECORD
+    + """
 local last = redis.call('GET', KEYS[1])
 if not last or tonumber(ARGV[1]) > tonumber(last) then
   redis.call('SET', KEYS[1], ARGV[1])
   if last and tonumber(ARGV[1]) - tonumber(last) > tonumber(ARGV[2]) then
-    redis.call('LPUSH', KEYS[2], last .. ' ' .. ARGV[1])
-    redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+    record(last, ARGV[1])
   end
 end
 return redis.call('LRANGE', KEYS[2], 0, -1)
 """
+)
+# An outage from ARGV[1] to ARGV[2] seen otherwise (a Redis Cluster's failover); the outages kept.
+_STALL: Final = (
+    _RECORD
+    + """
+record(ARGV[1], ARGV[2])
+return redis.call('LRANGE', KEYS[2], 0, -1)
+"""
+)
 
 
 class Outage(NamedTuple):
@@ -80,6 +101,7 @@ class Heartbeat:
 
     def __init__(self, redis: aioredis.Redis, *, outage_ms: int = OUTAGE_MS) -> None:
         self._beat = redis.register_script(_BEAT)
+        self._stall = redis.register_script(_STALL)
         self.outage_ms = outage_ms
         self.outages: tuple[Outage, ...] = ()
         self.beaten: int | None = None  # server ms of this process's last beat that reached Redis
@@ -95,6 +117,17 @@ class Heartbeat:
         )
         self.outages = tuple(sorted(Outage.parse(text) for text in found))
         self.beaten = now
+
+    async def stalled(self, start: int, end: int) -> None:
+        """Redis answered none of this process's commands on some games from `start` to `end`
+        (server ms): a Redis Cluster's master died and a replica took over. Past `outage_ms`,
+        an outage, as if no server had been up: the games on the other masters went on
+        meanwhile and are given the time back too (with `cluster-require-full-coverage yes`,
+        Redis's default, no game could be played)."""
+        if end - start <= self.outage_ms:
+            return
+        found = await self._stall(keys=(HEARTBEAT, OUTAGES), args=(start, end, OUTAGES_KEPT))
+        self.outages = tuple(sorted(Outage.parse(text) for text in found))
 
     def owes(self, game: StoredGame) -> bool:
         """Whether `game` began before the last outage and has not been given it back yet.

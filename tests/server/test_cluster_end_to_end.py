@@ -30,6 +30,7 @@ from server.identity import create_account
 from server.ladder.store import Ladder, LadderStore, parse_time
 from server.lane import LaneCluster
 from server.offers import TimeControls
+from server.outage import Heartbeat, Outage
 from server.protocol import GameStatus
 from server.storage import game_key
 from tests.redis_cluster import LocalCluster
@@ -361,3 +362,22 @@ async def test_a_ladder_plays_its_rounds_on_a_cluster(
     }
     ratings = await store.ratings(LADDER)
     assert all(ratings[bot.lower()].deviation < 350 for bot in bots)
+
+
+async def test_a_failover_s_pause_is_an_outage_for_the_clocks(
+    redis_cluster: LocalCluster, database: Database
+) -> None:
+    async with arena_serving(redis_cluster.url) as (arena, _):
+        assert isinstance(arena.redis, LaneCluster)
+        assert arena.store.heartbeat is not None
+        stalls = arena.redis.lane.stalls
+        assert stalls is not None
+        now = now_ms()
+        stalls(now - 8000, now)  # a command that waited 8 s for a replica's promotion
+        await until(
+            lambda: _recorded(arena.store.heartbeat, Outage(now - 8000, now)), "the outage kept"
+        )
+
+
+async def _recorded(heartbeat: Heartbeat | None, outage: Outage) -> bool:
+    return heartbeat is not None and outage in heartbeat.outages

@@ -5,6 +5,7 @@ moves, MOVED after), and a master killed is followed to the replica promoted in 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -118,6 +119,9 @@ async def test_a_killed_master_s_commands_wait_for_its_promoted_replica(
     with redis_cluster.node(dead) as master:
         assert master.execute_command("WAIT", 1, 5000) == 1  # the replica has it
     others = [k for k in KEYS if redis_cluster.master_of(key_slot(k.encode())) != dead][:5]
+    stalls: list[tuple[int, int]] = []
+    client.lane.stalls = lambda start, end: stalls.append((start, end))
+    killed = time.time()
     redis_cluster.kill(dead)
     # The other masters' slots go on while this one's has no master.
     async with asyncio.timeout(1):
@@ -143,6 +147,9 @@ async def test_a_killed_master_s_commands_wait_for_its_promoted_replica(
             assert failures == 1
     promoted = redis_cluster.master_of(slot)
     assert promoted != dead
+    # Each command that waited for the replica says from when to when (the clocks' outage).
+    assert stalls
+    assert all(1000 * killed <= start < end <= 1000 * time.time() for start, end in stalls)
     assert await client.set(key, "w")
     with redis_cluster.node(promoted) as master:
         assert master.get(key) == b"w"

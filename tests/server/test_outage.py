@@ -228,3 +228,25 @@ async def test_no_player_loses_time_or_the_game_while_every_server_is_down(
         assert 20_000 - played.clocks.white <= up * 1000 + HEARTBEAT_MS
         for client in (white, black):
             await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_failover_s_stall_gives_the_time_back_once_whoever_records_it(
+    new_store: StoreFactory,
+) -> None:
+    first, second = new_store(), new_store()
+    await first.keep_alive(T0)
+    game_id = await _running_game(first)
+    await first.keep_alive(T0 + 1000)
+    assert first.heartbeat is not None
+    assert second.heartbeat is not None
+    # A stall no longer than an outage is charged, as a late beat is.
+    await first.heartbeat.stalled(T0 + 1500, T0 + 1500 + OUTAGE_MS)
+    # Two processes' commands waited through one failover, each from and to its own times.
+    await first.heartbeat.stalled(T0 + 2000, T0 + 10_000)
+    await second.heartbeat.stalled(T0 + 2500, T0 + 10_500)
+    assert first.heartbeat.outages == second.heartbeat.outages == (Outage(T0 + 2000, T0 + 10_000),)
+    # White's clock ran from T0 + 200: 11.8 s, of which the failover's 8 s are given back.
+    played = await first.play(game_id, "ann", 2, MOVES[2], T0 + 12_000)
+    assert isinstance(played[0], MovePlayed)
+    assert played[0].clocks.white == 10_000 - 3800
