@@ -4,10 +4,12 @@ on, the exact values or the note), an answer about a position passed meanwhile d
 server asked again once, players of a live game never asking; a finished game reviewed whole,
 its progress, graph, marks and summary, a click on the graph or a marked move going there.
 
-The server's answers to `analyze` and `analyze_game` come from `Analyst` below, which stands
-between the page and the server (Playwright's websocket routing) and passes everything else
-through: the tests say what was asked, and answer as the protocol (docs/protocol.md) says the
-server does. Screenshots go to `test-artifacts/web/analysis-*`."""
+Where the test must choose what the server says and when (an answer held back until the game
+has moved on, a busy server, marks on chosen moves), the answers to `analyze` and
+`analyze_game` come from `Analyst` below, which stands between the page and the server
+(Playwright's websocket routing) and passes everything else through, answering as the protocol
+(docs/protocol.md) says the server does; the last tests run on the server's own answers, from an
+analysis worker, for Amazons (live and reviewed) and Bao. Screenshots go to `test-artifacts/web/analysis-*`."""
 
 from __future__ import annotations
 
@@ -21,12 +23,14 @@ from playwright.async_api import Browser, Page, WebSocketRoute, expect
 from redis.asyncio import Redis
 
 from clients.evaluation import chance_text
+from engine.game import get_game
 from server.protocol import (
     AcceptSeek,
     Analysis,
     Analyze,
     AnalyzeGame,
     Colour,
+    ColourPreference,
     ErrorCode,
     ErrorReply,
     Event,
@@ -39,7 +43,10 @@ from server.protocol import (
     PlayMove,
     RegionValue,
     Request,
+    Seek,
+    SeekAdded,
     SeekList,
+    TimeControl,
     decode_request,
 )
 from tests.server.endpoint import analysis_worker, guest, random_game, serving, start_game
@@ -356,6 +363,42 @@ async def test_the_real_servers_judgement_and_review_on_the_page(
             await expect(page.locator("#board")).to_have_attribute("data-ply", str(marked[0].ply))
             await expect(page.locator("#board .arrow.better")).to_have_count(1)
         await shots(page, artifacts, "real-review")
+        assert errors == []
+        for client in (white, black, viewer):
+            await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_bao_spectator_gets_the_real_servers_judgement(
+    browser: Browser, redis_url: str, redis: Redis, artifacts: Path
+) -> None:
+    async with analysis_worker(redis), serving(redis_url) as url:
+        white, black = await guest(url), await guest(url)
+        seek = Seek(
+            TimeControl(300, 0), setup="zanzibar", colour=ColourPreference.WHITE, game="bao"
+        )
+        added = await white.request(seek, SeekAdded)
+        started = await black.request(AcceptSeek(added.seek.seek_id), GameStarted)
+        game_id = started.game_id
+        state = get_game("bao").new_state("zanzibar")
+        for ply in range(2):
+            move = next(iter(state.legal_moves))
+            text = state.format_move(move)
+            await (white if ply == 0 else black).request(PlayMove(game_id, ply, text))
+            state.apply(move)
+        page, errors = await open_page(browser, http_url(url) + f"/game/{game_id}")
+        await expect(page.locator("#eval-chance")).not_to_be_empty(timeout=ANALYSIS_MS)
+        viewer = await guest(url)
+        told = await viewer.request(Analyze(game_id=game_id, ply=2), Analysis)
+        assert told.white_wins is not None
+        assert told.game == "bao"
+        await expect(page.locator("#eval-chance")).to_have_text(
+            chance_text(told.white_wins, told.exact)
+        )
+        # Bao has no regions: no region values, and its line is text only.
+        await expect(page.locator("#analysis-toggle")).to_be_hidden()
+        await expect(page.locator("#best-line-toggle")).to_be_hidden()
+        await shots(page, artifacts, "bao-live")
         assert errors == []
         for client in (white, black, viewer):
             await client.close()
