@@ -9,7 +9,8 @@ has moved on, a busy server, marks on chosen moves), the answers to `analyze` an
 `analyze_game` come from `Analyst` below, which stands between the page and the server
 (Playwright's websocket routing) and passes everything else through, answering as the protocol
 (docs/protocol.md) says the server does; the last tests run on the server's own answers, from an
-analysis worker, for Amazons (live and reviewed) and Bao. Screenshots go to `test-artifacts/web/analysis-*`."""
+analysis worker, for Amazons (live and reviewed) and Bao. Screenshots go to
+`test-artifacts/web/analysis-*`."""
 
 from __future__ import annotations
 
