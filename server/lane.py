@@ -351,8 +351,10 @@ class ClusterLane:
         self._reading: asyncio.Task[None] | None = None
         self._mapping = asyncio.Lock()  # the first commands wait for one reading of the map
         self.maps_read = 0
-        # Told (from, to: wall-clock ms) of each command that had to wait for a failover.
+        # Told (from, to: wall-clock ms) of a command that had to wait for a failover, once a
+        # failover: not of those whose wait began before the last one told of ended.
         self.stalls: Callable[[int, int], None] | None = None
+        self._stalled_to = 0
 
     async def execute(self, *args: Arg) -> Any:
         slot = _slot(args)
@@ -364,10 +366,8 @@ class ClusterLane:
         while True:
             try:
                 reply = await (lane.execute_asking(*args) if asked else lane.execute(*args))
-                if unreachable_since is not None and self.stalls is not None:
-                    waited = time.monotonic() - unreachable_since
-                    end = time.time()
-                    self.stalls(round(1000 * (end - waited)), round(1000 * end))
+                if unreachable_since is not None:
+                    self._stalled(unreachable_since)
                 return reply
             except ResponseError as error:
                 moved = _redirection(error)
@@ -438,6 +438,13 @@ class ClusterLane:
             # The write is in the connection's past, so a WAIT alone waits for it.
             acked = await lane.execute("WAIT", 1, REPLICA_WAIT_MS)
         return reply, True
+
+    def _stalled(self, since: float) -> None:
+        end = time.time()
+        start = round(1000 * (end - (time.monotonic() - since)))
+        if self.stalls is not None and start > self._stalled_to:
+            self._stalled_to = round(1000 * end)
+            self.stalls(start, self._stalled_to)
 
     async def master(self, key: str) -> Endpoint:
         """The master of `key`'s slot, as the map last read says."""

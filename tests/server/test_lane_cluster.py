@@ -147,8 +147,8 @@ async def test_a_killed_master_s_commands_wait_for_its_promoted_replica(
             assert failures == 1
     promoted = redis_cluster.master_of(slot)
     assert promoted != dead
-    # Each command that waited for the replica says from when to when (the clocks' outage).
-    assert stalls
+    # A command that waited for the replica says from when to when (the clocks' outage), once.
+    assert len(stalls) == 1
     assert all(1000 * killed <= start < end <= 1000 * time.time() for start, end in stalls)
     assert await client.set(key, "w")
     with redis_cluster.node(promoted) as master:
