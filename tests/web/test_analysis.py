@@ -396,9 +396,14 @@ async def test_a_bao_spectator_gets_the_real_servers_judgement(
         await expect(page.locator("#eval-chance")).to_have_text(
             chance_text(told.white_wins, told.exact)
         )
-        # Bao has no regions: no region values, and its line is text only.
+        # Bao has no regions: no region values. Its best move marks the pit it sows from.
         await expect(page.locator("#analysis-toggle")).to_be_hidden()
-        await expect(page.locator("#best-line-toggle")).to_be_hidden()
+        assert told.line
+        await page.check("#best-line")
+        best = page.locator("#board .pit.hint.best")
+        await expect(best).to_have_attribute("data-move", told.line[0])
+        await expect(best).to_have_attribute("data-pit", told.line[0][:2])
+        await expect(best).to_have_attribute("data-side", "south")
         await shots(page, artifacts, "bao-live")
         assert errors == []
         for client in (white, black, viewer):

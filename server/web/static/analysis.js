@@ -226,7 +226,7 @@ export class AnalysisPanel {
     this.state.textContent = state;
     const line = analysis?.line ?? [];
     this.line.textContent = line.length ? `Best line: ${line.join(" ")}` : "";
-    this.lineToggle.hidden = line.length === 0 || this.game.kind !== "amazons";
+    this.lineToggle.hidden = line.length === 0;
     this.exact.textContent = analysis ? this.#exactText(analysis) : "";
     this.#renderReview();
   }
@@ -364,6 +364,19 @@ export function drawArrows(svg, position, arrows) {
     const group = element("g", { class: `arrow ${kind}`, "data-move": move });
     group.append(stroke(from, to, "way"), stroke(to, shot, "shot"));
     svg.append(group);
+  }
+}
+
+// Bao: each move of `arrows` ({move, kind}) but the reply marks the pit it sows from, on the
+// mover's side, in the kind's colour (the stylesheet's); the move's text says its way.
+export function markPits(svg, position, arrows) {
+  const side = position.mover === 0 ? "south" : "north";
+  for (const { move, kind } of arrows.filter((arrow) => arrow.kind !== "reply")) {
+    const found = /^([AB][1-8])([<>]?)/.exec(move);
+    const pit = found && svg.querySelector(`.pit[data-side="${side}"][data-pit="${found[1]}"]`);
+    if (!pit) continue;
+    pit.classList.add("hint", kind);
+    pit.dataset.move = move;
   }
 }
 

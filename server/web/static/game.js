@@ -927,9 +927,11 @@ export class GamePage {
       const before = plies > 0 ? this.#positionAt(plies - 1) : null;
       const marks = this.#myTurn() ? this.choice.marks(position) : null;
       const changed = last === undefined ? new Set() : this.bao.changedPits(before, position);
-      this.boardHolder.replaceChildren(
-        this.bao.baoBoardSvg(position, last, changed, marks, flipped ? 1 : 0),
-      );
+      const svg = this.bao.baoBoardSvg(position, last, changed, marks, flipped ? 1 : 0);
+      if (this.analysis !== null && this.#mayAnalyse()) {
+        this.analysisModule.markPits(svg, position, this.analysis.arrows(reviewed ?? game.moves.length));
+      }
+      this.boardHolder.replaceChildren(svg);
     } else {
       const shown = this.choice.shown(position);
       const regions = this.#overlay(position);
