@@ -65,7 +65,8 @@ COLOUR_NAMES: Final = ("white", "black")
 class BaoGlyphs:
     """The characters of a board: the house and takasia flags, the middle line, and the marks
     either side of a pit for the cursor, the pit picked, a pit a move may start from, the last
-    move's pit and a pit the last move sowed into or emptied, and the side to move's pointer."""
+    move's pit and a pit the last move sowed into or emptied, the side to move's pointer, and
+    the marks of the pit a move shown from the analysis sows from."""
 
     house: str
     takasia: str
@@ -76,6 +77,7 @@ class BaoGlyphs:
     last: tuple[str, str]
     sown: tuple[str, str]
     to_move: str
+    hint: tuple[str, str] = ("<", ">")
 
 
 UNICODE: Final = BaoGlyphs(
@@ -177,6 +179,7 @@ def bao_rows(
     shade: bool = True,
     note: str = "",
     ended: bool = False,
+    hint: Move | None = None,
 ) -> list[Row]:
     """The board seen from side `bottom` as lines of (text, kinds) pieces. `last_move` (made by
     the side not to move) marks its pit, `changed` the pits it sowed into or emptied;
@@ -184,12 +187,14 @@ def bao_rows(
     picked, `choices` the moves it may make with `choice` the one under the cursor. Without
     `shade` (a terminal in colour) the sown pits have no marks: their colour shows them. `note`
     goes on the last line while no pit is picked. `ended`: the game is over though the position
-    goes on (on time, resigned, aborted), so no side is to move."""
+    goes on (on time, resigned, aborted), so no side is to move. `hint`, a move of the side to
+    move shown from the analysis, marks the pit it sows from."""
     board = position.board
     over = ended or position.is_terminal()
     mover = board.mover
     last = None if last_move is None else Pit(1 - mover, last_move.pit)
     blocked = None if board.blocked == NO_PIT else Pit(mover, board.blocked)
+    hinted = None if hint is None else Pit(mover, hint.pit)
     rows: list[Row] = [[_side_line(position, 1 - bottom, glyphs, over=over)]]
     top_numbers = "".join(f"{k:^{PIT_WIDTH}}" for k in range(8, 0, -1))
     bottom_numbers = "".join(f"{k:^{PIT_WIDTH}}" for k in range(1, 9))
@@ -228,6 +233,9 @@ def bao_rows(
                 kinds.append("picked")
             elif mine and ring in targets:
                 marks = glyphs.target
+            elif pit == hinted:
+                marks = glyphs.hint
+                kinds.append("hint")
             elif pit == last:
                 marks = glyphs.last
             elif shade and pit in changed:
@@ -347,6 +355,7 @@ class BaoBoard(BoardWidget):
             "takasia",
             "sown",
             "last",
+            "hint",
             "target",
             "picked",
             "cursor",
@@ -467,6 +476,7 @@ class BaoBoard(BoardWidget):
             shade=self.app.no_color,
             note=note,
             ended=self.ended,
+            hint=None if self.hint is None else Move.parse(self.hint),
         )
 
     def render(self) -> Text:

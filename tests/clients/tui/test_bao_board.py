@@ -289,3 +289,13 @@ def _marked(board: BaoBoard) -> set[Pit]:
 def _seeds(board: BaoBoard, line: int) -> list[int]:
     """The seeds of the pits drawn on `line`, left to right."""
     return [int(board.rows()[line][2 + 4 * column][0]) for column in range(8)]
+
+
+def test_a_move_from_the_analysis_marks_the_pit_it_sows_from() -> None:
+    start = BaoPosition()
+    move = next(iter(start.legal_moves))
+    text = bao_text(start, hint=move, glyphs=ASCII)
+    line = text[5]  # South's front row, A1 to A8
+    column = 3 + 5 * move.pit  # each pit five columns after the row's label
+    assert line[column : column + 5] == "< 2 >"
+    assert bao_text(start, glyphs=ASCII)[5].count("<") == 0
