@@ -224,7 +224,7 @@ async def test_arena_watch_of_a_game_the_server_lacks_is_one_line_and_status_2(
 
 @pytest.mark.asyncio
 async def test_the_10x10_spectator_screen_fits_80x24(redis_url: str, redis: Redis) -> None:
-    async with serving(redis_url) as url:
+    async with analysis_worker(redis), serving(redis_url) as url:
         white, black, game_id = await start_game(url, setup="10x10")
         app = ArenaApp(url, await open_watching(url, game_id), game_id)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -241,6 +241,14 @@ async def test_the_10x10_spectator_screen_fits_80x24(redis_url: str, redis: Redi
             # Room for the panel's notes: mobility, territory, evaluation and a region or two.
             assert game.query_one("#analysis").region.height >= 8
             assert game.query_one("#moves-pane").region.height >= 3
+            # The judgement's first lines (the chance, the bar) in sight without scrolling.
+            panel = game.panel
+            assert panel is not None
+            await until(
+                pilot, lambda: panel.analysis is not None, "the judgement", ANALYSIS_WAIT_SECONDS
+            )
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            app.save_screenshot(str(ARTIFACTS / "watch-10x10-80x24.svg"))
             await pilot.press("ctrl+q")
         for client in (white, black):
             await client.close()
