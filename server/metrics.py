@@ -244,6 +244,12 @@ class WorkerMetrics(Collector):
         yield self.thinking.family(
             "arena_worker_think_seconds", "Time a house bot of this worker thought on a move"
         )
+        analysts = self._worker.analysts
+        yield CounterMetricFamily(
+            "arena_worker_analyses",
+            "Positions this worker judged for analysis (not those it found judged already)",
+            value=0 if analysts is None else analysts.computed,
+        )
         if self._queue is not None:
             length, pending = self._queue
             yield GaugeMetricFamily(

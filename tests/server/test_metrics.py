@@ -18,6 +18,8 @@ from websockets.asyncio.server import serve
 
 from clients import ArenaClient, ArenaError
 from engine.amazons import Position
+from engine.game import get_game
+from server.analysis_queue import AnalysisQueue, Analysts
 from server.app import Arena
 from server.db import Database
 from server.game_index import HOUSE_STREAMS, bucket_of, house_stream
@@ -39,7 +41,7 @@ from server.protocol import (
 )
 from server.storage import game_key
 from server.worker import GROUP, Worker
-from tests.server.endpoint import guest, random_game
+from tests.server.endpoint import Counted, guest, random_game
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -346,3 +348,23 @@ async def test_an_unreadable_request_is_dropped_at_once(
     assert done[("arena_worker_queue_length", ())] == 0
     assert done[("arena_worker_queue_pending", ())] == 0
     assert done[("arena_worker_reclaimed_total", ())] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_worker_counts_the_positions_it_judges(
+    worker: tuple[Worker, int], redis: Redis
+) -> None:
+    house, port = worker
+    house.analysts = Analysts(house.redis, house.name, compute=Counted())
+    bao = get_game("bao").new_state().text()
+    stop = asyncio.Event()
+    running = asyncio.create_task(house.run(stop, prepare=False))
+    try:
+        await _scrape_until(port, "arena_worker_analyses_total", (), 0)
+        queue = AnalysisQueue(redis)
+        for _ in range(2):  # the second time from the cache: not counted
+            await asyncio.wait_for(queue.judgement("bao", bao), 30)
+        await _scrape_until(port, "arena_worker_analyses_total", (), 1)
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 30)
