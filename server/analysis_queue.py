@@ -31,7 +31,7 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import ResponseError
 
-from engine.judge import Judgement, judge
+from engine.judge import DEFAULT_EFFORT, Judgement, judge
 from server.analysis import judgement_from_json
 from server.clock import now_ms
 from server.protocol import ErrorCode, ProtocolError
@@ -64,6 +64,7 @@ CACHE_SECONDS = 24 * 3600
 FAILED_SECONDS = 60
 # A position asked and not judged within this long is asked again (its request was lost).
 ASKED_MS = 120_000
+JUDGEMENT_FORM = 1  # raised when the fields of engine.judge.Judgement change
 POLL_SECONDS = 0.05  # how often a waiting server looks for a judgement
 ASK_AGAIN_SECONDS = 1.0  # how often it checks the request is still there
 WAIT_SECONDS = 120.0  # a server waits this long for a judgement before answering unavailable
@@ -89,8 +90,11 @@ return {n, redis.call('PTTL', KEYS[1])}
 
 
 def digest(game: str, text: str) -> str:
-    """The position's name in Redis: its game and text, hashed."""
-    return hashlib.sha256(f"{game}\n{text}".encode()).hexdigest()[:24]
+    """The position's name in Redis: its game and text hashed, with the engine's effort and
+    the judgement's form (a server or worker of another effort or form names it otherwise, so
+    never reads a judgement it would not have made)."""
+    named = f"{JUDGEMENT_FORM}\n{DEFAULT_EFFORT}\n{game}\n{text}"
+    return hashlib.sha256(named.encode()).hexdigest()[:24]
 
 
 def judgement_key(name: str) -> str:

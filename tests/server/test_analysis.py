@@ -260,3 +260,19 @@ async def test_analysis_on_a_redis_cluster(redis_cluster: LocalCluster) -> None:
     finally:
         await queue.close()
         await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_judgement_of_another_effort_or_form_is_not_read(
+    redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = AnalysisQueue(redis)
+    async with analysis_worker(redis):
+        await queue.judgement("bao", BAO)
+    assert await queue.cached("bao", BAO) is not None
+    monkeypatch.setattr(analysis_queue, "DEFAULT_EFFORT", analysis_queue.DEFAULT_EFFORT + 1)
+    assert await queue.cached("bao", BAO) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(analysis_queue, "JUDGEMENT_FORM", analysis_queue.JUDGEMENT_FORM + 1)
+    assert await queue.cached("bao", BAO) is None
+    await queue.close()
