@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from clients import ArenaClient
+from clients.evaluation import chance_text
 from clients.tui import ArenaApp
 from clients.tui.analysis import AnalysisPanel
 from clients.tui.app import open_watching
@@ -34,7 +35,7 @@ from server.protocol import (
 )
 from tests.clients.tui.test_app import playing, until
 from tests.clients.tui.test_game import latest, play_the_bot
-from tests.server.endpoint import guest, house_worker, serving
+from tests.server.endpoint import analysis_worker, guest, house_worker, serving
 
 MOVE_WAIT_SECONDS = 60.0  # for the bot's reply on a loaded machine
 MAX_PLIES = 400  # random Bao games last 15 to 130 plies; the engine's own cap is 600
@@ -80,7 +81,7 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
         board = game.query_one(BaoBoard)
         assert board.player == 0
         assert not board.flipped
-        assert game.panel is None, "Bao has no analysis"
+        assert game.panel is None, "a player sees no analysis of their own live game"
         assert game.query_one("#move-text", Input).placeholder == "move, e.g. A6>"
 
         # The first move with the cursor: ctrl+b to the board, right to A6, Enter, then the
@@ -138,12 +139,13 @@ async def test_a_guest_plays_a_whole_bao_game_against_the_random_bot_and_reviews
         )
         assert any(line.endswith("won") for line in shown)
 
-        # The review: no analysis panel, the board follows the moves.
+        # The review: the analysis panel (the server's judgement, once the game is over, for
+        # its player too), the board follows the moves.
         await pilot.press("ctrl+g")
         await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
         review = app.screen
         assert isinstance(review, ReviewScreen)
-        assert not review.query(AnalysisPanel)
+        assert review.query(AnalysisPanel)
         await pilot.press("home")
         start = review.query_one(BaoBoard)
         assert shown_lines(start)[5] == bao_text(BaoPosition(), shade=app.no_color)[5]
@@ -203,7 +205,7 @@ async def test_the_bao_game_screen_fits_80x24_and_reads_without_colour(
 
 @pytest.mark.asyncio
 async def test_a_spectator_follows_a_bao_game(redis_url: str, redis: Redis) -> None:
-    async with serving(redis_url) as url:
+    async with analysis_worker(redis), serving(redis_url) as url:
         south, north = await guest(url), await guest(url)
         added = await south.request(
             Seek(TimeControl(300, 0), setup="zanzibar", colour=ColourPreference.WHITE, game="bao"),
@@ -217,7 +219,16 @@ async def test_a_spectator_follows_a_bao_game(redis_url: str, redis: Redis) -> N
             game = app.screen
             assert isinstance(game, GameScreen)
             assert game.me is None
-            assert game.panel is None
+            # The spectator's analysis panel: the server's judgement of each position.
+            panel = game.panel
+            assert panel is not None
+            await until(pilot, lambda: panel.analysis is not None, "the judgement", 60)
+            assert panel.analysis is not None
+            assert panel.analysis.game == "bao"
+            assert panel.analysis.white_wins is not None
+            assert panel.text.splitlines()[0].startswith(
+                chance_text(panel.analysis.white_wins, panel.analysis.exact)
+            )
             assert not game.query("#move-text")
             board = game.query_one(BaoBoard)
             position = BaoPosition()
