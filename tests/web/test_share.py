@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, Page, expect
+from redis.asyncio import Redis
 
 from clients import ArenaClient
 from server.protocol import (
@@ -23,7 +24,7 @@ from server.protocol import (
     SeekAdded,
     TimeControl,
 )
-from tests.server.endpoint import guest, random_game, serving
+from tests.server.endpoint import analysis_worker, guest, random_game, serving
 from tests.web.test_pages import WAIT_MS, http_url, open_page
 from tests.web.test_play import shoot
 from tests.web.test_review import ANALYSIS_MS
@@ -120,12 +121,12 @@ async def test_a_spectator_shares_a_live_bao_game(
 
 @pytest.mark.asyncio
 async def test_the_analysis_links_each_solved_value_to_its_thermograph(
-    browser: Browser, redis_url: str, artifacts: Path
+    browser: Browser, redis_url: str, redis: Redis, artifacts: Path
 ) -> None:
     # After 21 moves of this game the board is three contested regions, {3|1}, 1* and 0, whose
     # sum is {4*|2*}: every one solved.
     moves = random_game("6x6", 2)
-    async with serving(redis_url) as url:
+    async with analysis_worker(redis), serving(redis_url) as url:
         game_id = await played(url, "amazons", "6x6", moves, resign=False)
         page, errors = await open_page(browser, f"{http_url(url)}/game/{game_id}")
         await page.fill("#review-ply", "21")
