@@ -73,13 +73,16 @@ export function boardSvg(
     }
   }
   for (const region of regions ?? []) {
-    const x = column(region.label.file) + 0.5;
-    const y = row(region.label.rank) + 0.5;
+    // A region with no empty square (amazons alone) has its value in a corner of an amazon's
+    // square, not over the amazon.
+    const covered = position.cells[region.label.rank][region.label.file] !== "";
+    const x = column(region.label.file) + (covered ? 0.06 : 0.5);
+    const y = row(region.label.rank) + (covered ? 0.22 : 0.6);
     const value = element("text", {
-      class: `region-value owner-${region.owner}`,
+      class: `region-value owner-${region.owner}${covered ? " corner" : ""}`,
       x,
-      y: y + 0.1,
-      "text-anchor": "middle",
+      y,
+      "text-anchor": covered ? "start" : "middle",
       "data-at": `${fileName(region.label.file)}${region.label.rank + 1}`,
     });
     value.textContent = region.value;
