@@ -134,6 +134,10 @@ async def test_the_analysis_links_each_solved_value_to_its_thermograph(
         await page.check("#analysis")
         links = page.locator("#analysis-note a.thermograph")
         await expect(links).to_have_text(["{4*|2*}", "{3|1}", "1*", "0"], timeout=ANALYSIS_MS)
+        # The region of a4 is its black amazon alone: its 0 goes in a corner, not over it.
+        corner = page.locator("#board .region-value.corner")
+        await expect(corner).to_have_attribute("data-at", "a4")
+        await expect(corner).to_have_text("0")
         address: str = await links.first.evaluate("link => link.href")
         reply = await page.request.get(address)
         assert reply.status == 200
