@@ -30,7 +30,6 @@ from clients.connection import ArenaClient, ArenaError
 from clients.view import GameView
 from engine.jit import run_as_python
 from engine.records import GameRecord, read_record, read_records
-from server.analysis import Analyst
 from server.protocol import ErrorCode, GameSnapshot, GameStatus, Ok, Unwatch, Watch
 from server.redis_embedded import EmbeddedRedisError, end_process, end_with_parent
 
@@ -272,6 +271,7 @@ def _review(args: argparse.Namespace) -> int:
     The analysis of a file's positions runs compiled, in the analyst's own process."""
     run_as_python()
     from clients.tui.review import ReviewApp
+    from server.analysis import Analyst  # the engine's judgement: numba, loaded only here
 
     path = Path(args.game)
     if path.exists() or not GAME_ID.fullmatch(args.game):
