@@ -95,10 +95,10 @@ async def test_a_resync_past_the_games_version_gets_the_real_state_and_later_eve
     state = await spectator.call("watch", game_id=game_id)
     assert state["version"] == 4
 
-    request_id = spectator.send("resync", game_id=game_id, version=54)
-    synced = await spectator.wait_for(lambda f: f.get("id") == request_id)
     # Only a client the store lost events of can have a version past the game's: the state
     # is logged again under a new epoch, which every follower takes over its own.
+    request_id = spectator.send("resync", game_id=game_id, version=54)
+    synced = await spectator.wait_for(lambda f: f.get("id") == request_id)
     assert synced == {"t": "synced", "id": request_id, "game_id": game_id, "version": 5}
     for wire in (spectator, white, black):
         replayed = await wire.wait_for(lambda f: f["t"] == "game_state" and f["version"] == 5)
