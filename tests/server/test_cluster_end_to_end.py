@@ -234,13 +234,7 @@ async def test_a_game_goes_on_after_its_master_is_killed(
     redis_cluster: LocalCluster, database: Database
 ) -> None:
     async with serving(redis_cluster.url) as url:
-        a, b = await Wire.guest(url), await Wire.guest(url)
-        added = await a.call("seek", time=SIX, setup="6x6")
-        started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
-        game_id = started["game_id"]
-        spectator = await Wire.guest(url)
-        assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
-        white, black = _sides(a, b, started)
+        white, black, spectator, game_id = await _watched_game(url)
         moves = _moves("6x6", 10)
         await _play(white, black, game_id, moves[:4])
 
@@ -262,8 +256,20 @@ async def test_a_game_goes_on_after_its_master_is_killed(
         for wire, first in ((white, 1), (black, 1), (spectator, 2)):
             versions = _event_versions(wire, game_id)
             assert versions == list(range(first, max(versions) + 1)), (wire.user, versions)
-        for wire in (a, b, spectator):
+        for wire in (white, black, spectator):
             await wire.close()
+
+
+async def _watched_game(url: str) -> tuple[Wire, Wire, Wire, str]:
+    """White, Black and a spectator of a 6x6 game between guests, and the game's id."""
+    a, b = await Wire.guest(url), await Wire.guest(url)
+    added = await a.call("seek", time=SIX, setup="6x6")
+    started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
+    game_id = started["game_id"]
+    spectator = await Wire.guest(url)
+    assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
+    white, black = _sides(a, b, started)
+    return white, black, spectator, game_id
 
 
 def _view_of(wire: Wire, game_id: str) -> GameView:
@@ -278,13 +284,7 @@ async def test_a_move_a_failover_lost_is_taken_back_on_every_connection(
     redis_cluster: LocalCluster, database: Database
 ) -> None:
     async with serving(redis_cluster.url) as url:
-        a, b = await Wire.guest(url), await Wire.guest(url)
-        added = await a.call("seek", time=SIX, setup="6x6")
-        started = await b.call("accept_seek", seek_id=added["seek"]["seek_id"])
-        game_id = started["game_id"]
-        spectator = await Wire.guest(url)
-        assert (await spectator.call("watch", game_id=game_id))["t"] == "game_state"
-        white, black = _sides(a, b, started)
+        white, black, spectator, game_id = await _watched_game(url)
         moves = _moves("6x6", 10)
         await _play(white, black, game_id, moves[:4])
 
@@ -323,7 +323,7 @@ async def test_a_move_a_failover_lost_is_taken_back_on_every_connection(
                 tuple(moves),
                 GameStatus.ENDED,
             ), wire.user
-        for wire in (a, b, spectator):
+        for wire in (white, black, spectator):
             await wire.close()
 
 
