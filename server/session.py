@@ -384,7 +384,10 @@ class Session:
         its log has another event there than the one sent."""
         if logged is None:
             # No event there: the store is behind, or the log has left Redis with the game.
-            return (await self.arena.store.load(game_id)).version < version
+            try:
+                return (await self.arena.store.load(game_id)).version < version
+            except ProtocolError:
+                return False  # gone (no history store): nothing to catch up with
         sent = self.tails.get(game_id) if self.versions.get(game_id) == version else None
         if isinstance(sent, GameEvent):
             sent = self.tails[game_id] = sent.to_wire()
