@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 import structlog
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from engine.judge import DEFAULT_EFFORT, Judgement, judge
 from server.analysis import judgement_from_json
@@ -319,18 +319,24 @@ class Analysts:
                     self.log.exception("analysis_failed")
                     await asyncio.sleep(0.5)
         finally:
+            if self._pool is not None:
+                # Stopped at once, even in the middle of a position: the worker stops now.
+                # First, so that nothing failing below leaves the child running.
+                self._pool.terminate()
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
             with contextlib.suppress(Exception):  # gone anyway once its heartbeat lapses
                 await self.redis.zrem(ANALYSTS, self.name)
-            if self._pool is not None:
-                # Stopped at once, even in the middle of a position: the worker stops now.
-                self._pool.terminate()
 
     async def _heartbeat(self) -> None:
         while True:
-            await self.redis.zadd(ANALYSTS, {self.name: now_ms() + HEARTBEAT_MS})
+            try:
+                await self.redis.zadd(ANALYSTS, {self.name: now_ms() + HEARTBEAT_MS})
+            except (RedisError, OSError) as error:
+                # Beat again next turn: a heartbeat that stopped would leave the servers
+                # thinking no worker judges, for as long as this one runs.
+                self.log.warning("analysis_heartbeat_failed", error=str(error))
             await asyncio.sleep(HEARTBEAT_MS / 3000)
 
     async def _next(self) -> tuple[str, str, dict[bytes, bytes]] | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from engine.search.budget import HOUSE_BOT, Turn
 from engine.search.registry import bot_names, make_bot
@@ -246,9 +246,15 @@ class Worker:
         """Tell the servers which house bots this worker plays and which it is preparing, and
         once it has them all, that it is ready (so they schedule the ladders' anchors)."""
         while True:
-            await self._tell_bots()
-            if self.ready.is_set():
-                await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
+            try:
+                await self._tell_bots()
+                if self.ready.is_set():
+                    await self.redis.zadd(WORKERS, {self.name: now_ms() + HEARTBEAT_MS})
+            except (RedisError, OSError) as error:
+                # Beat again next turn: a heartbeat that stopped (a Redis restarted, a
+                # failover longer than the lane waits) would leave the servers thinking this
+                # worker gone, for as long as it runs.
+                self.log.warning("worker_heartbeat_failed", error=str(error))
             await asyncio.sleep(HEARTBEAT_MS / 3000)
 
     async def _serve_requests(self, stop: asyncio.Event) -> None:
