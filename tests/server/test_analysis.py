@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError
 
 from clients import ArenaClient, ArenaError
 from engine.game import get_game
@@ -277,27 +276,3 @@ async def test_a_judgement_of_another_effort_or_form_is_not_read(
     monkeypatch.setattr(analysis_queue, "JUDGEMENT_FORM", analysis_queue.JUDGEMENT_FORM + 1)
     assert await queue.cached("bao", BAO) is None
     await queue.close()
-
-
-@pytest.mark.asyncio
-async def test_an_analysts_heartbeat_outlives_a_beat_that_failed(
-    redis: Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    failures = [ConnectionError("Redis went away")]
-    beat = redis.zadd
-
-    async def flaky(*args: Any, **kwargs: Any) -> Any:
-        if failures:
-            raise failures.pop()
-        return await beat(*args, **kwargs)
-
-    monkeypatch.setattr(redis, "zadd", flaky)
-    analysts = analysis_queue.Analysts(redis, "beats-on")
-    heartbeat = asyncio.create_task(analysts._heartbeat())
-    try:
-        async with asyncio.timeout(10):
-            while await redis.zscore(ANALYSTS, "beats-on") is None:
-                await asyncio.sleep(0.05)
-    finally:
-        heartbeat.cancel()
-    assert failures == []
