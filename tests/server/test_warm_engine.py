@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import asyncio, json, sys
 from server.app import Arena
+from server.clock import now_ms
 from server.games import open_redis
 from server.protocol import Player, PlayerKind, TimeControl
 
@@ -34,11 +35,14 @@ async def main():
     moves = ["d1-d7/g7", "d10-d8/f8"]
     before = loaded()
     ann, bob = Player("ann", PlayerKind.GUEST), Player("bob", PlayerKind.GUEST)
+    # At the server's own time: the Arena's clock sweep runs meanwhile, and would end a game
+    # started at time 0 as one whose first move never came.
+    now = now_ms()
     started = await arena.store.create(
-        ann, bob, time=TimeControl(300, 0), rated=False, now=0, setup="10x10"
+        ann, bob, time=TimeControl(300, 0), rated=False, now=now, setup="10x10"
     )
     for ply, (name, move) in enumerate(zip(["ann", "bob"], moves)):
-        await arena.store.play(started.game_id, name, ply, move, 1000 * ply, 0)
+        await arena.store.play(started.game_id, name, ply, move, now + 1000 * ply, 0)
     after = loaded()
     await arena.close()
     await redis.aclose()
